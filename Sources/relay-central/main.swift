@@ -1,0 +1,2 @@
+import Shared
+print("relay-central: not implemented yet")

@@ -1,0 +1,2 @@
+import Shared
+print("relay-peripheral: not implemented yet")

@@ -1,0 +1,2 @@
+import XCTest
+final class BlueZTestsPlaceholder: XCTestCase { func testBuilds() {} }

@@ -1,0 +1,2 @@
+import RelayProtocol
+print("codec bench: not implemented yet")
