@@ -1,2 +1,0 @@
-import XCTest
-final class BlueZTestsPlaceholder: XCTestCase { func testBuilds() {} }
