@@ -1,0 +1,105 @@
+/// CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, initial value and final XOR 0xFFFFFFFF.
+///
+/// Table-driven slicing-by-8: eight bytes per step through eight 256-entry tables. The check
+/// value is `CRC32C.checksum("123456789".utf8) == 0xE3069283`.
+///
+/// Use `update(_:)` repeatedly and read `value`, or `checksum(_:)` for a whole buffer.
+public struct CRC32C: Sendable, Hashable {
+    /// The reflected Castagnoli polynomial.
+    public static let polynomial: UInt32 = 0x82F6_3B78
+
+    /// The running register (before the final XOR).
+    @usableFromInline var register: UInt32
+
+    /// An empty checksum, ready for `update(_:)`.
+    @inlinable
+    public init() {
+        register = 0xFFFF_FFFF
+    }
+
+    /// The checksum of all bytes passed to `update(_:)` so far.
+    @inlinable
+    public var value: UInt32 { register ^ 0xFFFF_FFFF }
+
+    /// Continues the checksum over `buffer`.
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        let start = register
+        register = Self.tables.withUnsafeBufferPointer { tables in
+            Self.advance(start, base, buffer.count, tables.baseAddress!)
+        }
+    }
+
+    /// Continues the checksum over `bytes`.
+    @inlinable
+    public mutating func update(_ bytes: some Sequence<UInt8>) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { update(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            Array(bytes).withUnsafeBytes { update($0) }
+        }
+    }
+
+    /// The checksum of `buffer`.
+    public static func checksum(_ buffer: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32C()
+        crc.update(buffer)
+        return crc.value
+    }
+
+    /// The checksum of `bytes`.
+    @inlinable
+    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+        var crc = CRC32C()
+        crc.update(bytes)
+        return crc.value
+    }
+
+    /// Eight 256-entry tables, back to back: table k maps a byte to its CRC shifted through k more zero bytes.
+    static let tables: [UInt32] = {
+        var tables = [UInt32](repeating: 0, count: 8 * 256)
+        for byte in 0..<256 {
+            var crc = UInt32(byte)
+            for _ in 0..<8 {
+                crc = (crc & 1) != 0 ? (crc >> 1) ^ polynomial : crc >> 1
+            }
+            tables[byte] = crc
+        }
+        for slice in 1..<8 {
+            for byte in 0..<256 {
+                let previous = tables[(slice - 1) * 256 + byte]
+                tables[slice * 256 + byte] = (previous >> 8) ^ tables[Int(previous & 0xFF)]
+            }
+        }
+        return tables
+    }()
+
+    /// Runs the register over `count` bytes at `bytes`, eight at a time, then byte by byte.
+    private static func advance(
+        _ register: UInt32, _ bytes: UnsafeRawPointer, _ count: Int, _ table: UnsafePointer<UInt32>
+    ) -> UInt32 {
+        var crc = register
+        var pointer = bytes
+        var remaining = count
+        while remaining >= 8 {
+            let word = UInt64(littleEndian: pointer.loadUnaligned(as: UInt64.self))
+            let low = crc ^ UInt32(truncatingIfNeeded: word)
+            let high = UInt32(truncatingIfNeeded: word >> 32)
+            let fromLow =
+                table[7 * 256 + Int(low & 0xFF)] ^ table[6 * 256 + Int((low >> 8) & 0xFF)]
+                ^ table[5 * 256 + Int((low >> 16) & 0xFF)] ^ table[4 * 256 + Int(low >> 24)]
+            let fromHigh =
+                table[3 * 256 + Int(high & 0xFF)] ^ table[2 * 256 + Int((high >> 8) & 0xFF)]
+                ^ table[1 * 256 + Int((high >> 16) & 0xFF)] ^ table[Int(high >> 24)]
+            crc = fromLow ^ fromHigh
+            pointer += 8
+            remaining -= 8
+        }
+        while remaining > 0 {
+            let byte = UInt32(pointer.load(as: UInt8.self))
+            crc = table[Int((crc ^ byte) & 0xFF)] ^ (crc >> 8)
+            pointer += 1
+            remaining -= 1
+        }
+        return crc
+    }
+}

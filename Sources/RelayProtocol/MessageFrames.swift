@@ -1,0 +1,102 @@
+/// The frames of one message, produced lazily for a link's MTU: a `Sequence` of characteristic values.
+///
+/// The first frame carries 14 header bytes and up to `maxValueLength - 14` message bytes, every
+/// following frame 5 header bytes and up to `maxValueLength - 5` message bytes. The CRC-32C of
+/// the message is computed once, when the frames are created.
+public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
+    /// The message being framed.
+    public let message: Message
+    /// The identifier every frame carries.
+    public let id: MessageID
+    /// The link MTU the frames are sized for.
+    public let mtu: MTU
+    /// The longest value produced: `mtu.maxValueLength`.
+    public var maxValueLength: Int { mtu.maxValueLength }
+    /// CRC-32C of the whole message.
+    public let checksum: UInt32
+
+    private var offset = 0
+    private var sequence: UInt16 = 0
+    private var finished = false
+
+    /// The frames of `message` with identifier `id`, sized for `mtu`.
+    ///
+    /// - Precondition: the message is shorter than 4 GiB (its length must fit the UInt32 length field).
+    public init(message: Message, id: MessageID, mtu: MTU) {
+        precondition(message.bytes.count <= Int(UInt32.max), "a relay message is shorter than 4 GiB")
+        self.message = message
+        self.id = id
+        self.mtu = mtu
+        self.checksum = message.bytes.withUnsafeBytes { CRC32C.checksum($0) }
+    }
+
+    /// The number of frames a message of `length` bytes needs at `mtu`.
+    public static func frameCount(messageLength length: Int, mtu: MTU) -> Int {
+        let firstCapacity = mtu.maxValueLength - FrameHeader.firstLength
+        let continuationCapacity = mtu.maxValueLength - FrameHeader.continuationLength
+        guard length > firstCapacity else { return 1 }
+        let rest = length - firstCapacity
+        return 1 + (rest + continuationCapacity - 1) / continuationCapacity
+    }
+
+    /// The header bytes a message of `length` bytes costs at `mtu`: 5 per frame plus 9.
+    public static func framingOverhead(messageLength length: Int, mtu: MTU) -> Int {
+        frameCount(messageLength: length, mtu: mtu) * FrameHeader.continuationLength
+            + (FrameHeader.firstLength - FrameHeader.continuationLength)
+    }
+
+    /// The total number of frames of this message.
+    public var count: Int { Self.frameCount(messageLength: message.bytes.count, mtu: mtu) }
+
+    public var underestimatedCount: Int { finished ? 0 : count }
+
+    /// The next frame as a new value, or nil after the last one.
+    public mutating func next() -> [UInt8]? {
+        var value: [UInt8] = []
+        return next(into: &value) ? value : nil
+    }
+
+    /// Replaces the contents of `value` with the next frame, keeping its capacity; false after the last one.
+    public mutating func next(into value: inout [UInt8]) -> Bool {
+        guard !finished else { return false }
+        let isFirst = sequence == 0 && offset == 0
+        let headerLength = isFirst ? FrameHeader.firstLength : FrameHeader.continuationLength
+        let total = message.bytes.count
+        let end = Swift.min(total, offset + maxValueLength - headerLength)
+        let isLast = end == total
+        let start = isFirst
+            ? MessageStart(kind: message.kind, totalLength: UInt32(total), checksum: checksum) : nil
+        let header = FrameHeader(messageID: id, sequence: sequence, isLast: isLast, start: start)
+        value.removeAll(keepingCapacity: true)
+        value.reserveCapacity(headerLength + end - offset)
+        header.encode(into: &value)
+        message.bytes.withUnsafeBufferPointer { bytes in
+            value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+        }
+        offset = end
+        sequence &+= 1
+        finished = isLast
+        return true
+    }
+}
+
+/// The sending side of one link direction: frames messages for the link's MTU and numbers them.
+public struct Chunker: Sendable {
+    /// The link's MTU; change it when the link reports a new one.
+    public var mtu: MTU
+    /// The identifier the next message gets.
+    public private(set) var nextMessageID: MessageID
+
+    /// A chunker for `mtu` whose first message gets `firstMessageID`.
+    public init(mtu: MTU = .default, firstMessageID: MessageID = MessageID(0)) {
+        self.mtu = mtu
+        self.nextMessageID = firstMessageID
+    }
+
+    /// The frames of `message`, under the next message identifier.
+    public mutating func frames(for message: Message) -> MessageFrames {
+        let frames = MessageFrames(message: message, id: nextMessageID, mtu: mtu)
+        nextMessageID = nextMessageID.next
+        return frames
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class RelayProtocolTestsPlaceholder: XCTestCase { func testBuilds() {} }
