@@ -130,7 +130,8 @@ public struct Reassembler: Sendable {
                 if header.isLast { discarding = nil }
                 return []
             }
-            return [fail(.unknownMessage(id), discarding: id)]
+            // Ignore the rest of the dropped message if there was one, else the rest of the unknown one.
+            return [fail(.unknownMessage(id), discarding: current == nil ? id : nil)]
         }
         guard header.sequence == state.nextSequence else {
             let error: ReassemblyError =
