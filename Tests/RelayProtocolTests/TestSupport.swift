@@ -18,9 +18,16 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     mutating func bytes(_ count: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count)
-        for _ in 0..<count { bytes.append(UInt8.random(in: 0...255, using: &self)) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var index = 0
+        while index < count {
+            var word = next()
+            for _ in 0..<Swift.min(8, count - index) {
+                bytes[index] = UInt8(truncatingIfNeeded: word)
+                word >>= 8
+                index += 1
+            }
+        }
         return bytes
     }
 }
