@@ -75,11 +75,15 @@ public struct CommandTable {
         return "unknown command \(shown). Type 'help' for the list of commands."
     }
 
-    /// The closest command name (edit distance with transpositions, at most 2 and less
-    /// than the name's length), or one the typed text is a prefix of.
+    /// The shortest command the typed text (3 characters or more) is a prefix of, else the
+    /// closest command name (edit distance with transpositions, at most 2 and less than
+    /// the name's length).
     public func suggestion(for name: String) -> String? {
         let typed = Array(name.lowercased())
         guard !typed.isEmpty, typed.count <= 64 else { return nil }
+        if typed.count >= 3, let extended = names.filter({ $0.hasPrefix(name) }).min(by: { $0.count < $1.count }) {
+            return extended
+        }
         var best: (name: String, distance: Int)?
         for candidate in names {
             let distance = Self.editDistance(typed, Array(candidate))
@@ -87,8 +91,7 @@ public struct CommandTable {
                 best = (candidate, distance)
             }
         }
-        if let best { return best.name }
-        return names.first { $0.hasPrefix(name) }
+        return best?.name
     }
 
     /// Optimal-string-alignment distance (insert, delete, substitute, swap neighbours).

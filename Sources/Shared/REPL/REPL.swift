@@ -32,7 +32,8 @@
 ///   Interactive sessions return 0 (typos at a prompt are not failures).
 /// - Ctrl-C interrupts a running command (it fails with "interrupted"); at the prompt it
 ///   clears the line; during the end-of-input wait it skips the wait. Non-interactive,
-///   Ctrl-C with nothing running stops the program: shutdown hook, status 130.
+///   Ctrl-C with no command running (or during that wait) stops the program: shutdown
+///   hook, status 130.
 /// - SIGTERM or SIGHUP: the running command is interrupted, the shutdown hook runs, and
 ///   the status is as at end of input (0 if every command so far succeeded). A second
 ///   SIGTERM exits at once.
@@ -346,6 +347,7 @@ public final class REPL {
             if let running {
                 running.cancel()
             } else if phase == .draining {
+                if !isInteractive { exitStatus = 130 }
                 shutDown()
             } else if phase == .shuttingDown {
                 phase = .finished

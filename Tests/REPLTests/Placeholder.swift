@@ -1,2 +1,0 @@
-import XCTest
-final class REPLTestsPlaceholder: XCTestCase { func testBuilds() {} }
