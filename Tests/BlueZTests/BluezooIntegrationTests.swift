@@ -1,0 +1,198 @@
+import XCTest
+
+@testable import Shared
+
+/// The model end to end against bluezoo on a private bus: one adapter serves (application +
+/// advertisement), the other discovers, connects, resolves, subscribes, writes and reads.
+final class BluezooIntegrationTests: XCTestCase {
+    let serviceUUID = BluetoothUUID("6B5C4A86-CFB7-4031-98EB-09DF5E2543F0")!
+    let writeUUID = BluetoothUUID("4551ABAE-CE14-4F9E-B31A-E61FC372E480")!
+    let notifyUUID = BluetoothUUID("DFB13451-1740-4F8A-B0F0-7C20D79E8BDF")!
+    let peripheralAddress = BluetoothAddress("00:00:00:11:11:11")!
+    let centralAddress = BluetoothAddress("00:00:00:22:22:22")!
+
+    var bus: PrivateBus!
+    var loop: EventLoop!
+
+    override func setUpWithError() throws {
+        bus = try PrivateBus()
+        loop = EventLoop()
+        try bus.startBluezoo()
+    }
+
+    override func tearDown() {
+        bus = nil
+        loop = nil
+    }
+
+    /// Runs the loop until `condition` holds; fails (and returns false) after `timeout` seconds.
+    @discardableResult
+    func wait(_ what: String, timeout: Double = 15, file: StaticString = #filePath, line: UInt = #line,
+              _ condition: () -> Bool) -> Bool {
+        let met = loop.run(until: condition, timeout: timeout)
+        if !met { XCTFail("timed out waiting for \(what)", file: file, line: line) }
+        return met
+    }
+
+    /// Runs a call and waits for its completion.
+    func complete<T>(_ what: String, file: StaticString = #filePath, line: UInt = #line,
+                  _ start: (@escaping (Result<T, BlueZError>) -> Void) -> Void) throws -> T {
+        var outcome: Result<T, BlueZError>?
+        start { outcome = $0 }
+        wait(what, file: file, line: line) { outcome != nil }
+        switch outcome {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case nil: throw BlueZError(.noReply, "\(what) did not complete")
+        }
+    }
+
+    func startedClient(_ events: @escaping (BlueZEvent) -> Void = { _ in }) throws -> BlueZClient {
+        let client = BlueZClient(connection: try bus.connect(loop))
+        client.onEvent = events
+        client.start()
+        wait("bluezoo adapters powered") { client.isAvailable && client.tree.adapters.filter(\.powered).count == 2 }
+        return client
+    }
+
+    func relayApplication(_ client: BlueZClient, acquire: Bool = false) -> GattApplication {
+        GattApplication(client: client, services: [
+            LocalService(uuid: serviceUUID, characteristics: [
+                LocalCharacteristic(uuid: writeUUID, flags: [.read, .writeWithoutResponse],
+                                    supportsAcquireWrite: acquire),
+                LocalCharacteristic(uuid: notifyUUID, flags: [.read, .notify], value: [0, 0, 0, 0],
+                                    supportsAcquireNotify: acquire),
+            ])
+        ])
+    }
+
+    /// Discovers the peripheral from hci1 (service filter), connects and waits for resolution.
+    func discoverAndConnect(_ central: BlueZClient, devices: () -> [DeviceSnapshot]) throws -> DeviceSnapshot {
+        let adapter = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
+        XCTAssertEqual(adapter.address, centralAddress)
+        try complete("SetDiscoveryFilter") {
+            central.setDiscoveryFilter(DiscoveryFilter(uuids: [serviceUUID], transport: .le, duplicateData: false),
+                                       adapter: adapter.path, completion: $0)
+        }
+        try complete("StartDiscovery") { central.startDiscovery(adapter: adapter.path, completion: $0) }
+        wait("discovering") { central.tree.adapter(at: adapter.path)?.discovering == true }
+        if !wait("advertisement of 'sample'", { devices().contains { $0.name == "sample" && $0.uuids.contains(serviceUUID) } }) {
+            print("devices seen: \(devices())")
+        }
+        let found = try XCTUnwrap(devices().first { $0.name == "sample" })
+        XCTAssertEqual(found.address, peripheralAddress)
+        XCTAssertEqual(found.adapter, adapter.path)
+        try complete("StopDiscovery") { central.stopDiscovery(adapter: adapter.path, completion: $0) }
+        try complete("Connect") { central.connect(device: found.path, completion: $0) }
+        wait("services resolved") { central.tree.device(at: found.path)?.servicesResolved == true }
+        return try XCTUnwrap(central.tree.device(at: found.path))
+    }
+
+    func testPeripheralAndCentralExchangeWritesNotificationsAndReads() throws {
+        let peripheral = try startedClient()
+        var discovered: [DeviceSnapshot] = []
+        var values: [[UInt8]] = []
+        let central = try startedClient { event in
+            if case .device(.added(let device)) = event { discovered.append(device) }
+            if case .gatt(.valueChanged(let characteristic, let value)) = event,
+               characteristic.uuid == self.notifyUUID { values.append(value) }
+        }
+        let hci0 = try XCTUnwrap(peripheral.tree.adapter(matching: "hci0"))
+        XCTAssertTrue(hci0.hasGattManager)
+        XCTAssertNotNil(hci0.advertising)
+
+        let application = relayApplication(peripheral)
+        var serverEvents: [GattServerEvent] = []
+        application.onEvent = { serverEvents.append($0) }
+        let appRegistration = try complete("RegisterApplication") { application.register(adapter: hci0.path, completion: $0) }
+        let data = AdvertisementData(serviceUUIDs: [serviceUUID], localName: "sample")
+        XCTAssertTrue(data.fitsLegacyAdvertisement)
+        let advertisement = LEAdvertisement(client: peripheral, data: data)
+        let advertisementRegistration = try complete("RegisterAdvertisement") {
+            advertisement.register(adapter: hci0.path, completion: $0)
+        }
+        XCTAssertTrue(advertisement.isRegistered)
+        wait("advertising manager counts it") { peripheral.tree.adapter(at: hci0.path)?.advertising?.activeInstances == 1 }
+
+        let device = try discoverAndConnect(central) { central.tree.devices(on: "/org/bluez/hci1") }
+        XCTAssertTrue(discovered.contains { $0.address == peripheralAddress }, "device added event")
+        XCTAssertTrue(device.connected)
+        let write = try XCTUnwrap(central.characteristic(writeUUID, service: serviceUUID, device: device.path))
+        let notify = try XCTUnwrap(central.characteristic(notifyUUID, service: serviceUUID, device: device.path))
+        XCTAssertEqual(write.flags, [.read, .writeWithoutResponse])
+        XCTAssertEqual(notify.flags, [.read, .notify])
+
+        try complete("StartNotify") { central.startNotify(characteristic: notify.path, completion: $0) }
+        wait("server sees the subscription") { application.isNotifying(notifyUUID) }
+
+        try complete("WriteValue command") {
+            central.writeValue([1, 0, 0, 0], characteristic: write.path, type: .command, completion: $0)
+        }
+        wait("server sees the write") {
+            serverEvents.contains { if case .written = $0 { return true }; return false }
+        }
+        guard case .written(let uuid, let value, let request)? = serverEvents.first(where: {
+            if case .written = $0 { return true }; return false
+        }) else { return XCTFail("no write event") }
+        XCTAssertEqual(uuid, writeUUID)
+        XCTAssertEqual(value, [1, 0, 0, 0])
+        XCTAssertEqual(request.deviceAddress, centralAddress)
+        XCTAssertEqual(application.value(of: writeUUID), [1, 0, 0, 0])
+
+        XCTAssertEqual(application.notify([7, 0, 0, 0], on: notifyUUID), .sent)
+        XCTAssertEqual(application.notify([8, 0, 0, 0], on: notifyUUID), .sent)
+        wait("central receives both notifications") { values.count >= 2 }
+        XCTAssertEqual(values, [[7, 0, 0, 0], [8, 0, 0, 0]])
+
+        let readWrite = try complete("ReadValue") { central.readValue(characteristic: write.path, completion: $0) }
+        XCTAssertEqual(readWrite, [1, 0, 0, 0])
+        let readNotify = try complete("ReadValue offset") {
+            central.readValue(characteristic: notify.path, offset: 1, completion: $0)
+        }
+        XCTAssertEqual(readNotify, [0, 0, 0])
+
+        try complete("StopNotify") { central.stopNotify(characteristic: notify.path, completion: $0) }
+        wait("server sees the unsubscription") { !application.isNotifying(notifyUUID) }
+        XCTAssertEqual(application.notify([9, 0, 0, 0], on: notifyUUID), .notSubscribed)
+
+        try complete("Disconnect") { central.disconnect(device: device.path, completion: $0) }
+        wait("disconnected") { central.tree.device(at: device.path)?.connected == false }
+
+        try complete("UnregisterAdvertisement") { advertisementRegistration.unregister(completion: $0) }
+        XCTAssertFalse(advertisement.isRegistered)
+        try complete("UnregisterApplication") { appRegistration.unregister(completion: $0) }
+        XCTAssertNil(application.registration)
+        wait("advertisement gone") { peripheral.tree.adapter(at: hci0.path)?.advertising?.activeInstances == 0 }
+    }
+
+    func testForeignClientsAreRefusedWithAccessDenied() throws {
+        let peripheral = try startedClient()
+        let hci0 = try XCTUnwrap(peripheral.tree.adapter(matching: "hci0"))
+        let application = relayApplication(peripheral)
+        var written = 0
+        application.onEvent = { if case .written = $0 { written += 1 } }
+        _ = try complete("RegisterApplication") { application.register(adapter: hci0.path, completion: $0) }
+
+        let intruder = try bus.connect(loop)
+        let charPath: ObjectPath = "/org/relay/gatt/service0/char0"
+        var writeResult: Result<[DBusValue], DBusError>?
+        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
+                      interface: BlueZInterface.gattCharacteristic, method: "WriteValue",
+                      arguments: [.bytes([6, 6, 6, 6]), .stringDict([:])]) { writeResult = $0 }
+        var readResult: Result<[DBusValue], DBusError>?
+        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
+                      interface: BlueZInterface.gattCharacteristic, method: "ReadValue",
+                      arguments: [.stringDict([:])]) { readResult = $0 }
+        var getResult: Result<[DBusValue], DBusError>?
+        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
+                      interface: BlueZInterface.properties, method: "Get",
+                      arguments: [.string(BlueZInterface.gattCharacteristic), .string("Value")]) { getResult = $0 }
+        wait("intruder replies") { writeResult != nil && readResult != nil && getResult != nil }
+        for result in [writeResult, readResult, getResult] {
+            guard case .failure(.remote(let error))? = result else { return XCTFail("not refused: \(String(describing: result))") }
+            XCTAssertEqual(error.name, DBusRemoteError.Names.accessDenied)
+        }
+        XCTAssertEqual(written, 0)
+        XCTAssertEqual(application.value(of: writeUUID), [])
+    }
+}
