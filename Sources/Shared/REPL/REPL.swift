@@ -317,7 +317,7 @@ public final class REPL {
     private func shutDown() {
         guard phase == .reading || phase == .draining else { return }
         phase = .shuttingDown
-        editor?.suspend()
+        editor?.abandonLine()
         if let inputToken { loop.cancel(inputToken) }
         inputToken = nil
         if exitStatus == nil { exitStatus = normalStatus }
@@ -345,6 +345,7 @@ public final class REPL {
             editor?.resize()
         case SIGINT:
             if let running {
+                if isInteractive { Console.writeAll(fd: 1, "\n") }  // after the terminal's "^C"
                 running.cancel()
             } else if phase == .draining {
                 if !isInteractive { exitStatus = 130 }

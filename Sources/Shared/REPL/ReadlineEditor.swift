@@ -54,6 +54,13 @@ final class ReadlineEditor: LineEditorOutput {
         rl_callback_handler_remove()
     }
 
+    /// Stops editing for good (shutdown): leaves the typed text on screen and moves to a new line.
+    func abandonLine() {
+        guard isEditing else { return }
+        suspend()
+        Console.writeAll(fd: 1, "\n")
+    }
+
     /// Lets readline consume the available keystroke(s).
     func readAvailable() {
         guard isEditing else { return }
