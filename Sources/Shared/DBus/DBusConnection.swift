@@ -114,7 +114,8 @@ public final class DBusConnection {
             try message.append(arguments)
             try send(message, expectingReplyWithin: timeout, to: pending)
         } catch {
-            loop.post { pending.complete(.failure(error)) }
+            // A timer, not `post`: posted work that runs first in a turn does not end that turn's wait.
+            loop.schedule(after: 0) { pending.complete(.failure(error)) }
         }
         return pending
     }

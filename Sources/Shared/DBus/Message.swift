@@ -87,6 +87,7 @@ final class Message {
 
     /// The wire bytes of this message (file descriptors are not part of them).
     func marshal() throws(DBusError) -> [UInt8] {
+        if dbus_message_get_serial(raw) == 0 { dbus_message_set_serial(raw, 1) }  // required to marshal
         var buffer: UnsafeMutablePointer<CChar>? = nil
         var length: Int32 = 0
         guard dbus_message_marshal(raw, &buffer, &length) != 0, let buffer else { throw .outOfMemory }

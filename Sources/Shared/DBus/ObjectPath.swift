@@ -50,7 +50,10 @@ public struct ObjectPath: Hashable, Sendable, Comparable, CustomStringConvertibl
 
     /// This path with one more element; the element must be `[A-Za-z0-9_]+`.
     public func appending(_ component: String) throws(DBusError) -> ObjectPath {
-        try ObjectPath(rawValue == "/" ? "/" + component : rawValue + "/" + component)
+        guard !component.isEmpty, component.utf8.allSatisfy(Self.isElementByte) else {
+            throw .invalidName("object path element '\(component)'")
+        }
+        return ObjectPath(unchecked: rawValue == "/" ? "/" + component : rawValue + "/" + component)
     }
 
     /// Whether this path is strictly below `ancestor`.

@@ -1,2 +1,0 @@
-import XCTest
-final class DBusTestsPlaceholder: XCTestCase { func testBuilds() {} }
