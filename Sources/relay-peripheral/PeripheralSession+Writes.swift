@@ -1,0 +1,71 @@
+import RelayProtocol
+import Shared
+
+extension PeripheralSession {
+    /// A value written to the write characteristic: a counter, or a frame for the writer's reassembler.
+    mutating func received(_ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        if let address {
+            actions += ensureCentral(address)
+            if let mtu { actions += learnMTU(mtu, of: address) }
+        }
+        lastWritten = bytes
+        var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
+        central.lastWritten = bytes
+        for event in central.reassembler.receive(bytes) {
+            switch event {
+            case .counter(let value):
+                central.countersReceived += 1
+                actions.append(.report(.counter(from: address, value: value.value)))
+                if configuration.echo, hasSubscribers, isPoweredOn {
+                    outbox.append(counter: value, centrals: subscriberCount)
+                    actions.append(.startSending)
+                }
+            case .message(let received):
+                central.messagesReceived += 1
+                actions += deliver(received.message, from: address)
+            case .error(let error, let dropped):
+                let verdict = central.errorLimiter.admit(at: time)
+                actions += reportProtocolError(error, dropped: dropped, from: address, verdict: verdict)
+            }
+        }
+        if let address { centrals[address] = central } else { anonymous = central }
+        return actions
+    }
+
+    private mutating func deliver(_ message: Message, from address: BluetoothAddress?) -> [PeripheralAction] {
+        messagesReceived += 1
+        let digest = SHA256.hash(message.bytes).hex
+        let text = message.text
+        var report = ReceivedMessageReport(
+            from: address, kind: message.kind, length: message.bytes.count, sha256: digest, text: text, savedPath: nil)
+        guard let directory = configuration.saveDirectory else {
+            return [.report(.message(report))]
+        }
+        let sender = address?.pathComponent ?? "unknown"
+        let number = String(messagesReceived)
+        let padded = String(repeating: "0", count: max(0, 4 - number.count)) + number
+        let suffix = message.kind == .text ? "txt" : "bin"
+        let path = (directory.hasSuffix("/") ? directory : directory + "/") + "message-\(padded)-\(sender).\(suffix)"
+        report = ReceivedMessageReport(
+            from: address, kind: message.kind, length: message.bytes.count, sha256: digest, text: text, savedPath: path)
+        return [.save(bytes: message.bytes, path: path, event: .message(report))]
+    }
+
+    private mutating func reportProtocolError(
+        _ error: ReassemblyError, dropped: DroppedPartial?, from address: BluetoothAddress?,
+        verdict: (show: Bool, previouslySuppressed: Int)
+    ) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        if verdict.previouslySuppressed > 0 {
+            actions.append(.report(.error("\(verdict.previouslySuppressed) more protocol errors were not shown", from: address)))
+        }
+        guard verdict.show else { return actions }
+        actions.append(.report(.error("protocol error: \(error)", from: address)))
+        if let dropped {
+            actions.append(
+                .report(.dropped(from: address, received: dropped.received, total: dropped.total, reason: "\(error)")))
+        }
+        return actions
+    }
+}

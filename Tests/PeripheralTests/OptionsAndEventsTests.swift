@@ -1,0 +1,112 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_peripheral
+
+final class PeripheralOptionsTests: XCTestCase {
+    func testDefaults() throws {
+        XCTAssertEqual(try PeripheralOptions.parse([]), .run(PeripheralOptions()))
+        let options = PeripheralOptions()
+        XCTAssertEqual(options.name.text, "sample")
+        XCTAssertEqual(options.maxMessage, 1 << 20)
+        XCTAssertFalse(options.json)
+    }
+
+    func testEveryOption() throws {
+        let launch = try PeripheralOptions.parse([
+            "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "65536", "--save-dir", "/tmp/x", "--echo",
+        ])
+        var expected = PeripheralOptions()
+        expected.adapter = .name("hci1")
+        expected.name = try AdvertisedName("relay-1")
+        expected.json = true
+        expected.maxMessage = 65536
+        expected.saveDirectory = "/tmp/x"
+        expected.echo = true
+        XCTAssertEqual(launch, .run(expected))
+        XCTAssertEqual(
+            try PeripheralOptions.parse(["--adapter", "00:aa:01:00:00:00"]),
+            .run({ var o = PeripheralOptions(); o.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!); return o }()))
+    }
+
+    func testHelpAndVersion() throws {
+        guard case .print(let help) = try PeripheralOptions.parse(["--help"]) else { return XCTFail() }
+        for option in ["--adapter", "--name", "--json", "--max-message", "--save-dir", "--echo", "--version"] {
+            XCTAssertTrue(help.contains(option), option)
+        }
+        XCTAssertEqual(try PeripheralOptions.parse(["--version"]), .print(PeripheralOptions.version))
+    }
+
+    func testUsageErrors() {
+        let bad: [[String]] = [
+            ["--adapter"], ["--adapter", "wlan0"], ["--adapter", "00:AA"], ["--name", ""],
+            ["--name", String(repeating: "n", count: 30)], ["--max-message", "0"], ["--max-message", "-5"],
+            ["--max-message", "lots"], ["--max-message", "99999999999999999999"], ["--frob"], ["start"], ["--json=yes"],
+        ]
+        for arguments in bad {
+            XCTAssertThrowsError(try PeripheralOptions.parse(arguments), "\(arguments)") { error in
+                XCTAssertTrue(error is UsageError, "\(arguments): \(error)")
+                XCTAssertFalse("\(error)".isEmpty)
+            }
+        }
+    }
+
+    func testAdvertisedNameLimit() throws {
+        XCTAssertNoThrow(try AdvertisedName(String(repeating: "a", count: 29)))
+        XCTAssertThrowsError(try AdvertisedName(String(repeating: "a", count: 30))) { error in
+            XCTAssertEqual(error as? AdvertisedName.Invalid, .tooLong(bytes: 30))
+            XCTAssertTrue("\(error)".contains("29"))
+        }
+        // 10 three-byte characters are 30 bytes of UTF-8 though only 10 characters.
+        XCTAssertThrowsError(try AdvertisedName(String(repeating: "€", count: 10)))
+        XCTAssertNoThrow(try AdvertisedName(String(repeating: "€", count: 9)))
+        XCTAssertThrowsError(try AdvertisedName("bad\nname"))
+        XCTAssertThrowsError(try AdvertisedName(""))
+    }
+}
+
+final class PeripheralEventTests: XCTestCase {
+    func testEveryEventHasItsNameListedAndJSONFields() {
+        let events: [PeripheralEvent] = [
+            .state(.poweredOn, adapter: "hci0"), .registered, .advertising(name: "sample"), .stopped(.command),
+            .connected(centralA), .disconnected(centralA), .subscribed(centralA, mtu: MTU(517)), .unsubscribed(nil),
+            .mtu(centralA, MTU(185)!), .counter(from: centralA, value: 7), .notified(value: 3, centrals: 2),
+            .message(ReceivedMessageReport(from: centralA, kind: .text, length: 5, sha256: "ab", text: "hello", savedPath: nil)),
+            .dropped(from: centralA, received: 10, total: 100, reason: "disconnected"),
+            .sent(kind: .binary, length: 1024, sha256: "cd", chunks: 3, chunkSize: 510), .error("boom", from: nil),
+        ]
+        XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
+        for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
+    }
+
+    func testCounterAndMessageFieldsMatchTheDocumentedNames() {
+        let console = Console(format: .json, output: { _ in }, clock: { "T" })
+        XCTAssertEqual(
+            console.jsonLine(name: "counter", fields: PeripheralEvent.counter(from: centralA, value: 4_000_000_000).fields),
+            #"{"event":"counter","time":"T","from":"00:AA:01:01:00:01","value":4000000000}"#)
+        let report = ReceivedMessageReport(
+            from: centralA, kind: .text, length: 2, sha256: SHA256.hash(Array("hi".utf8)).hex, text: "hi", savedPath: nil)
+        XCTAssertEqual(
+            console.jsonLine(name: "message", fields: PeripheralEvent.message(report).fields),
+            #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","kind":"text","length":2,"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi"}"#)
+        XCTAssertEqual(
+            console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: "hci0").fields).prefix(60),
+            #"{"event":"state","time":"T","state":"powered-off","adapter":"hci0""#.prefix(60))
+    }
+}
+
+final class NotificationOutboxTests: XCTestCase {
+    func testLongQueuesStayFIFOAndCompact() {
+        var outbox = NotificationOutbox()
+        for value in 0..<500 { outbox.append(counter: Counter(UInt32(value)), centrals: 1) }
+        for value in 0..<250 { XCTAssertEqual(outbox.next()?.counter, Counter(UInt32(value))) }
+        for value in 500..<600 { outbox.append(counter: Counter(UInt32(value)), centrals: 1) }
+        var seen: [UInt32] = []
+        while let next = outbox.next() { seen.append(next.counter!.value) }
+        XCTAssertEqual(seen, Array(250..<600).map(UInt32.init))
+        XCTAssertTrue(outbox.isEmpty)
+        XCTAssertEqual(outbox.removeAll().counters, 0)
+    }
+}

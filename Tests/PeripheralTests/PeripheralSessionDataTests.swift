@@ -1,0 +1,179 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_peripheral
+
+final class PeripheralSessionDataTests: XCTestCase {
+    func testFourByteWritesAreCountersShownWithTheWriter() {
+        var session = PeripheralSession.advertising()
+        var events: [PeripheralEvent] = []
+        for value: UInt32 in [0, 1, 2] {
+            events += session.handle(.written(Counter(value).encoded, from: centralA, mtu: nil, time: 0)).events
+        }
+        XCTAssertEqual(
+            events,
+            [.connected(centralA), .counter(from: centralA, value: 0), .counter(from: centralA, value: 1),
+             .counter(from: centralA, value: 2)],
+            "a write from an unseen central also reports it connected (the Connected property may lag)")
+        XCTAssertEqual(session.centrals[centralA]?.countersReceived, 3)
+        let big = session.handle(.written([0xff, 0xff, 0xff, 0xff], from: centralB, mtu: nil, time: 0)).events
+        XCTAssertEqual(big.last, .counter(from: centralB, value: UInt32.max))
+    }
+
+    func testNotifyCountsUpLikeTheOriginalAndNValueRestartsTheCount() throws {
+        var session = PeripheralSession.advertising()
+        XCTAssertThrowsError(try session.notify(value: nil), "nobody subscribed yet") { error in
+            XCTAssertTrue("\(error)".contains("subscribed"))
+        }
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        for _ in 0..<3 { XCTAssertEqual(try session.notify(value: nil), [.startSending]) }
+        var drained = session.drain()
+        XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])
+        XCTAssertEqual(drained.events, [0, 1, 2].map { PeripheralEvent.notified(value: $0, centrals: 1) })
+        XCTAssertEqual(session.counter, Counter(3))
+        _ = try session.notify(value: 41)
+        _ = try session.notify(value: nil)
+        drained = session.drain()
+        XCTAssertEqual(drained.values, [Counter(41).encoded, Counter(42).encoded])
+        XCTAssertEqual(session.lastNotified, Counter(42))
+    }
+
+    func testReadsReturnLastWrittenAndLastNotifiedHonouringOffset() throws {
+        var session = PeripheralSession.advertising()
+        XCTAssertEqual(session.read(.write, offset: 0), .success([]))
+        XCTAssertEqual(session.read(.notify, offset: 0), .success([]))
+        _ = session.handle(.written([1, 2, 3, 4, 5, 6], from: centralA, mtu: nil, time: 0))
+        XCTAssertEqual(session.read(.write, offset: 0), .success([1, 2, 3, 4, 5, 6]))
+        XCTAssertEqual(session.read(.write, offset: 4), .success([5, 6]))
+        XCTAssertEqual(session.read(.write, offset: 6), .success([]))
+        XCTAssertEqual(session.read(.write, offset: 7), .failure(.invalidOffset(offset: 7, length: 6)))
+        _ = session.handle(.notifyStarted(from: nil, mtu: nil))
+        _ = try session.notify(value: 0x0403_0201)
+        XCTAssertEqual(session.read(.notify, offset: 0), .success([]), "not notified until handed to bluetoothd")
+        _ = session.drain()
+        XCTAssertEqual(session.read(.notify, offset: 1), .success([2, 3, 4]))
+    }
+
+    func testMessagesFromTwoCentralsAreReassembledSeparately() {
+        var session = PeripheralSession.advertising()
+        let textA = Message(text: String(repeating: "relay ", count: 100))
+        let binaryB = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let framesA = frames(of: textA, mtu: 23)
+        let framesB = frames(of: binaryB, mtu: 185)
+        var events: [PeripheralEvent] = []
+        for index in 0..<max(framesA.count, framesB.count) {
+            if index < framesA.count {
+                events += session.handle(.written(framesA[index], from: centralA, mtu: MTU(23), time: 0)).events
+            }
+            if index < framesB.count {
+                events += session.handle(.written(framesB[index], from: centralB, mtu: MTU(185), time: 0)).events
+            }
+        }
+        let messages = events.compactMap { if case .message(let report) = $0 { report } else { nil } }
+        XCTAssertEqual(messages.count, 2)
+        let fromA = messages.first { $0.from == centralA }
+        XCTAssertEqual(fromA?.text, textA.text)
+        XCTAssertEqual(fromA?.kind, .text)
+        XCTAssertEqual(fromA?.sha256, SHA256.hash(textA.bytes).hex)
+        let fromB = messages.first { $0.from == centralB }
+        XCTAssertNil(fromB?.text)
+        XCTAssertEqual(fromB?.length, 3000)
+        XCTAssertEqual(fromB?.sha256, SHA256.hash(binaryB.bytes).hex)
+        XCTAssertFalse(events.contains { $0.name == "error" })
+        XCTAssertEqual(session.centrals[centralA]?.mtu, MTU(23))
+        XCTAssertEqual(session.centrals[centralB]?.mtu, MTU(185))
+    }
+
+    func testCountersInterleavedWithAMessageDoNotDisturbIt() {
+        var session = PeripheralSession.advertising()
+        let message = Message(text: String(repeating: "x", count: 200))
+        var events: [PeripheralEvent] = []
+        for frame in frames(of: message, mtu: 23) {
+            events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events
+            events += session.handle(.written(Counter(9).encoded, from: centralA, mtu: nil, time: 0)).events
+        }
+        XCTAssertEqual(events.filter { $0.name == "counter" }.count, frames(of: message, mtu: 23).count)
+        XCTAssertEqual(events.filter { $0.name == "message" }.count, 1)
+    }
+
+    func testProtocolErrorIsReportedAndTheNextMessageArrives() {
+        var session = PeripheralSession.advertising()
+        let message = Message(binary: Array(repeating: 0xab, count: 100))
+        var broken = frames(of: message, mtu: 23, id: 1)
+        broken.remove(at: 2)  // a gap
+        var events: [PeripheralEvent] = []
+        for frame in broken { events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events }
+        XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "one broken message, one error line")
+        XCTAssertTrue(events.contains { if case .dropped(centralA, _, 100, _) = $0 { true } else { false } })
+        events = []
+        for frame in frames(of: message, mtu: 23, id: 2) {
+            events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events
+        }
+        XCTAssertEqual(events.map(\.name), ["message"])
+    }
+
+    func testGarbageAtFullSpeedIsRateLimited() {
+        var session = PeripheralSession.advertising()
+        var errors = 0
+        for index in 0..<1000 {
+            let garbage: [UInt8] = [0x00, UInt8(truncatingIfNeeded: index), 0x55]
+            errors += session.handle(.written(garbage, from: centralA, mtu: nil, time: Double(index) * 0.001))
+                .events.filter { $0.name == "error" }.count
+        }
+        XCTAssertEqual(errors, ErrorRateLimiter.burst, "1000 bad values within one second")
+        let later = session.handle(.written([0, 1, 2], from: centralA, mtu: nil, time: 5)).events
+        XCTAssertEqual(later.count, 2)
+        guard case .error(let summary, centralA) = later[0] else { return XCTFail("\(later)") }
+        XCTAssertTrue(summary.hasPrefix("\(1000 - ErrorRateLimiter.burst) more"), summary)
+    }
+
+    func testTooLargeMessageIsRefusedBeforeAllocating() {
+        var configuration = PeripheralSession.Configuration()
+        configuration.maxMessage = 1000
+        var session = PeripheralSession.advertising(configuration)
+        let large = frames(of: Message(binary: Array(repeating: 1, count: 1001)), mtu: 517)
+        let events = session.handle(.written(large[0], from: centralA, mtu: nil, time: 0)).events
+        XCTAssertEqual(events.map(\.name), ["connected", "error"])
+        XCTAssertNil(session.centrals[centralA]?.reassembler.progress)
+    }
+
+    func testDisconnectMidMessageDropsThePartialAndFreesTheCentral() {
+        var session = PeripheralSession.advertising()
+        let message = frames(of: Message(binary: Array(repeating: 2, count: 1000)), mtu: 23)
+        for frame in message.prefix(5) { _ = session.handle(.written(frame, from: centralA, mtu: nil, time: 0)) }
+        let events = session.handle(.disconnected(centralA)).events
+        guard case .dropped(centralA, let received, 1000, _) = events.first else { return XCTFail("\(events)") }
+        XCTAssertGreaterThan(received, 0)
+        XCTAssertEqual(events.last, .disconnected(centralA))
+        XCTAssertNil(session.centrals[centralA])
+        XCTAssertEqual(session.handle(.disconnected(centralA)), [], "a second disconnect is ignored")
+        // The central comes back: a full message arrives intact.
+        var again: [PeripheralEvent] = []
+        for frame in message { again += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events }
+        XCTAssertEqual(again.map(\.name), ["connected", "message"])
+    }
+
+    func testEchoSendsEveryCounterBack() {
+        var configuration = PeripheralSession.Configuration()
+        configuration.echo = true
+        var session = PeripheralSession.advertising(configuration)
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil, time: 0))
+        XCTAssertTrue(actions.contains(.startSending))
+        XCTAssertEqual(session.drain().values, [Counter(77).encoded])
+        XCTAssertEqual(session.counter, Counter(0), "echo does not move the notify counter")
+    }
+
+    func testSaveDirectoryTurnsMessagesIntoSaveActions() {
+        var configuration = PeripheralSession.Configuration()
+        configuration.saveDirectory = "/tmp/in"
+        var session = PeripheralSession.advertising(configuration)
+        let message = Message(binary: [1, 2, 3, 4, 5])
+        let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
+        guard case .save(let bytes, let path, .message(let report))? = actions.last else { return XCTFail("\(actions)") }
+        XCTAssertEqual(bytes, [1, 2, 3, 4, 5])
+        XCTAssertEqual(path, "/tmp/in/message-0001-00_AA_01_01_00_01.bin")
+        XCTAssertEqual(report.savedPath, path)
+    }
+}

@@ -1,0 +1,108 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_peripheral
+
+final class PeripheralSessionSendingTests: XCTestCase {
+    func testMessagesAreChunkedForTheSmallestSubscribedMTU() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.mtu(centralB, MTU(100)!))
+        XCTAssertEqual(session.sendingMTU, MTU(517), "B is connected but not subscribed")
+        _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(100)))
+        XCTAssertEqual(session.sendingMTU, MTU(100))
+
+        let message = Message(binary: (0..<5000).map { UInt8(truncatingIfNeeded: $0) })
+        _ = try session.send(message)
+        let drained = session.drain()
+        XCTAssertTrue(drained.values.allSatisfy { $0.count <= 97 }, "min(MTU-3, 510) of the smallest MTU")
+        XCTAssertEqual(reassemble(drained.values), [message])
+        XCTAssertEqual(
+            drained.events,
+            [.sent(kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex, chunks: drained.values.count,
+                   chunkSize: 97)])
+    }
+
+    func testChunksNeverExceed510BytesEvenAtMTU517() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        let message = Message(binary: Array(repeating: 9, count: 70_000))
+        _ = try session.send(message)
+        let drained = session.drain()
+        XCTAssertEqual(drained.values.map(\.count).max(), 510)
+        XCTAssertEqual(reassemble(drained.values), [message])
+    }
+
+    func testUnknownMTUMeans23() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.notifyStarted(from: nil, mtu: nil))
+        XCTAssertEqual(session.sendingMTU, MTU.default)
+        _ = try session.send(Message(text: String(repeating: "y", count: 300)))
+        XCTAssertTrue(session.drain().values.allSatisfy { $0.count <= 20 })
+    }
+
+    func testAnonymousSubscriptionCountsEveryConnectedCentral() {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.notifyStarted(from: nil, mtu: MTU(247)))
+        XCTAssertEqual(session.subscriberCount, 2)
+        XCTAssertEqual(session.sendingMTU, MTU(247))
+        _ = session.handle(.mtu(centralB, MTU(64)!))
+        XCTAssertEqual(session.sendingMTU, MTU(64))
+    }
+
+    func testCountersAndMessagesKeepTheirOrder() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(23)))
+        _ = try session.notify(value: nil)
+        let message = Message(text: String(repeating: "z", count: 100))
+        _ = try session.send(message)
+        _ = try session.notify(value: nil)
+        let drained = session.drain()
+        XCTAssertEqual(drained.values.first, Counter(0).encoded)
+        XCTAssertEqual(drained.values.last, Counter(1).encoded)
+        XCTAssertEqual(reassemble(Array(drained.values.dropFirst().dropLast())), [message])
+        XCTAssertEqual(drained.events.map(\.name), ["notified", "sent", "notified"])
+    }
+
+    func testLastUnsubscribeAbandonsTheOutboxWithAClearError() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(23)))
+        _ = try session.send(Message(binary: Array(repeating: 0, count: 1000)))
+        _ = session.takeNextValue()
+        let stopped = session.handle(.notifyStopped(from: centralA))
+        XCTAssertEqual(stopped.eventNames, ["unsubscribed", "error"])
+        guard case .error(let text, nil) = stopped.events[1] else { return XCTFail() }
+        XCTAssertTrue(text.contains("1 message not sent"), text)
+        XCTAssertNil(session.takeNextValue())
+    }
+
+    func testOneOfTwoSubscribersLeavingKeepsSending() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(23)))
+        _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(23)))
+        _ = try session.send(Message(binary: Array(repeating: 0, count: 1000)))
+        XCTAssertEqual(session.handle(.disconnected(centralB)).eventNames, ["disconnected"])
+        XCTAssertTrue(session.hasPendingValues)
+        XCTAssertEqual(session.drain().events.map(\.name), ["sent"])
+    }
+
+    func testSendingNeedsPowerAndService() {
+        var session = PeripheralSession()
+        XCTAssertThrowsError(try session.send(Message(text: "x"))) { XCTAssertTrue("\($0)".contains("powered on")) }
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        XCTAssertThrowsError(try session.notify(value: nil)) { XCTAssertTrue("\($0)".contains("start")) }
+    }
+
+    func testSubscribeTwiceReportsOnce() {
+        var session = PeripheralSession.advertising()
+        XCTAssertEqual(session.handle(.notifyStarted(from: centralA, mtu: MTU(50))).eventNames, ["connected", "mtu", "subscribed"])
+        XCTAssertEqual(session.handle(.notifyStarted(from: centralA, mtu: MTU(50))), [])
+        XCTAssertEqual(session.handle(.notifyStopped(from: centralA)).eventNames, ["unsubscribed"])
+        XCTAssertEqual(session.handle(.notifyStopped(from: centralA)), [])
+    }
+}

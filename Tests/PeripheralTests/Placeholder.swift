@@ -1,2 +1,0 @@
-import XCTest
-final class PeripheralTestsPlaceholder: XCTestCase { func testBuilds() {} }
