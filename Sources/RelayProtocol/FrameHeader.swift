@@ -98,6 +98,19 @@ public struct FrameHeader: Sendable, Hashable {
         }
     }
 
+    /// Writes the `encodedLength` header bytes at `destination`.
+    func write(to destination: UnsafeMutableRawPointer) {
+        destination.storeBytes(of: Self.markerByte, as: UInt8.self)
+        destination.storeBytes(of: flags.rawValue, toByteOffset: 1, as: UInt8.self)
+        destination.storeBytes(of: messageID.value, toByteOffset: 2, as: UInt8.self)
+        destination.storeBytes(of: sequence.littleEndian, toByteOffset: 3, as: UInt16.self)
+        if let start {
+            destination.storeBytes(of: start.kind.rawValue, toByteOffset: 5, as: UInt8.self)
+            destination.storeBytes(of: start.totalLength.littleEndian, toByteOffset: 6, as: UInt32.self)
+            destination.storeBytes(of: start.checksum.littleEndian, toByteOffset: 10, as: UInt32.self)
+        }
+    }
+
     /// Parses the header at the beginning of `bytes`; the rest of `bytes` is the payload.
     ///
     /// Also checks the payload rule: only the single frame of an empty message carries no payload.

@@ -52,31 +52,62 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
 
     /// The next frame as a new value, or nil after the last one.
     public mutating func next() -> [UInt8]? {
-        var value: [UInt8] = []
-        return next(into: &value) ? value : nil
+        guard !finished else { return nil }
+        let frame = nextFrame()
+        let value = [UInt8](unsafeUninitializedCapacity: frame.length) { buffer, count in
+            write(frame, to: UnsafeMutableRawBufferPointer(buffer))
+            count = frame.length
+        }
+        advance(past: frame)
+        return value
     }
 
-    /// Replaces the contents of `value` with the next frame, keeping its capacity; false after the last one.
+    /// Replaces the contents of `value` with the next frame, reusing its storage; false after the last one.
     public mutating func next(into value: inout [UInt8]) -> Bool {
         guard !finished else { return false }
-        let isFirst = sequence == 0 && offset == 0
+        let frame = nextFrame()
+        if value.count > frame.length {
+            value.removeLast(value.count - frame.length)
+        } else if value.count < frame.length {
+            value.append(contentsOf: repeatElement(0, count: frame.length - value.count))
+        }
+        value.withUnsafeMutableBytes { write(frame, to: $0) }
+        advance(past: frame)
+        return true
+    }
+
+    /// Where the next frame's payload ends, and its header.
+    private struct NextFrame {
+        var header: FrameHeader
+        var payloadEnd: Int
+        var length: Int
+    }
+
+    private func nextFrame() -> NextFrame {
+        let isFirst = offset == 0 && sequence == 0
         let headerLength = isFirst ? FrameHeader.firstLength : FrameHeader.continuationLength
         let total = message.bytes.count
         let end = Swift.min(total, offset + maxValueLength - headerLength)
-        let isLast = end == total
         let start = isFirst
             ? MessageStart(kind: message.kind, totalLength: UInt32(total), checksum: checksum) : nil
-        let header = FrameHeader(messageID: id, sequence: sequence, isLast: isLast, start: start)
-        value.removeAll(keepingCapacity: true)
-        value.reserveCapacity(headerLength + end - offset)
-        header.encode(into: &value)
-        message.bytes.withUnsafeBufferPointer { bytes in
-            value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset..<end]))
+        let header = FrameHeader(messageID: id, sequence: sequence, isLast: end == total, start: start)
+        return NextFrame(header: header, payloadEnd: end, length: headerLength + end - offset)
+    }
+
+    private func write(_ frame: NextFrame, to destination: UnsafeMutableRawBufferPointer) {
+        guard let base = destination.baseAddress else { return }
+        frame.header.write(to: base)
+        let payloadLength = frame.payloadEnd - offset
+        guard payloadLength > 0 else { return }
+        message.bytes.withUnsafeBytes { bytes in
+            (base + frame.header.encodedLength).copyMemory(from: bytes.baseAddress! + offset, byteCount: payloadLength)
         }
-        offset = end
+    }
+
+    private mutating func advance(past frame: NextFrame) {
+        offset = frame.payloadEnd
         sequence &+= 1
-        finished = isLast
-        return true
+        finished = frame.header.isLast
     }
 }
 

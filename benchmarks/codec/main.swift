@@ -1,2 +1,41 @@
+import Glibc
 import RelayProtocol
-print("codec bench: not implemented yet")
+
+// relay-codec-bench: throughput of the relay codec (release build: `make bench-codec`).
+//   --markdown PATH   also write the table into PATH between
+//                     <!-- codec-bench:begin --> and <!-- codec-bench:end -->
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+var markdownPath: String?
+if let index = arguments.firstIndex(of: "--markdown") {
+    guard index + 1 < arguments.count else {
+        printError("usage: relay-codec-bench [--markdown PATH]")
+        exit(2)
+    }
+    markdownPath = arguments[index + 1]
+}
+
+let sizes = [1 << 10, 64 << 10, 1 << 20]
+let mtus = [23, 247, 517].map { MTU($0)! }
+var results: [CodecResult] = []
+for size in sizes {
+    for mtu in mtus {
+        let result = measureCodec(size: size, mtu: mtu)
+        results.append(result)
+        printError("measured \(sizeLabel(size)) at MTU \(mtu.value)")
+    }
+}
+
+let table = renderTable(results)
+print(table)
+print(renderVerdict(results))
+if let markdownPath {
+    do {
+        try writeSection(table: table, verdict: renderVerdict(results), machine: machineDescription(), to: markdownPath)
+        print("wrote \(markdownPath)")
+    } catch {
+        printError("relay-codec-bench: \(error)")
+        exit(1)
+    }
+}
+if sink == 42 { print("") }  // keep the measured work observable
