@@ -1,0 +1,82 @@
+import RelayProtocol
+import Shared
+
+/// What a command asks of the session (the REPL-only commands `wait`, `sleep`, `help`, `quit`
+/// are handled by the driver).
+enum SessionCommand: Equatable, Sendable {
+    case scan
+    case scanStop
+    case list
+    case connect(ConnectTarget)
+    case disconnect
+    case write(value: UInt32?)
+    /// A message to send; `send-file` reads the file first and hands over its bytes.
+    case send(Message)
+    case read
+    case status
+}
+
+/// Everything that happens to the session: commands, and what BlueZ reported.
+enum CentralInput: Equatable, Sendable {
+    /// A command typed or piped, identified by `token` for its completion.
+    case command(SessionCommand, token: CommandToken)
+    /// The adapter (or bluetoothd, or the bus) changed.
+    case adapter(AdapterAvailability)
+    case discoveryStarted
+    case discoveryFailed(BlueZError)
+    case scanTimerFired
+    /// A device object appeared or changed (full snapshot of what is known).
+    case deviceUpdated(DeviceInfo)
+    case deviceRemoved(DeviceID)
+    /// `Device1.Connect` replied (nil: success).
+    case connectFinished(DeviceID, BlueZError?)
+    /// `Device1.Disconnect` replied (nil: success).
+    case disconnectFinished(DeviceID, BlueZError?)
+    /// The characteristics under the device, once its services are resolved.
+    case characteristicsFound(DeviceID, [RemoteCharacteristic])
+    /// `StartNotify` replied (nil: success).
+    case notifyStarted(BlueZError?)
+    /// `AcquireWrite` gave a socket with this MTU.
+    case writeAcquired(MTU)
+    case writeAcquireFailed(BlueZError)
+    /// The write characteristic's `MTU` property (nil when BlueZ does not have it).
+    case mtuRead(MTU?)
+    /// The `MTU` property changed while connected.
+    case mtuChanged(MTU)
+    /// A value notified by the peripheral.
+    case notification([UInt8])
+    /// The value in flight was written (nil) or failed.
+    case writeFinished(BlueZError?)
+    /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).
+    case writeSocketClosed
+    case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
+    case reconnectTimerFired
+}
+
+/// What the session asks the driver to do, in order.
+enum CentralAction: Equatable, Sendable {
+    case report(CentralEvent)
+    /// Set the discovery filter (relay service UUID, LE transport) and start discovery.
+    case startDiscovery
+    case stopDiscovery
+    case startScanTimer(seconds: Double)
+    case cancelScanTimer
+    case connect(DeviceID)
+    case disconnect(DeviceID)
+    /// Look up the characteristics under the device and answer `characteristicsFound`.
+    case findCharacteristics(DeviceID)
+    case startNotify(CharacteristicID)
+    case acquireWrite(CharacteristicID)
+    /// Read the characteristic's `MTU` property and answer `mtuRead`.
+    case readMTU(CharacteristicID)
+    /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
+    case write([UInt8], via: WritePath, to: CharacteristicID)
+    /// Close the `AcquireWrite` socket, if any.
+    case releaseWrite
+    case readValue(CharacteristicRole, CharacteristicID)
+    case startReconnectTimer(seconds: Double)
+    case cancelReconnectTimer
+    /// Write a received message to a file (report an error if that fails).
+    case save([UInt8], path: String)
+    case finish(CommandToken, CommandOutcome)
+}

@@ -1,0 +1,338 @@
+import RelayProtocol
+import Shared
+
+extension CentralSession {
+    mutating func connectCommand(_ target: ConnectTarget, token: CommandToken) -> [CentralAction] {
+        if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
+        if let peer {
+            if case .disconnecting = link {
+                return [.finish(token, .failure("still disconnecting from \(peer): wait disconnected, then connect"))]
+            }
+            return [.finish(token, .failure("already connected to \(peer): disconnect first"))]
+        }
+        let device: DeviceInfo?
+        switch target {
+        case .index(let index):
+            guard candidates.indices.contains(index) else {
+                let have = candidates.isEmpty ? "the list is empty" : "the list has 0 to \(candidates.count - 1)"
+                return [.finish(token, .failure("no peripheral [\(index)]: \(have) (scan first, then list)"))]
+            }
+            let candidate = candidates[index]
+            device = devices[candidate.id]
+                ?? DeviceInfo(id: candidate.id, address: candidate.address, name: candidate.name)
+        case .address(let address):
+            device = devices.values.first { $0.address == address }
+        }
+        connectToken = token
+        autoConnect = nil
+        var actions: [CentralAction] = [.cancelReconnectTimer]
+        guard let device else {
+            // Unknown address: scan for it, connect when it shows up.
+            guard case .address(let address) = target else { return actions }
+            autoConnect = .address(address)
+            autoConnectPersistent = false
+            switch scan {
+            case .idle:
+                actions += beginScan(.seeking(.address(address), persistent: false))
+            case .starting:
+                scan = .starting(.seeking(.address(address), persistent: false))
+            case .active:
+                scan = .active(.seeking(.address(address), persistent: false))
+                actions += [.report(.scanning(timeout: nil, seeking: .address(address)))]
+            }
+            return actions
+        }
+        if scan != .idle {
+            scan = .idle
+            actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count))]
+            if let pending = scanToken {
+                scanToken = nil
+                actions.append(.finish(pending, .failure("scan cancelled by connect")))
+            }
+        }
+        return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
+    }
+
+    mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
+        let seen = devices[peer.id]?.connected ?? false
+        link = .connecting(peer, seenConnected: seen)
+        disconnectReason = nil
+        var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
+        if seen { actions.append(.report(.connected(peer))) }
+        actions.append(.connect(peer.id))
+        return actions
+    }
+
+    /// A `Device1` change of the link's peer.
+    mutating func linkDeviceUpdated(_ device: DeviceInfo) -> [CentralAction] {
+        switch link {
+        case .idle:
+            return []
+        case .connecting(let peer, let seen):
+            var actions: [CentralAction] = []
+            if device.connected && !seen {
+                link = .connecting(peer, seenConnected: true)
+                actions.append(.report(.connected(peer)))
+            }
+            if device.connected && device.servicesResolved {
+                link = .resolving(peer)
+                actions.append(.findCharacteristics(peer.id))
+            } else if !device.connected && seen {
+                actions += connectFailed("the connection dropped while connecting")
+            }
+            return actions
+        case .resolving, .subscribing, .ready:
+            if !device.connected {
+                return linkLost(reason: "connection lost (the peripheral disconnected, stopped or went out of range)")
+            }
+            return []
+        case .disconnecting:
+            return device.connected ? [] : finishDisconnect()
+        }
+    }
+
+    mutating func connectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard case .connecting(let peer, let seen) = link, peer.id == id else { return [] }
+        if let error, error.kind != .alreadyConnected {
+            return connectFailed(Self.connectProblem(error))
+        }
+        var actions: [CentralAction] = []
+        if !seen {
+            link = .connecting(peer, seenConnected: true)
+            actions.append(.report(.connected(peer)))
+        }
+        if let device = devices[id], device.servicesResolved {
+            link = .resolving(peer)
+            actions.append(.findCharacteristics(id))
+        }
+        return actions
+    }
+
+    /// The cause and the fix of a failed `Connect`.
+    static func connectProblem(_ error: BlueZError) -> String {
+        switch error.kind {
+        case .inProgress: return "a connection attempt is already in progress (InProgress): wait for it, then retry"
+        case .notReady: return "the adapter is not ready (NotReady): power it on (bluetoothctl power on)"
+        case .unknownObject, .doesNotExist, .gone, .notAvailable:
+            return "the device is gone: scan again and connect to it while it advertises"
+        default: return error.description
+        }
+    }
+
+    mutating func connectFailed(_ reason: String) -> [CentralAction] {
+        guard let peer else { return [] }
+        link = .idle
+        let message = "could not connect to \(peer): \(reason)"
+        var actions: [CentralAction] = [.report(.error(message))]
+        actions += failConnect(message)
+        if autoConnect != nil, autoConnectPersistent {
+            actions.append(.startReconnectTimer(seconds: settings.retryDelay))
+        } else {
+            autoConnect = nil
+        }
+        return actions
+    }
+
+    /// Fails a pending `connect` command.
+    mutating func failConnect(_ message: String) -> [CentralAction] {
+        guard let token = connectToken else { return [] }
+        connectToken = nil
+        return [.finish(token, .failure(message))]
+    }
+
+    mutating func characteristicsFound(_ id: DeviceID, _ found: [RemoteCharacteristic]) -> [CentralAction] {
+        guard case .resolving(let peer) = link, peer.id == id else { return [] }
+        let inService = found.filter { $0.serviceUUID == RelayProfile.service }
+        guard !inService.isEmpty else {
+            return notRelay(peer, "it has no relay service \(RelayProfile.service)")
+        }
+        guard let write = inService.first(where: { $0.uuid == RelayProfile.writeCharacteristic }) else {
+            return notRelay(peer, "its relay service lacks the write characteristic \(RelayProfile.writeCharacteristic)")
+        }
+        guard let notify = inService.first(where: { $0.uuid == RelayProfile.notifyCharacteristic }) else {
+            return notRelay(peer, "its relay service lacks the notify characteristic \(RelayProfile.notifyCharacteristic)")
+        }
+        guard write.flags.contains(.writeWithoutResponse) else {
+            return notRelay(peer, "its write characteristic is not write-without-response (flags: \(write.flags))")
+        }
+        guard notify.flags.contains(.notify) else {
+            return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
+        }
+        link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
+        return [.startNotify(notify.id), .acquireWrite(write.id)]
+    }
+
+    /// The device answered but is not a relay peripheral: say so and disconnect.
+    mutating func notRelay(_ peer: Peer, _ reason: String) -> [CentralAction] {
+        abandon(peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
+            disconnectReason: "not a relay peripheral")
+    }
+
+    /// Gives up on a link being set up: reports `message`, fails `connect`, disconnects.
+    mutating func abandon(_ peer: Peer, _ message: String, disconnectReason reason: String) -> [CentralAction] {
+        autoConnect = nil
+        link = .disconnecting(peer)
+        disconnectReason = reason
+        return [.report(.error(message))] + failConnect(message) + [.releaseWrite, .disconnect(peer.id)]
+    }
+
+    mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
+        guard case .subscribing(let peer, var relay) = link else { return [] }
+        if let error {
+            return abandon(peer, "could not subscribe to \(peer)'s notifications: \(error)",
+                disconnectReason: "subscription failed")
+        }
+        relay.notifying = true
+        return checkReady(peer, relay)
+    }
+
+    mutating func writeAcquired(_ mtu: MTU) -> [CentralAction] {
+        guard case .subscribing(let peer, var relay) = link else { return [] }
+        relay.path = .socket
+        relay.mtu = max(mtu, relay.mtu ?? mtu)
+        return checkReady(peer, relay)
+    }
+
+    mutating func writeAcquireFailed() -> [CentralAction] {
+        guard case .subscribing(let peer, var relay) = link else { return [] }
+        relay.path = .writeValue
+        link = .subscribing(peer, relay)
+        return [.readMTU(relay.write)]
+    }
+
+    mutating func mtuRead(_ mtu: MTU?) -> [CentralAction] {
+        guard case .subscribing(let peer, var relay) = link, relay.path == .writeValue else { return [] }
+        relay.mtu = max(mtu ?? .default, relay.mtu ?? .default)
+        return checkReady(peer, relay)
+    }
+
+    mutating func mtuChanged(_ mtu: MTU) -> [CentralAction] {
+        switch link {
+        case .subscribing(let peer, var relay):
+            if relay.mtu != nil { relay.mtu = mtu }
+            link = .subscribing(peer, relay)
+            return []
+        case .ready(let peer, var relay):
+            guard relay.mtu != mtu else { return [] }
+            relay.mtu = mtu
+            link = .ready(peer, relay)
+            chunker.mtu = mtu
+            return [.report(.mtu(mtu))]
+        default:
+            return []
+        }
+    }
+
+    mutating func checkReady(_ peer: Peer, _ relay: RelayLink) -> [CentralAction] {
+        guard relay.notifying, let mtu = relay.mtu, let path = relay.path else {
+            link = .subscribing(peer, relay)
+            return []
+        }
+        link = .ready(peer, relay)
+        chunker.mtu = mtu
+        autoConnect = nil
+        autoConnectPersistent = false
+        _ = reassembler.reset()
+        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path))]
+        if let token = connectToken {
+            connectToken = nil
+            actions.append(.finish(token, .success))
+        }
+        return actions + pump()
+    }
+
+    mutating func disconnectCommand(token: CommandToken) -> [CentralAction] {
+        guard let peer else {
+            if autoConnect != nil {
+                // Cancels a pending automatic connection (reconnect or resume).
+                autoConnect = nil
+                var actions: [CentralAction] = [.cancelReconnectTimer]
+                if case .seeking = scan.purpose {
+                    scan = .idle
+                    actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count))]
+                }
+                return actions + failConnect("connect cancelled by disconnect") + [.finish(token, .success)]
+            }
+            return [.finish(token, .failure("not connected"))]
+        }
+        if case .disconnecting = link {
+            return [.finish(token, .failure("already disconnecting from \(peer)"))]
+        }
+        autoConnect = nil
+        disconnectToken = token
+        disconnectReason = "disconnected on request"
+        link = .disconnecting(peer)
+        return [.cancelReconnectTimer] + failConnect("connect cancelled by disconnect") + [.disconnect(peer.id)]
+    }
+
+    mutating func disconnectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard case .disconnecting(let peer) = link, peer.id == id else { return [] }
+        _ = error  // NotConnected and friends: it is disconnected either way.
+        return finishDisconnect()
+    }
+
+    /// Ends a disconnection we asked for.
+    mutating func finishDisconnect() -> [CentralAction] {
+        guard case .disconnecting(let peer) = link else { return [] }
+        link = .idle
+        var actions: [CentralAction] = [.report(.disconnected(peer, reason: disconnectReason ?? "disconnected on request"))]
+        disconnectReason = nil
+        actions += cleanUpLink(reason: "disconnected")
+        if let token = disconnectToken {
+            disconnectToken = nil
+            actions.append(.finish(token, .success))
+        }
+        return actions + tryAutoConnect()
+    }
+
+    /// The link ended without being asked to.
+    mutating func linkLost(reason: String) -> [CentralAction] {
+        guard let peer else { return [] }
+        let wasSetUp: Bool
+        if case .connecting = link { wasSetUp = false } else { wasSetUp = true }
+        link = .idle
+        var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
+        actions += cleanUpLink(reason: "disconnected")
+        actions += failConnect("could not connect to \(peer): \(reason)")
+        if let token = disconnectToken {
+            disconnectToken = nil
+            actions.append(.finish(token, .success))
+        }
+        if settings.reconnect, autoConnect == nil, wasSetUp {
+            autoConnect = .address(peer.address)
+            autoConnectPersistent = true
+        }
+        if let target = autoConnect, autoConnectPersistent, case .address(let address) = target {
+            actions.append(.report(.reconnecting(address)))
+        }
+        return actions + tryAutoConnect()
+    }
+
+    /// Whatever a link carried ends with it: the partial message, queued sends, a pending read.
+    mutating func cleanUpLink(reason: String) -> [CentralAction] {
+        var actions: [CentralAction] = []
+        if let partial = reassembler.reset() {
+            actions.append(.report(.dropped(partial, reason: "\(reason) before the message was complete")))
+        }
+        for item in outgoing {
+            switch item {
+            case .counter(let counter, let token):
+                if let token { actions.append(.finish(token, .failure("counter \(counter) not written: \(reason)"))) }
+            case .message(let frames, let token, _, let sentFrames):
+                let message =
+                    "message \(frames.id) not sent: \(reason) after \(sentFrames) of \(frames.count) frames"
+                actions.append(.report(.error(message)))
+                if let token { actions.append(.finish(token, .failure(message))) }
+            }
+        }
+        outgoing = []
+        writeInFlight = false
+        if let token = readToken {
+            readToken = nil
+            readsPending = 0
+            actions.append(.finish(token, .failure("read interrupted: \(reason)")))
+        }
+        actions.append(.releaseWrite)
+        return actions
+    }
+}

@@ -1,0 +1,183 @@
+import RelayProtocol
+import Shared
+
+extension CentralSession {
+    /// Whether a device is a candidate: it advertises the relay service and the expected name.
+    func isCandidate(_ device: DeviceInfo, name: String? = nil) -> Bool {
+        device.name == (name ?? settings.name) && device.serviceUUIDs.contains(RelayProfile.service)
+    }
+
+    /// Whether a device is the one a seeking scan looks for.
+    func isSought(_ device: DeviceInfo, by target: SeekTarget) -> Bool {
+        switch target {
+        case .address(let address): return device.address == address
+        case .name(let name): return isCandidate(device, name: name)
+        }
+    }
+
+    mutating func startListing(token: CommandToken) -> [CentralAction] {
+        if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
+        if let peer, link != .idle {
+            return [.finish(token, .failure("connected to \(peer): disconnect first, then scan"))]
+        }
+        switch scan {
+        case .starting(.listing), .active(.listing):
+            return [.finish(token, .success)]
+        case .starting(.seeking):
+            autoConnect = nil
+            scan = .starting(.listing)
+            candidates = []
+            scanToken = token
+            return [.cancelReconnectTimer]
+        case .active(.seeking):
+            autoConnect = nil
+            scan = .active(.listing)
+            candidates = []
+            return [
+                .cancelReconnectTimer, .cancelScanTimer, .report(.scanning(timeout: settings.scanTimeout, seeking: nil)),
+                .startScanTimer(seconds: settings.scanTimeout), .finish(token, .success),
+            ]
+        case .idle:
+            scanToken = token
+            resumeListing = false
+            return beginScan(.listing)
+        }
+    }
+
+    /// Starts discovery for `purpose` (the filter is always the relay service, LE only).
+    mutating func beginScan(_ purpose: ScanPurpose) -> [CentralAction] {
+        if purpose == .listing { candidates = [] }
+        scan = .starting(purpose)
+        return [.startDiscovery]
+    }
+
+    func scanTimeout(for purpose: ScanPurpose) -> Double? {
+        switch purpose {
+        case .listing: return settings.scanTimeout
+        case .seeking(_, let persistent): return persistent ? nil : settings.scanTimeout
+        }
+    }
+
+    mutating func discoveryStarted() -> [CentralAction] {
+        guard case .starting(let purpose) = scan else {
+            // Stopped (or the adapter went away) while starting: undo it.
+            return scan == .idle ? [.stopDiscovery] : []
+        }
+        scan = .active(purpose)
+        let timeout = scanTimeout(for: purpose)
+        var seeking: SeekTarget? = nil
+        if case .seeking(let target, _) = purpose { seeking = target }
+        var actions: [CentralAction] = [.report(.scanning(timeout: timeout, seeking: seeking))]
+        if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
+        if let token = scanToken {
+            scanToken = nil
+            actions.append(.finish(token, .success))
+        }
+        return actions
+    }
+
+    mutating func discoveryFailed(_ error: BlueZError) -> [CentralAction] {
+        guard case .starting(let purpose) = scan else { return [] }
+        if error.kind == .inProgress { return discoveryStarted() }
+        scan = .idle
+        let message = "could not start scanning: \(error)"
+        var actions: [CentralAction] = [.report(.error(message))]
+        if let token = scanToken {
+            scanToken = nil
+            actions.append(.finish(token, .failure(message)))
+        }
+        if case .seeking(_, let persistent) = purpose {
+            if persistent {
+                actions.append(.startReconnectTimer(seconds: settings.retryDelay * 2))
+            } else {
+                autoConnect = nil
+                actions += failConnect(message)
+            }
+        }
+        return actions
+    }
+
+    mutating func scanTimedOut() -> [CentralAction] {
+        guard case .active(let purpose) = scan else { return [] }
+        scan = .idle
+        var actions: [CentralAction] = [
+            .stopDiscovery, .report(.scanStopped(reason: .timeout, found: candidates.count)),
+        ]
+        if case .seeking(let target, _) = purpose {
+            autoConnect = nil
+            let message =
+                "nothing found: no relay peripheral \(target) advertised within \(Int(settings.scanTimeout)) s "
+                + "(is it on, in range and advertising?)"
+            actions.append(.report(.error(message)))
+            actions += failConnect(message)
+        }
+        return actions
+    }
+
+    mutating func stopScanCommand(token: CommandToken) -> [CentralAction] {
+        resumeListing = false
+        guard let purpose = scan.purpose else { return [.finish(token, .success)] }
+        scan = .idle
+        var actions: [CentralAction] = [
+            .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count)),
+        ]
+        if let pending = scanToken {
+            scanToken = nil
+            actions.append(.finish(pending, .failure("scan stopped before it started")))
+        }
+        if case .seeking(let target, _) = purpose {
+            autoConnect = nil
+            actions.append(.cancelReconnectTimer)
+            actions += failConnect("scan stopped before \(target) was found")
+        }
+        actions.append(.finish(token, .success))
+        return actions
+    }
+
+    /// Scans for the automatic-connection target, when the adapter and the link allow it.
+    mutating func tryAutoConnect() -> [CentralAction] {
+        guard adapterState == .poweredOn, link == .idle, let target = autoConnect else { return [] }
+        switch scan {
+        case .idle:
+            return beginScan(.seeking(target, persistent: autoConnectPersistent))
+        case .starting(.listing), .active(.listing), .starting(.seeking), .active(.seeking):
+            return []
+        }
+    }
+
+    mutating func deviceUpdated(_ device: DeviceInfo) -> [CentralAction] {
+        devices[device.id] = device
+        if let peer, peer.id == device.id { return linkDeviceUpdated(device) }
+        guard let purpose = scan.purpose else { return [] }
+        var actions: [CentralAction] = []
+        if isCandidate(device) {
+            if let index = candidates.firstIndex(where: { $0.address == device.address }) {
+                candidates[index].rssi = device.rssi ?? candidates[index].rssi
+                candidates[index].id = device.id
+            } else {
+                let candidate = Candidate(
+                    index: candidates.count, id: device.id, address: device.address, name: settings.name,
+                    rssi: device.rssi)
+                candidates.append(candidate)
+                actions.append(.report(.discovered(candidate)))
+            }
+        }
+        if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
+            scan = .idle
+            actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count))]
+            actions += beginConnect(Peer(id: device.id, address: device.address, name: device.name))
+        }
+        return actions
+    }
+
+    mutating func deviceRemoved(_ id: DeviceID) -> [CentralAction] {
+        devices[id] = nil
+        guard let peer, peer.id == id else { return [] }
+        switch link {
+        case .idle: return []
+        case .disconnecting: return finishDisconnect()
+        case .connecting: return connectFailed("the device went away (bluetoothd removed it)")
+        case .resolving, .subscribing, .ready: return linkLost(reason: "the device went away (bluetoothd removed it)")
+        }
+    }
+}

@@ -1,0 +1,317 @@
+import RelayProtocol
+import Shared
+
+/// The settings of a session, taken from the command line.
+struct CentralSettings: Equatable, Sendable {
+    var name = "sample"
+    var scanTimeout = CentralOptions.defaultScanTimeout
+    var reconnect = false
+    var maxMessage = CentralOptions.defaultMaxMessage
+    var saveDirectory: String?
+    var startupTarget: StartupTarget?
+    /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
+    var retryDelay = 1.0
+
+    init() {}
+
+    init(options: CentralOptions) {
+        name = options.name
+        scanTimeout = options.scanTimeout
+        reconnect = options.reconnect
+        maxMessage = options.maxMessage
+        saveDirectory = options.saveDirectory
+        startupTarget = options.connect
+    }
+}
+
+/// The central's state machine: it takes commands and BlueZ observations (`CentralInput`) and
+/// returns what to do (`CentralAction`); the driver performs the I/O and feeds the results back.
+///
+/// It owns the scan list, the link (connect → services resolved → characteristics checked →
+/// subscribed + MTU learned → ready), the counters, the reassembler for notifications and the
+/// paced queue of outgoing values (one in flight at a time).
+struct CentralSession {
+    /// The link to a peripheral.
+    enum Link: Equatable {
+        case idle
+        /// `Connect` was issued; `seenConnected` once `Connected` went true.
+        case connecting(Peer, seenConnected: Bool)
+        /// Services resolved; waiting for the characteristics.
+        case resolving(Peer)
+        /// Characteristics checked; subscribing and learning the MTU.
+        case subscribing(Peer, RelayLink)
+        case ready(Peer, RelayLink)
+        case disconnecting(Peer)
+    }
+
+    /// The relay characteristics of a link and how far the set-up has come.
+    struct RelayLink: Equatable {
+        var write: CharacteristicID
+        var notify: CharacteristicID
+        var notifying = false
+        var mtu: MTU?
+        var path: WritePath?
+    }
+
+    /// Why discovery runs.
+    enum ScanPurpose: Equatable {
+        /// `scan`: list candidates until the time-out.
+        case listing
+        /// Find one device and connect to it; `persistent` scans have no time-out (reconnect, resume).
+        case seeking(SeekTarget, persistent: Bool)
+    }
+
+    enum Scan: Equatable {
+        case idle
+        case starting(ScanPurpose)
+        case active(ScanPurpose)
+
+        var purpose: ScanPurpose? {
+            switch self {
+            case .idle: return nil
+            case .starting(let purpose), .active(let purpose): return purpose
+            }
+        }
+    }
+
+    /// A value waiting to be written, or being written.
+    enum Outgoing {
+        case counter(Counter, token: CommandToken?)
+        case message(MessageFrames, token: CommandToken?, sha256: String, sentFrames: Int)
+    }
+
+    let settings: CentralSettings
+    var adapterState: AdapterState = .unknown
+    var adapter: AdapterInfo?
+    var scan: Scan = .idle
+    var candidates: [Candidate] = []
+    var devices: [DeviceID: DeviceInfo] = [:]
+    var link: Link = .idle
+    var nextCounter = Counter(0)
+    var lastReceived: Counter?
+    var messagesReceived = 0
+    var messagesSent = 0
+    /// The device to connect to by itself whenever possible (start-up, reconnect, resume).
+    var autoConnect: SeekTarget?
+    /// Whether an automatic connection comes from `--reconnect` or a resume (persistent) rather than a command.
+    var autoConnectPersistent = false
+    /// A listing scan interrupted by the adapter going away, resumed when it is back.
+    var resumeListing = false
+
+    var reassembler: Reassembler
+    var chunker = Chunker()
+    var outgoing: [Outgoing] = []
+    var writeInFlight = false
+
+    var scanToken: CommandToken?
+    var connectToken: CommandToken?
+    var disconnectToken: CommandToken?
+    var readToken: CommandToken?
+    var readsPending = 0
+    var readFailure: String?
+    /// The reason the next `disconnected` event gives when we asked for the disconnection.
+    var disconnectReason: String?
+
+    init(settings: CentralSettings) {
+        self.settings = settings
+        self.reassembler = Reassembler(maxMessageLength: settings.maxMessage)
+        switch settings.startupTarget {
+        case .address(let address)?: autoConnect = .address(address)
+        case .name(let name)?: autoConnect = .name(name)
+        case nil: break
+        }
+    }
+
+    /// The peer of the link, if any.
+    var peer: Peer? {
+        switch link {
+        case .idle: return nil
+        case .connecting(let peer, _), .resolving(let peer), .subscribing(let peer, _), .ready(let peer, _),
+            .disconnecting(let peer):
+            return peer
+        }
+    }
+
+    /// The ready link's characteristics and MTU, when ready.
+    var readyLink: RelayLink? {
+        if case .ready(_, let relay) = link { return relay }
+        return nil
+    }
+
+    /// One word for the prompt: `off`, `idle`, `scanning`, `connecting`, `ready`, ...
+    var promptState: String {
+        if adapterState != .poweredOn { return adapterState == .unknown ? "waiting" : "off" }
+        switch link {
+        case .idle: return scan == .idle ? "idle" : "scanning"
+        case .connecting: return "connecting"
+        case .resolving, .subscribing: return "subscribing"
+        case .ready(_, let relay): return "ready mtu \(relay.mtu?.value ?? MTU.minimum)"
+        case .disconnecting: return "disconnecting"
+        }
+    }
+
+    /// Whether nothing is pending that quitting would cut short (sends, connect, read).
+    var isQuiescent: Bool { outgoing.isEmpty && !writeInFlight }
+
+    /// The `status` snapshot.
+    var status: CentralStatus {
+        let linkWord: String
+        switch link {
+        case .idle: linkWord = "disconnected"
+        case .connecting: linkWord = "connecting"
+        case .resolving: linkWord = "resolving services"
+        case .subscribing: linkWord = "subscribing"
+        case .ready: linkWord = "ready"
+        case .disconnecting: linkWord = "disconnecting"
+        }
+        return CentralStatus(
+            adapter: adapter, adapterState: adapterState, link: linkWord, peer: peer, mtu: readyLink?.mtu,
+            path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
+            lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
+            pendingSends: outgoing.count)
+    }
+
+    /// Handles one input and returns the actions to perform, in order.
+    mutating func handle(_ input: CentralInput) -> [CentralAction] {
+        switch input {
+        case .command(let command, let token): return handle(command, token: token)
+        case .adapter(let availability): return adapterChanged(availability)
+        case .discoveryStarted: return discoveryStarted()
+        case .discoveryFailed(let error): return discoveryFailed(error)
+        case .scanTimerFired: return scanTimedOut()
+        case .deviceUpdated(let device): return deviceUpdated(device)
+        case .deviceRemoved(let id): return deviceRemoved(id)
+        case .connectFinished(let id, let error): return connectFinished(id, error)
+        case .disconnectFinished(let id, let error): return disconnectFinished(id, error)
+        case .characteristicsFound(let id, let characteristics): return characteristicsFound(id, characteristics)
+        case .notifyStarted(let error): return notifyStarted(error)
+        case .writeAcquired(let mtu): return writeAcquired(mtu)
+        case .writeAcquireFailed: return writeAcquireFailed()
+        case .mtuRead(let mtu): return mtuRead(mtu)
+        case .mtuChanged(let mtu): return mtuChanged(mtu)
+        case .notification(let value): return notified(value)
+        case .writeFinished(let error): return writeFinished(error)
+        case .writeSocketClosed: return writeSocketClosed()
+        case .readFinished(let role, let result): return readFinished(role, result)
+        case .reconnectTimerFired: return tryAutoConnect()
+        }
+    }
+
+    private mutating func handle(_ command: SessionCommand, token: CommandToken) -> [CentralAction] {
+        switch command {
+        case .scan: return startListing(token: token)
+        case .scanStop: return stopScanCommand(token: token)
+        case .list: return [.report(.list(candidates)), .finish(token, .success)]
+        case .connect(let target): return connectCommand(target, token: token)
+        case .disconnect: return disconnectCommand(token: token)
+        case .write(let value): return writeCommand(value, token: token)
+        case .send(let message): return sendCommand(message, token: token)
+        case .read: return readCommand(token: token)
+        case .status: return [.report(.status(status)), .finish(token, .success)]
+        }
+    }
+
+    // MARK: Adapter
+
+    private mutating func adapterChanged(_ availability: AdapterAvailability) -> [CentralAction] {
+        let newState: AdapterState
+        switch availability {
+        case .present(let info, let powered):
+            adapter = info
+            newState = powered ? .poweredOn : .poweredOff
+        case .absent(let reason):
+            newState = .notAvailable(reason)
+        case .bluetoothdStopped:
+            newState = .notAvailable("bluetoothd is not running (start it: systemctl start bluetooth)")
+        case .notPermitted(let reason):
+            newState = .notPermitted(reason)
+        }
+        guard newState != adapterState else { return [] }
+        let wasOn = adapterState == .poweredOn
+        adapterState = newState
+        var actions: [CentralAction] = [.report(.state(newState, adapter: adapter))]
+        if newState == .poweredOn {
+            if resumeListing, autoConnect == nil {
+                resumeListing = false
+                actions += beginScan(.listing)
+            } else {
+                actions += tryAutoConnect()
+            }
+        } else if wasOn || link != .idle || scan != .idle {
+            actions += adapterLost(reason: newState.problem ?? "the adapter went away")
+        }
+        return actions
+    }
+
+    /// The adapter went off or away: the scan and the link end; both resume when it is back.
+    private mutating func adapterLost(reason: String) -> [CentralAction] {
+        var actions: [CentralAction] = []
+        if let purpose = scan.purpose {
+            if purpose == .listing { resumeListing = true }
+            scan = .idle
+            actions += [.cancelScanTimer, .report(.scanStopped(reason: .adapterLost, found: candidates.count))]
+            if let token = scanToken {
+                scanToken = nil
+                actions.append(.finish(token, .failure(reason)))
+            }
+        }
+        if let peer, case .disconnecting = link {
+            actions += linkLost(reason: "disconnected (\(reason))")
+            _ = peer
+        } else if let peer {
+            autoConnect = .address(peer.address)
+            autoConnectPersistent = true
+            actions += linkLost(reason: reason)
+        }
+        actions.append(.cancelReconnectTimer)
+        return actions
+    }
+
+    // MARK: Commands that need the adapter
+
+    /// Why a command cannot run now, or nil when the adapter is usable.
+    var adapterProblem: String? {
+        adapterState == .poweredOn ? nil : adapterState.problem
+    }
+
+    private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
+        guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
+        let counter = value.map(Counter.init) ?? nextCounter
+        nextCounter = counter.next
+        outgoing.append(.counter(counter, token: token))
+        return pump()
+    }
+
+    private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
+        guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
+        guard message.bytes.count <= Int(UInt32.max) else {
+            return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
+        }
+        let frames = chunker.frames(for: message)
+        let digest = SHA256.hash(message.bytes).hex
+        outgoing.append(.message(frames, token: token, sha256: digest, sentFrames: 0))
+        return pump()
+    }
+
+    private mutating func readCommand(token: CommandToken) -> [CentralAction] {
+        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        guard readToken == nil else {
+            return [.finish(token, .failure("a read is already in progress: wait for it"))]
+        }
+        readToken = token
+        readsPending = 2
+        readFailure = nil
+        return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
+    }
+
+    /// Why writing is not possible right now.
+    var notReadyReason: String {
+        if let problem = adapterProblem { return problem }
+        switch link {
+        case .idle: return "not connected: scan, then connect N"
+        case .connecting, .resolving, .subscribing: return "still connecting: wait ready, then retry"
+        case .disconnecting: return "disconnecting: connect again first"
+        case .ready: return "ready"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_central
+
+final class EventRenderingTests: XCTestCase {
+    let console = Console(format: .json, output: { _ in }, clock: { "T" })
+
+    func testDiscoveredCarriesIndexNameAddressAndRSSI() {
+        let candidate = Candidate(
+            index: 2, id: DeviceID("/d"), address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample", rssi: -47)
+        let event = CentralEvent.discovered(candidate)
+        XCTAssertEqual(
+            console.jsonLine(name: event.name, fields: event.fields),
+            #"{"event":"discovered","time":"T","index":2,"name":"sample","address":"00:AA:01:00:00:00","rssi":-47}"#)
+    }
+
+    func testReadyMessageAndDisconnectedFields() {
+        let peer = Peer(id: DeviceID("/d"), address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
+        let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket)
+        XCTAssertEqual(
+            console.jsonLine(name: ready.name, fields: ready.fields),
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket"}"#)
+        let message = CentralEvent.message(kind: .text, length: 2, sha256: "ab", text: "hi", file: nil)
+        XCTAssertEqual(
+            console.jsonLine(name: message.name, fields: message.fields),
+            #"{"event":"message","time":"T","kind":"text","length":2,"sha256":"ab","text":"hi"}"#)
+        let gone = CentralEvent.disconnected(peer, reason: "connection lost")
+        XCTAssertEqual(gone.fields.last?.1, .string("connection lost"))
+    }
+
+    func testEveryEventNameIsListed() {
+        let peer = Peer(id: DeviceID("/d"), address: BluetoothAddress("00:AA:01:00:00:00")!, name: nil)
+        let partial = DroppedPartial(id: MessageID(1), kind: .binary, received: 1, total: 2)
+        let status = CentralStatus(
+            adapter: nil, adapterState: .unknown, link: "disconnected", peer: nil, mtu: nil, path: nil, scanning: false,
+            candidates: 0, nextCounter: Counter(0), lastReceived: nil, messagesReceived: 0, messagesSent: 0,
+            pendingSends: 0)
+        let all: [CentralEvent] = [
+            .state(.poweredOn, adapter: nil), .scanning(timeout: 1, seeking: nil),
+            .scanStopped(reason: .timeout, found: 0), .discovered(Candidate(index: 0, id: DeviceID("/d"), address: peer.address, name: "s", rssi: nil)),
+            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue), .mtu(MTU(23)!),
+            .disconnected(peer, reason: "x"), .reconnecting(peer.address), .counter(Counter(1)), .written(Counter(1)),
+            .message(kind: .binary, length: 0, sha256: "", text: nil, file: nil), .dropped(partial, reason: "x"),
+            .sent(kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!), .read(.write, value: []), .list([]),
+            .status(status), .error("x"),
+        ]
+        XCTAssertEqual(Set(all.map(\.name)), Set(CentralEvent.names))
+        XCTAssertEqual(all.count, CentralEvent.names.count)
+        for event in all { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
+    }
+}

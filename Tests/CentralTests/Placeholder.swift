@@ -1,2 +1,0 @@
-import XCTest
-final class CentralTestsPlaceholder: XCTestCase { func testBuilds() {} }

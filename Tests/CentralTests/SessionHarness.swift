@@ -1,0 +1,117 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_central
+
+/// Drives a `CentralSession` the way the BlueZ driver would, without D-Bus.
+struct SessionHarness {
+    var session: CentralSession
+    var nextToken = 1
+    /// Every action returned so far, in order.
+    var log: [CentralAction] = []
+
+    static let adapter = AdapterInfo(name: "hci1", address: BluetoothAddress("00:AA:01:01:00:01"))
+    static let peerAddress = BluetoothAddress("00:AA:01:00:00:00")!
+    static let peerID = DeviceID("/org/bluez/hci1/dev_00_AA_01_00_00_00")
+    static let writeID = CharacteristicID("/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0002")
+    static let notifyID = CharacteristicID("/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0004")
+
+    init(settings: CentralSettings = CentralSettings()) {
+        session = CentralSession(settings: settings)
+    }
+
+    @discardableResult
+    mutating func feed(_ input: CentralInput) -> [CentralAction] {
+        let actions = session.handle(input)
+        log += actions
+        return actions
+    }
+
+    /// Feeds a command and returns its token and the immediate actions.
+    @discardableResult
+    mutating func command(_ command: SessionCommand) -> (token: CommandToken, actions: [CentralAction]) {
+        let token = nextToken
+        nextToken += 1
+        return (token, feed(.command(command, token: token)))
+    }
+
+    mutating func powerOn() {
+        feed(.adapter(.present(Self.adapter, powered: true)))
+    }
+
+    static func device(
+        _ address: BluetoothAddress = peerAddress, id: DeviceID? = nil, name: String? = "sample", rssi: Int? = -50,
+        relay: Bool = true, connected: Bool = false, resolved: Bool = false
+    ) -> DeviceInfo {
+        DeviceInfo(
+            id: id ?? DeviceID("/org/bluez/hci1/dev_" + address.pathComponent), address: address, name: name,
+            rssi: rssi, serviceUUIDs: relay ? [RelayProfile.service] : [], connected: connected,
+            servicesResolved: resolved)
+    }
+
+    static let relayCharacteristics = [
+        RemoteCharacteristic(
+            id: writeID, uuid: RelayProfile.writeCharacteristic, serviceUUID: RelayProfile.service,
+            flags: [.read, .writeWithoutResponse]),
+        RemoteCharacteristic(
+            id: notifyID, uuid: RelayProfile.notifyCharacteristic, serviceUUID: RelayProfile.service,
+            flags: [.read, .notify]),
+    ]
+
+    /// Scans and finds the peripheral as candidate 0.
+    mutating func scanAndFind() {
+        powerOn()
+        command(.scan)
+        feed(.discoveryStarted)
+        feed(.deviceUpdated(Self.device()))
+    }
+
+    /// Goes all the way to `ready` with the given MTU over the AcquireWrite socket.
+    mutating func connectReady(mtu: Int = 517) {
+        scanAndFind()
+        command(.connect(.index(0)))
+        establish(mtu: mtu)
+    }
+
+    /// From `connect` issued to `ready`.
+    mutating func establish(mtu: Int = 517, id: DeviceID = SessionHarness.peerID) {
+        feed(.connectFinished(id, nil))
+        feed(.deviceUpdated(Self.device(id: id, connected: true, resolved: true)))
+        feed(.characteristicsFound(id, Self.relayCharacteristics))
+        feed(.notifyStarted(nil))
+        feed(.writeAcquired(MTU(mtu)!))
+    }
+
+    /// The events among `actions`.
+    static func events(_ actions: [CentralAction]) -> [CentralEvent] {
+        actions.compactMap { if case .report(let event) = $0 { return event } else { return nil } }
+    }
+
+    static func eventNames(_ actions: [CentralAction]) -> [String] { events(actions).map(\.name) }
+
+    /// The outcome of `token` among `actions`, if it finished there.
+    static func outcome(of token: CommandToken, in actions: [CentralAction]) -> CommandOutcome? {
+        for action in actions {
+            if case .finish(let finished, let outcome) = action, finished == token { return outcome }
+        }
+        return nil
+    }
+
+    /// The values written among `actions`.
+    static func writes(_ actions: [CentralAction]) -> [[UInt8]] {
+        actions.compactMap { if case .write(let value, _, _) = $0 { return value } else { return nil } }
+    }
+
+    /// Acknowledges writes one at a time until nothing more is written; returns every value written.
+    mutating func drainWrites(startingWith first: [CentralAction]) -> [[UInt8]] {
+        var pending = Self.writes(first)
+        var all: [[UInt8]] = []
+        while !pending.isEmpty {
+            XCTAssertEqual(pending.count, 1, "one value in flight at a time")
+            all += pending
+            pending = Self.writes(feed(.writeFinished(nil)))
+        }
+        return all
+    }
+}

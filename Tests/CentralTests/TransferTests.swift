@@ -1,0 +1,207 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_central
+
+final class CounterTests: XCTestCase {
+    func testWriteSendsBareLittleEndianCountersAndCountsUp() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        var written: [[UInt8]] = []
+        var events: [CentralEvent] = []
+        for _ in 0..<3 {
+            let (token, actions) = harness.command(.write(value: nil))
+            written += SessionHarness.writes(actions)
+            let done = harness.feed(.writeFinished(nil))
+            events += SessionHarness.events(done)
+            XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
+        }
+        XCTAssertEqual(written, [[0, 0, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0]])
+        XCTAssertEqual(events, [.written(Counter(0)), .written(Counter(1)), .written(Counter(2))])
+        let explicit = harness.command(.write(value: 0x0102_0304))
+        XCTAssertEqual(SessionHarness.writes(explicit.actions), [[4, 3, 2, 1]])
+        harness.feed(.writeFinished(nil))
+        XCTAssertEqual(harness.session.nextCounter, Counter(0x0102_0305))
+    }
+
+    func testWritesQueueBehindTheOneInFlight() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let first = harness.command(.write(value: nil))
+        let second = harness.command(.write(value: nil))
+        XCTAssertEqual(SessionHarness.writes(first.actions).count, 1)
+        XCTAssertEqual(SessionHarness.writes(second.actions).count, 0, "nothing written until the first completes")
+        let next = harness.feed(.writeFinished(nil))
+        XCTAssertEqual(SessionHarness.writes(next), [[1, 0, 0, 0]])
+    }
+
+    func testFailedWriteIsReportedAndTheNextGoesOn() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let first = harness.command(.write(value: nil))
+        harness.command(.write(value: nil))
+        let failed = harness.feed(.writeFinished(BlueZError(name: "org.bluez.Error.InvalidLength", message: "")))
+        guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: failed) else { return XCTFail() }
+        XCTAssertTrue(message.contains("too large"), message)
+        XCTAssertEqual(SessionHarness.writes(failed), [[1, 0, 0, 0]])
+    }
+
+    func testWriteBeforeConnectingFailsWithTheFix() {
+        var harness = SessionHarness()
+        harness.powerOn()
+        let (token, actions) = harness.command(.write(value: nil))
+        guard case .failure(let message)? = SessionHarness.outcome(of: token, in: actions) else { return XCTFail() }
+        XCTAssertTrue(message.contains("connect"), message)
+        XCTAssertEqual(harness.session.nextCounter, Counter(0), "nothing counted when nothing was written")
+    }
+
+    func testReceivedCountersAreShownAndNotYetReceivedBefore() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        XCTAssertNil(harness.session.status.lastReceived)
+        XCTAssertTrue(CentralEvent.status(harness.session.status).humanDescription.contains("not yet received"))
+        var events: [CentralEvent] = []
+        for value: UInt32 in [0, 1, 2] {
+            events += SessionHarness.events(harness.feed(.notification(Counter(value).encoded)))
+        }
+        XCTAssertEqual(events, [.counter(Counter(0)), .counter(Counter(1)), .counter(Counter(2))])
+        XCTAssertEqual(harness.session.status.lastReceived, Counter(2))
+    }
+}
+
+final class MessageTests: XCTestCase {
+    func roundTrip(length: Int, mtu: Int, kind: MessageKind = .binary) {
+        var harness = SessionHarness()
+        harness.connectReady(mtu: mtu)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let message = Message(kind: kind, bytes: bytes)
+        let (token, actions) = harness.command(.send(message))
+        let values = harness.drainWrites(startingWith: actions)
+        let limit = MTU(mtu)!.maxValueLength
+        XCTAssertTrue(values.allSatisfy { $0.count <= limit && $0.count != 4 }, "every value fits min(MTU-3, 510)")
+        XCTAssertEqual(values.count, MessageFrames.frameCount(messageLength: length, mtu: MTU(mtu)!))
+        // The peripheral's reassembler gets exactly the message back.
+        var reassembler = Reassembler(maxMessageLength: 2 << 20)
+        var delivered: [Message] = []
+        for value in values {
+            for event in reassembler.receive(value) {
+                if case .message(let received) = event { delivered.append(received.message) }
+            }
+        }
+        XCTAssertEqual(delivered, [message])
+        let sent = SessionHarness.events(harness.log).compactMap { event -> String? in
+            if case .sent(_, let sentLength, let sha256, _, _) = event, sentLength == length { return sha256 }
+            return nil
+        }
+        XCTAssertEqual(sent, [SHA256.hash(bytes).hex])
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+    }
+
+    func testMessagesOfManySizesAreChunkedForTheMTUAndPaced() {
+        for mtu in [23, 185, 517] {
+            for length in [0, 1, 5, 200, 1024, 65536] { roundTrip(length: length, mtu: mtu) }
+        }
+        roundTrip(length: 1 << 20, mtu: 517)
+    }
+
+    func testCountersWrittenDuringAMessageWaitTheirTurn() {
+        var harness = SessionHarness()
+        harness.connectReady(mtu: 23)
+        let send = harness.command(.send(Message(text: String(repeating: "x", count: 100))))
+        let write = harness.command(.write(value: 9))
+        XCTAssertEqual(SessionHarness.writes(write.actions), [])
+        let values = harness.drainWrites(startingWith: send.actions)
+        XCTAssertEqual(values.last, [9, 0, 0, 0])
+        XCTAssertEqual(values.filter { $0.count == 4 }.count, 1)
+    }
+
+    func testReceivedMessagesAreShownWithDigestAndText() {
+        var harness = SessionHarness()
+        harness.connectReady(mtu: 23)
+        var chunker = Chunker(mtu: MTU(23)!)
+        let text = "hello from the iPhone side, in several frames"
+        var events: [CentralEvent] = []
+        for value in chunker.frames(for: Message(text: text)) {
+            events += SessionHarness.events(harness.feed(.notification(value)))
+        }
+        XCTAssertEqual(
+            events,
+            [.message(kind: .text, length: text.utf8.count, sha256: SHA256.hash(Array(text.utf8)).hex, text: text, file: nil)])
+        XCTAssertEqual(harness.session.messagesReceived, 1)
+    }
+
+    func testSaveDirectoryGetsEachMessage() {
+        var settings = CentralSettings()
+        settings.saveDirectory = "/tmp/in"
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        var chunker = Chunker(mtu: MTU(517)!)
+        let bytes: [UInt8] = [1, 2, 3, 4, 5]
+        var actions: [CentralAction] = []
+        for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
+        let digest = SHA256.hash(bytes).hex
+        let path = "/tmp/in/message-0001-\(digest.prefix(8)).bin"
+        XCTAssertEqual(actions.first, .save(bytes, path: path))
+        XCTAssertEqual(
+            SessionHarness.events(actions), [.message(kind: .binary, length: 5, sha256: digest, text: nil, file: path)])
+    }
+
+    func testDisconnectMidMessageDropsThePartialAndTheNextArrivesIntact() {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady(mtu: 517)
+        var chunker = Chunker(mtu: MTU(517)!)
+        let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
+        for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
+        let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        let names = SessionHarness.eventNames(lost)
+        XCTAssertEqual(names.prefix(2), ["disconnected", "dropped"])
+        guard case .dropped(let partial, _)? = SessionHarness.events(lost).first(where: { $0.name == "dropped" }) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(partial.total, 64 * 1024)
+        XCTAssertGreaterThan(partial.received, 0)
+        // Reconnect, then a new message arrives intact.
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        harness.establish()
+        let next = Message(text: "after the drop")
+        var events: [CentralEvent] = []
+        for value in chunker.frames(for: next) { events += SessionHarness.events(harness.feed(.notification(value))) }
+        XCTAssertEqual(events.map(\.name), ["message"])
+    }
+
+    func testDisconnectMidSendFailsTheSendAndForgetsTheQueue() {
+        var harness = SessionHarness()
+        harness.connectReady(mtu: 23)
+        let (token, _) = harness.command(.send(Message(binary: [UInt8](repeating: 1, count: 1000))))
+        harness.feed(.writeFinished(nil))
+        let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        guard case .failure(let message)? = SessionHarness.outcome(of: token, in: lost) else { return XCTFail() }
+        XCTAssertTrue(message.contains("not sent"), message)
+        XCTAssertTrue(harness.session.outgoing.isEmpty)
+        XCTAssertEqual(harness.feed(.writeFinished(nil)), [], "a late completion is ignored")
+    }
+
+    func testProtocolErrorsAreReportedAndTheLinkGoesOn() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let garbage = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05]))
+        XCTAssertEqual(SessionHarness.eventNames(garbage), ["error"])
+        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0]))), ["counter"])
+    }
+
+    func testReadShowsBothCharacteristics() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let (token, actions) = harness.command(.read)
+        XCTAssertEqual(actions, [.readValue(.write, SessionHarness.writeID), .readValue(.notify, SessionHarness.notifyID)])
+        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.readFinished(.write, .success([3, 0, 0, 0])))), ["read"])
+        let done = harness.feed(.readFinished(.notify, .success([])))
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
+        XCTAssertEqual(SessionHarness.events(done).first?.fields.first { $0.0 == "characteristic" }?.1, .string("notify"))
+    }
+}
