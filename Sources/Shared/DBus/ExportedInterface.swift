@@ -155,4 +155,11 @@ public struct DeniedCall: Sendable, Hashable {
     public var path: String
     public var interface: String?
     public var member: String
+
+    public init(sender: String, path: String, interface: String?, member: String) {
+        self.sender = sender
+        self.path = path
+        self.interface = interface
+        self.member = member
+    }
 }
