@@ -19,6 +19,12 @@ static inline void relay_rl_configure(const char *name, rl_completion_func_t *co
     rl_attempted_completion_function = completion;
 }
 
+/* Where readline reads keys and draws (NULL: stdin/stdout). */
+static inline void relay_rl_set_streams(FILE *in, FILE *out) {
+    rl_instream = in ? in : stdin;
+    rl_outstream = out ? out : stdout;
+}
+
 static inline int relay_rl_point(void) { return rl_point; }
 static inline void relay_rl_set_point(int point) { rl_point = point; }
 static inline int relay_rl_end(void) { return rl_end; }

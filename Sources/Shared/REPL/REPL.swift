@@ -171,7 +171,8 @@ public final class REPL {
             history = HistoryFile.standard(programName: configuration.programName, limit: configuration.historyLimit,
                                            environment: processEnvironment())
         }
-        let editor = ReadlineEditor(programName: configuration.programName, prompt: prompt, history: history)
+        let editor = ReadlineEditor(programName: configuration.programName, prompt: prompt, history: history,
+                                    inputFD: configuration.inputFD, outputFD: configuration.terminalOutputFD)
         editor.completer = { [unowned self] before, word in
             self.commands.completions(lineBeforeWord: before, word: word)
         }
@@ -345,7 +346,7 @@ public final class REPL {
             editor?.resize()
         case SIGINT:
             if let running {
-                if isInteractive { Console.writeAll(fd: 1, "\n") }  // after the terminal's "^C"
+                if isInteractive { Console.writeAll(fd: configuration.terminalOutputFD, "\n") }  // after the terminal's "^C"
                 running.cancel()
             } else if phase == .draining {
                 if !isInteractive { exitStatus = 130 }

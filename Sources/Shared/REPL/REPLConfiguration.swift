@@ -16,6 +16,9 @@ public struct REPLConfiguration {
     public var historyLimit = 1000
     /// Where commands are read from (standard input by default).
     public var inputFD: Int32 = 0
+    /// The terminal readline draws on in interactive mode (standard output by default;
+    /// the ``Console`` has its own output, normally the same).
+    public var terminalOutputFD: Int32 = 1
     /// The history file; nil uses `$XDG_STATE_HOME/relay/<program>_history` or
     /// `~/.local/state/relay/<program>_history`.
     public var historyPath: String?

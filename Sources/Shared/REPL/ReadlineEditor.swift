@@ -27,14 +27,21 @@ final class ReadlineEditor: LineEditorOutput {
     }
     private(set) var isEditing = false
     private let history: HistoryFile?
+    private let outputFD: Int32
+    private var streams: (UnsafeMutablePointer<FILE>?, UnsafeMutablePointer<FILE>?) = (nil, nil)
 
     nonisolated(unsafe) fileprivate static var current: ReadlineEditor?
     nonisolated(unsafe) fileprivate static var candidates: [String] = []
 
-    init(programName: String, prompt: String, history: HistoryFile?) {
+    init(programName: String, prompt: String, history: HistoryFile?, inputFD: Int32 = 0, outputFD: Int32 = 1) {
         self.prompt = prompt
         self.history = history
+        self.outputFD = outputFD
         relay_rl_configure(strdup(programName), attemptCompletion)
+        if inputFD != 0 || outputFD != 1 {
+            streams = (fdopen(dup(inputFD), "r"), fdopen(dup(outputFD), "w"))
+        }
+        relay_rl_set_streams(streams.0, streams.1)
         using_history()
         history?.load()
         ReadlineEditor.current = self
@@ -58,7 +65,7 @@ final class ReadlineEditor: LineEditorOutput {
     func abandonLine() {
         guard isEditing else { return }
         suspend()
-        Console.writeAll(fd: 1, "\n")
+        Console.writeAll(fd: outputFD, "\n")
     }
 
     /// Lets readline consume the available keystroke(s).
@@ -73,7 +80,7 @@ final class ReadlineEditor: LineEditorOutput {
         rl_callback_sigcleanup()
         rl_replace_line("", 0)
         relay_rl_set_point(0)
-        Console.writeAll(fd: 1, "^C\n")
+        Console.writeAll(fd: outputFD, "^C\n")
         rl_on_new_line()
         rl_redisplay()
     }
@@ -84,16 +91,22 @@ final class ReadlineEditor: LineEditorOutput {
     }
 
     /// Remembers a line in the history (consecutive duplicates and blank lines are skipped).
-    func remember(_ line: String) {
+    func remember(_ text: String) {
+        var line = Substring(text)
+        while let last = line.last, last == " " || last == "\t" { line.removeLast() }
         guard !line.allSatisfy({ $0 == " " || $0 == "\t" }) else { return }
         if let last = relay_history_last(), String(cString: last) == line { return }
-        add_history(line)
+        add_history(String(line))
     }
 
     /// Stops editing and saves the history.
     func close() {
         suspend()
         history?.save()
+        relay_rl_set_streams(nil, nil)
+        if let input = streams.0 { fclose(input) }
+        if let output = streams.1 { fclose(output) }
+        streams = (nil, nil)
         if ReadlineEditor.current === self { ReadlineEditor.current = nil }
     }
 
@@ -116,7 +129,7 @@ final class ReadlineEditor: LineEditorOutput {
         // first so readline does not print a new one, then hand the line on.
         suspend()
         guard let pointer else {
-            Console.writeAll(fd: 1, "\n")
+            Console.writeAll(fd: outputFD, "\n")
             onLine(nil)
             return
         }
