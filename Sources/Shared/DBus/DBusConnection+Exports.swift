@@ -50,6 +50,20 @@ extension DBusConnection {
         if let wanted { retainOwnerTracking(of: wanted) }
     }
 
+    /// The policy's owner lookup answered: decide the calls that waited for it.
+    func ownerTrackingChanged(_ name: String) {
+        guard name == exports.trackedName, !exports.waitingForOwner.isEmpty else { return }
+        let waiting = exports.waitingForOwner
+        exports.waitingForOwner.removeAll()
+        for message in waiting { handleMethodCall(message) }
+    }
+
+    /// Whether the policy cannot decide yet (the owner lookup has not answered).
+    func isPolicyPending() -> Bool {
+        guard case .owner(let name) = exports.policy else { return false }
+        return isOwnerPending(of: name)
+    }
+
     func isAllowed(sender: String) -> Bool {
         switch exports.policy {
         case .anyone: return true

@@ -60,6 +60,12 @@ public enum DBusValue: Sendable, CustomStringConvertible {
             if text.utf8.contains(0) { throw .invalidValue("string contains NUL") }
         case .unixFD(let fd):
             if fd.rawValue == nil { throw .invalidValue("file descriptor is closed") }
+        case .array(let element, let items) where element == .byte:
+            // Fast path for `ay` (notification payloads).
+            for item in items {
+                guard case .byte = item else { throw .invalidValue("array of 'y' holds a '\(item.signature)'") }
+            }
+            return
         case .array(let element, let items):
             guard element.isSingleCompleteType else {
                 throw .invalidValue("array element signature '\(element)' is not one complete type")

@@ -77,11 +77,14 @@ struct ExportRegistry {
     var onAccessDenied: ((DeniedCall) -> Void)?
     /// The name whose owner tracking the policy holds.
     var trackedName: String?
+    /// Calls that arrived before the first answer about the owner; decided once it is known.
+    var waitingForOwner: [Message] = []
 
     mutating func removeAll() {
         for object in objects.values { object.connection = nil }
         objects.removeAll()
         onAccessDenied = nil
+        waitingForOwner.removeAll()
     }
 
     /// Whether `path` is exported or has exported descendants.

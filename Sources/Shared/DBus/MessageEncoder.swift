@@ -21,6 +21,17 @@ enum MessageEncoder {
         case .unixFD(let fd):
             guard var raw = fd.rawValue else { throw .invalidValue("file descriptor is closed") }
             try basic(&iter, TypeCode.unixFD, &raw)  // libdbus duplicates it
+        case .array(let element, let items) where element == .byte:
+            let bytes = items.map { if case .byte(let b) = $0 { return b } else { return 0 } }  // validated before
+            try container(&iter, TypeCode.array, "y") { (sub: inout DBusMessageIter) throws(DBusError) in
+                let ok = bytes.withUnsafeBufferPointer { buffer -> dbus_bool_t in
+                    var start = buffer.baseAddress
+                    return withUnsafeMutablePointer(to: &start) {
+                        dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, $0, Int32(buffer.count))
+                    }
+                }
+                guard ok != 0 else { throw .outOfMemory }
+            }
         case .array(let element, let items):
             try container(&iter, TypeCode.array, element.rawValue) { (sub: inout DBusMessageIter) throws(DBusError) in
                 for item in items { try append(item, to: &sub) }

@@ -13,6 +13,10 @@ extension DBusConnection {
     }
 
     func handleMethodCall(_ message: Message) {
+        if isPolicyPending() {
+            exports.waitingForOwner.append(message)
+            return
+        }
         let outcome = dispatch(message)
         if case .reply(let result) = outcome { sendReply(to: message, result) }
     }

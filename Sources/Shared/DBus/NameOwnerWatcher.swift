@@ -90,7 +90,9 @@ extension DBusConnection {
     func retainOwnerTracking(of name: String) {
         ownerTrackingCounts[name, default: 0] += 1
         if ownerTrackers[name] == nil {
-            ownerTrackers[name] = NameOwnerWatcher(connection: self, name: name)
+            ownerTrackers[name] = NameOwnerWatcher(connection: self, name: name) { [weak self] _ in
+                self?.ownerTrackingChanged(name)
+            }
         }
     }
 
@@ -102,6 +104,11 @@ extension DBusConnection {
             ownerTrackingCounts[name] = nil
             ownerTrackers.removeValue(forKey: name)?.cancel()
         }
+    }
+
+    /// Whether `name` is tracked but its owner is not known yet.
+    func isOwnerPending(of name: String) -> Bool {
+        ownerTrackers[name].map { !$0.isResolved } ?? false
     }
 
     /// The tracked owner of `name`, `nil` if unowned or not tracked/resolved.
