@@ -138,6 +138,14 @@ struct CentralSession {
         return nil
     }
 
+    /// The notify characteristic of a link being subscribed or ready.
+    var notifyCharacteristic: CharacteristicID? {
+        switch link {
+        case .subscribing(_, let relay), .ready(_, let relay): return relay.notify
+        default: return nil
+        }
+    }
+
     /// One word for the prompt: `off`, `idle`, `scanning`, `connecting`, `ready`, ...
     var promptState: String {
         if adapterState != .poweredOn { return adapterState == .unknown ? "waiting" : "off" }

@@ -1,2 +1,47 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+import RelayProtocol
 import Shared
-print("relay-central: not implemented yet")
+
+/// relay-central: the article's Apple Watch app (the central) as a Linux program with a REPL.
+
+let version = "relay-central 1.0 (relay wire protocol v\(RelayProtocolVersion.current))"
+
+let launch: CentralLaunch
+do {
+    launch = try CentralLaunch(parsing: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    Console.writeAll(fd: 2, "relay-central: \(error)\n\(CentralLaunch.usage)\n")
+    exit(64)
+}
+
+let options: CentralOptions
+switch launch {
+case .help:
+    Console.writeToStandardOutput(CentralLaunch.usage + "\n" + CentralLaunch.optionHelp + "\n")
+    exit(0)
+case .version:
+    Console.writeToStandardOutput(version + "\n")
+    exit(0)
+case .run(let chosen):
+    options = chosen
+}
+
+let loop = EventLoop()
+let console = Console(format: options.json ? .json : .human)
+var configuration = REPLConfiguration(programName: "relay-central")
+configuration.eventNames = CentralEvent.names
+let repl = REPL(configuration: configuration, loop: loop, console: console, prompt: "relay-central [waiting]> ")
+let driver = CentralDriver(options: options, loop: loop, console: console)
+driver.onChange = { [unowned repl, unowned driver] in
+    let prompt = "relay-central [\(driver.session.promptState)]> "
+    if repl.prompt != prompt { repl.prompt = prompt }
+}
+CentralCommands.register(in: repl, driver: driver)
+repl.endOfInputHook = { done in driver.whenIdle(done) }
+repl.shutdownHook = { done in driver.shutdown(done) }
+driver.start()
+exit(repl.run())
