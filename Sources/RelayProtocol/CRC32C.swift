@@ -72,7 +72,7 @@ public struct CRC32C: Sendable, Hashable {
         return UnsafePointer(tables)
     }()
 
-    /// Runs the register over `count` bytes at `bytes`, eight at a time, then byte by byte.
+    /// Runs the register over `count` bytes at `bytes`: eight at a time, then four, then byte by byte.
     private static func advance(
         _ register: UInt32, _ bytes: UnsafeRawPointer, _ count: Int, _ table: UnsafePointer<UInt32>
     ) -> UInt32 {
@@ -95,6 +95,14 @@ public struct CRC32C: Sendable, Hashable {
             crc = fromHigh ^ fromLow
             pointer += 8
             remaining -= 8
+        }
+        if remaining >= 4 {
+            let word = crc ^ UInt32(littleEndian: pointer.loadUnaligned(as: UInt32.self))
+            crc =
+                (table[3 * 256 + Int(word & 0xFF)] ^ table[2 * 256 + Int((word >> 8) & 0xFF)])
+                ^ (table[1 * 256 + Int((word >> 16) & 0xFF)] ^ table[Int(word >> 24)])
+            pointer += 4
+            remaining -= 4
         }
         while remaining > 0 {
             let byte = UInt32(pointer.load(as: UInt8.self))
