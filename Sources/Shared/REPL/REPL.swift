@@ -30,10 +30,10 @@
 /// - End of input or `quit`: the end-of-input hook runs (e.g. pending sends finish),
 ///   then the shutdown hook, then ``run()`` returns 0 if every command succeeded, else 1.
 ///   Interactive sessions return 0 (typos at a prompt are not failures).
-/// - Ctrl-C interrupts a running command (it fails with "interrupted"); at the prompt it
-///   clears the line; during the end-of-input wait it skips the wait. Non-interactive,
-///   Ctrl-C with no command running (or during that wait) stops the program: shutdown
-///   hook, status 130.
+/// - Interactive, Ctrl-C interrupts a running command (it fails with "interrupted"); at the
+///   prompt it clears the line; during the end-of-input wait it skips the wait.
+///   Non-interactive, Ctrl-C stops the program: the running command is interrupted, the
+///   shutdown hook runs, status 130. During the shutdown hook, Ctrl-C exits at once.
 /// - SIGTERM or SIGHUP: the running command is interrupted, the shutdown hook runs, and
 ///   the status is as at end of input (0 if every command so far succeeded). A second
 ///   SIGTERM exits at once.
@@ -345,18 +345,17 @@ public final class REPL {
         case SIGWINCH:
             editor?.resize()
         case SIGINT:
-            if let running {
-                if isInteractive { Console.writeAll(fd: configuration.terminalOutputFD, "\n") }  // after the terminal's "^C"
+            if phase == .shuttingDown {
+                phase = .finished
+            } else if !isInteractive {
+                terminate(status: 130)
+            } else if let running {
+                Console.writeAll(fd: configuration.terminalOutputFD, "\n")  // after the terminal's "^C"
                 running.cancel()
             } else if phase == .draining {
-                if !isInteractive { exitStatus = 130 }
                 shutDown()
-            } else if phase == .shuttingDown {
-                phase = .finished
-            } else if isInteractive {
-                editor?.interrupt()
             } else {
-                terminate(status: 130)
+                editor?.interrupt()
             }
         default:  // SIGTERM, SIGHUP
             if phase == .shuttingDown {
