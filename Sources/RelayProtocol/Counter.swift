@@ -49,6 +49,7 @@ public struct Counter: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.value = value
     }
 
+    /// Orders counters by value.
     public static func < (lhs: Counter, rhs: Counter) -> Bool { lhs.value < rhs.value }
 
     /// The decimal value.

@@ -1,7 +1,9 @@
 /// The flag byte of a frame header (byte 1).
 public struct FrameFlags: OptionSet, Sendable, Hashable {
+    /// The flag byte.
     public let rawValue: UInt8
 
+    /// Flags from a flag byte.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }

@@ -39,6 +39,7 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// silently truncated by BlueZ and longer write commands are refused.
     public var maxValueLength: Int { min(value - 3, Self.valueLengthCeiling) }
 
+    /// Orders MTUs by size.
     public static func < (lhs: MTU, rhs: MTU) -> Bool { lhs.value < rhs.value }
 
     /// The MTU in decimal.

@@ -48,7 +48,13 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     /// The total number of frames of this message.
     public var count: Int { Self.frameCount(messageLength: message.bytes.count, mtu: mtu) }
 
-    public var underestimatedCount: Int { finished ? 0 : count }
+    /// The number of frames not yet produced, or 0 once finished.
+    public var underestimatedCount: Int {
+        if finished { return 0 }
+        if offset == 0 && sequence == 0 { return count }
+        let continuationCapacity = maxValueLength - FrameHeader.continuationLength
+        return (message.bytes.count - offset + continuationCapacity - 1) / continuationCapacity
+    }
 
     /// The next frame as a new value, or nil after the last one.
     public mutating func next() -> [UInt8]? {

@@ -113,7 +113,11 @@ final class RoundTripTests: XCTestCase {
         let expected = Array(frames)
         var buffer: [UInt8] = []
         var produced: [[UInt8]] = []
-        while frames.next(into: &buffer) { produced.append(buffer) }
+        XCTAssertEqual(frames.underestimatedCount, expected.count)
+        while frames.next(into: &buffer) {
+            produced.append(buffer)
+            XCTAssertEqual(frames.underestimatedCount, expected.count - produced.count)
+        }
         XCTAssertEqual(produced, expected)
         XCTAssertFalse(frames.next(into: &buffer))
         XCTAssertNil(frames.next())
