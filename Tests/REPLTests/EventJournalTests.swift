@@ -40,10 +40,16 @@ final class EventJournalTests: XCTestCase {
         XCTAssertEqual(journal.unusedCount(of: "x"), 1)
     }
 
-    func testUnusedEventsAreBoundedPerName() {
-        let journal = EventJournal(capacityPerName: 3)
-        for _ in 0..<10 { journal.record("counter") }
-        XCTAssertEqual(journal.unusedCount(of: "counter"), 3)
-        XCTAssertEqual(journal.sequence, 10)
+    func testUnusedEventsAreCountedPerNameAndForgottenAtTheNextMark() {
+        let journal = EventJournal()
+        for _ in 0..<100_000 { journal.record("counter") }
+        journal.record("other")
+        XCTAssertEqual(journal.unusedCount(of: "counter"), 100_000)
+        XCTAssertEqual(journal.sequence, 100_001)
+        XCTAssertTrue(journal.consume("counter"))
+        XCTAssertEqual(journal.unusedCount(of: "counter"), 99_999)
+        journal.markCommandStart()
+        XCTAssertEqual(journal.unusedCount(of: "counter"), 0)
+        XCTAssertFalse(journal.consume("other"))
     }
 }

@@ -39,3 +39,21 @@ final class REPLHostileInputTests: XCTestCase {
         XCTAssertEqual(harness.log, (0..<5000).map { "send:\($0)" })
     }
 }
+
+extension REPLHostileInputTests {
+    func testInputIsNotReadAheadWhileACommandRuns() {
+        let harness = ScriptHarness()
+        var bytesLeftInPipe = -1
+        harness.repl.add(CommandSpec("check", summary: "Measure the pipe.") { [unowned harness] context in
+            context.loop.schedule(after: 0.05) {
+                bytesLeftInPipe = harness.bytesWaitingInPipe()
+                context.succeed()
+            }
+            return .pending
+        })
+        let filler = String(repeating: "send x\n", count: 20_000)  // 140 kB: more than one read plus the pipe
+        XCTAssertEqual(harness.run(script: "check\n" + filler), 0)
+        XCTAssertGreaterThan(bytesLeftInPipe, 0, "the whole input was read while 'check' ran")
+        XCTAssertEqual(harness.log.count, 20_000)
+    }
+}

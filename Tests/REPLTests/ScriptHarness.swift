@@ -37,6 +37,13 @@ final class ScriptHarness {
         if writeFD >= 0 { close(writeFD) }
     }
 
+    /// Bytes written to the pipe that the REPL has not read yet.
+    func bytesWaitingInPipe() -> Int {
+        var count: Int32 = 0
+        _ = ioctl(readFD, UInt(FIONREAD), &count)
+        return Int(count)
+    }
+
     /// Output lines printed so far.
     var lines: [String] {
         outputBox().split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)

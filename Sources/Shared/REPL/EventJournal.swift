@@ -24,17 +24,12 @@ public final class EventJournal {
     public private(set) var sequence = 0
     /// Sequence number at the latest command start.
     public private(set) var mark = 0
-    /// Unused events after the mark, by name, oldest first (sequence numbers).
-    private var pending: [String: [Int]] = [:]
+    /// How many events of each name arrived since the mark and were not used by a wait.
+    private var unused: [String: Int] = [:]
     private var waiters: [Int: Waiter] = [:]
     private var nextWaiterID = 0
-    /// At most this many unused events are remembered per name (the oldest are dropped).
-    public let capacityPerName: Int
-
     /// An empty journal.
-    public init(capacityPerName: Int = 10_000) {
-        self.capacityPerName = max(1, capacityPerName)
-    }
+    public init() {}
 
     /// Records an event; the oldest waiter for that name (if any) is satisfied by it.
     public func record(_ name: String) {
@@ -44,29 +39,25 @@ public final class EventJournal {
             waiter.satisfied()
             return
         }
-        var list = pending[name, default: []]
-        list.append(sequence)
-        if list.count > capacityPerName { list.removeFirst(list.count - capacityPerName) }
-        pending[name] = list
+        unused[name, default: 0] += 1
     }
 
     /// A command started: events from now on count for the following `wait`s.
     public func markCommandStart() {
         mark = sequence
-        pending.removeAll(keepingCapacity: true)
+        unused.removeAll(keepingCapacity: true)
     }
 
     /// Uses up the first unused event called `name` since the mark, if there is one.
     public func consume(_ name: String) -> Bool {
-        guard var list = pending[name], !list.isEmpty else { return false }
-        list.removeFirst()
-        pending[name] = list.isEmpty ? nil : list
+        guard let count = unused[name], count > 0 else { return false }
+        unused[name] = count == 1 ? nil : count - 1
         return true
     }
 
     /// Number of unused events called `name` since the mark.
     public func unusedCount(of name: String) -> Int {
-        pending[name]?.count ?? 0
+        unused[name] ?? 0
     }
 
     /// Waits for `name`: calls `satisfied` at once (synchronously) and returns nil if an

@@ -67,7 +67,10 @@ public final class REPL {
     var builtins: [CommandSpec] = []
     private var editor: ReadlineEditor?
     private var splitter: LineSplitter
+    /// Lines read but not run yet: `queue[queueHead...]`.
     private var queue: [InputLine] = []
+    private var queueHead = 0
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var inputToken: EventLoop.Token?
     private var endOfInput = false
     private var running: CommandContext?
@@ -97,14 +100,18 @@ public final class REPL {
     /// Adds a program command (shown in `help` in the order added, before the built-ins).
     public func add(_ spec: CommandSpec) {
         programCommands.add(spec)
+        mergedCommands = nil
     }
 
     /// All commands: the program's, then the built-ins it did not replace.
     public var commands: CommandTable {
+        if let mergedCommands { return mergedCommands }
         var table = programCommands
         for spec in builtins where table.command(named: spec.name) == nil { table.add(spec) }
+        mergedCommands = table
         return table
     }
+    private var mergedCommands: CommandTable?
 
     /// Reads and runs commands until end of input, `quit`, a signal or ``terminate(status:)``;
     /// returns the exit status.
@@ -149,10 +156,11 @@ public final class REPL {
     }
 
     private func readInput() {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        let count = read(configuration.inputFD, &buffer, buffer.count)
+        let count = read(configuration.inputFD, &readBuffer, readBuffer.count)
         if count > 0 {
-            queue += splitter.feed(buffer[0..<count])
+            // Read no more until these lines have run: input is consumed at the pace of the commands.
+            if let inputToken { loop.update(inputToken, interest: []) }
+            queue += splitter.feed(readBuffer[0..<count])
         } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
             if count < 0 { console.commandFailed("cannot read input: \(String(cString: strerror(errno)))", command: nil, line: nil) }
             endOfInput = true
@@ -212,8 +220,13 @@ public final class REPL {
 
     /// Runs queued lines while nothing is pending; then reads more, or ends.
     private func pump() {
-        while phase == .reading, running == nil, !queue.isEmpty {
-            let line = queue.removeFirst()
+        while phase == .reading, running == nil, queueHead < queue.count {
+            let line = queue[queueHead]
+            queueHead += 1
+            if queueHead == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                queueHead = 0
+            }
             execute(line)
         }
         guard phase == .reading, running == nil else { return }
@@ -297,6 +310,7 @@ public final class REPL {
     func requestQuit() {
         endOfInput = true
         queue.removeAll()
+        queueHead = 0
         if let inputToken { loop.update(inputToken, interest: []) }
     }
 
