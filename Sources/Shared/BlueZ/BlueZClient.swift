@@ -85,11 +85,17 @@ public final class BlueZClient {
         owner = newOwner
         for (_, observer) in ownerObservers.sorted(by: { $0.key < $1.key }) { observer(newOwner) }
         emit([.serviceAppeared(owner: newOwner)])
+        loadObjects(of: newOwner, attempt: 1)
+    }
+
+    /// Reads `GetManagedObjects`. A fresh owner may take its name before exporting its object
+    /// manager (bluezoo does), so failures are retried a few times while the owner stays.
+    private func loadObjects(of expectedOwner: String, attempt: Int) {
         loading = connection.call(
             destination: BlueZInterface.service, path: .root, interface: BlueZInterface.objectManager,
             method: "GetManagedObjects", timeout: callTimeout
         ) { [weak self] result in
-            guard let self, self.owner == newOwner else { return }
+            guard let self, self.owner == expectedOwner else { return }
             self.loading = nil
             switch result {
             case .success(let values):
@@ -100,6 +106,11 @@ public final class BlueZClient {
                 self.isLoaded = true
                 self.emit(self.tree.load(managed))
                 self.emit([.objectsLoaded])
+            case .failure(let error) where attempt < 10 && error != .timeout:
+                self.loop.schedule(after: 0.05 * Double(attempt)) { [weak self] in
+                    guard let self, self.owner == expectedOwner, !self.isLoaded else { return }
+                    self.loadObjects(of: expectedOwner, attempt: attempt + 1)
+                }
             case .failure(let error):
                 self.emit([.problem(BlueZError(error))])
             }
@@ -163,7 +174,7 @@ public final class BlueZClient {
         timeout: Double? = nil, completion: @escaping (Result<[DBusValue], BlueZError>) -> Void
     ) {
         guard owner != nil else {
-            loop.post { completion(.failure(BlueZError(name: DBusRemoteError.Names.serviceUnknown,
+            loop.schedule(after: 0) { completion(.failure(BlueZError(name: DBusRemoteError.Names.serviceUnknown,
                                                        message: "org.bluez is not on the bus"))) }
             return
         }

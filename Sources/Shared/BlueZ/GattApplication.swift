@@ -117,13 +117,13 @@ public final class GattApplication {
     /// Registering again while registered completes with the existing registration.
     public func register(adapter: ObjectPath, completion: @escaping (Result<BlueZRegistration, BlueZError>) -> Void) {
         if let registration, registration.isActive {
-            client.loop.post { completion(.success(registration)) }
+            client.loop.schedule(after: 0) { completion(.success(registration)) }
             return
         }
         do {
             try export()
         } catch {
-            client.loop.post { completion(.failure(error)) }
+            client.loop.schedule(after: 0) { completion(.failure(error)) }
             return
         }
         client.callVoid(adapter, BlueZInterface.gattManager, "RegisterApplication",

@@ -59,7 +59,7 @@ public final class LEAdvertisement {
     /// fit (`Failed`), or more advertisements than the controller supports (`NotPermitted`).
     public func register(adapter: ObjectPath, completion: @escaping (Result<BlueZRegistration, BlueZError>) -> Void) {
         if let registration, registration.isActive {
-            client.loop.post { completion(.success(registration)) }
+            client.loop.schedule(after: 0) { completion(.success(registration)) }
             return
         }
         if object == nil {
@@ -67,7 +67,7 @@ public final class LEAdvertisement {
             do {
                 try client.connection.export(exported)
             } catch {
-                client.loop.post { completion(.failure(BlueZError(error))) }
+                client.loop.schedule(after: 0) { completion(.failure(BlueZError(error))) }
                 return
             }
             object = exported
@@ -103,6 +103,10 @@ public final class LEAdvertisement {
             }
             completion(result)
         }
-        if let registration { registration.unregister(completion: finish) } else { client.loop.post { finish(.success(())) } }
+        if let registration {
+            registration.unregister(completion: finish)
+        } else {
+            client.loop.schedule(after: 0) { finish(.success(())) }
+        }
     }
 }

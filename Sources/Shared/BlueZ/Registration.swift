@@ -32,7 +32,7 @@ public final class BlueZRegistration {
     /// Unregisters; completes with success if it was already gone.
     public func unregister(completion: @escaping (Result<Void, BlueZError>) -> Void = { _ in }) {
         guard isActive else {
-            client.loop.post { completion(.success(())) }
+            client.loop.schedule(after: 0) { completion(.success(())) }
             return
         }
         invalidate()
