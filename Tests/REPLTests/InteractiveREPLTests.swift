@@ -12,7 +12,7 @@ final class InteractiveREPLTests: XCTestCase {
 
         init() throws {
             master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
-            guard master >= 0 else { throw CommandError("no /dev/ptmx") }
+            guard master >= 0 else { throw XCTSkip("no pseudo-terminals here (/dev/ptmx: errno \(errno))") }
             var unlock: Int32 = 0
             _ = ioctl(master, UInt(0x4004_5431), &unlock)  // TIOCSPTLCK
             var number: UInt32 = 0
