@@ -17,6 +17,16 @@ final class ConnectionLoopBridge {
     private var dispatching = false
     private var detached = false
 
+    /// The user data registered with the filter (needed to remove it).
+    private var filterData: UnsafeMutableRawPointer?
+
+    /// The message filter: hands every message to `onMessage`.
+    private static let filter: DBusHandleMessageFunction = { _, message, data in
+        let bridge = ConnectionLoopBridge.from(data)
+        guard let message, let handler = bridge.onMessage else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+        return handler(Message(retaining: message)) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+    }
+
     init(raw: OpaquePointer, loop: EventLoop) {
         self.raw = raw
         self.loop = loop
@@ -44,16 +54,12 @@ final class ConnectionLoopBridge {
                 if status == DBUS_DISPATCH_DATA_REMAINS { ConnectionLoopBridge.from(data).scheduleDispatch() }
             },
             retainedSelf(), { ConnectionLoopBridge.release($0) })
-        let filterOK = dbus_connection_add_filter(
-            raw,
-            { _, message, data in
-                let bridge = ConnectionLoopBridge.from(data)
-                guard let message, let handler = bridge.onMessage else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
-                return handler(Message(retaining: message))
-                    ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
-            },
-            retainedSelf(), { ConnectionLoopBridge.release($0) })
-        guard filterOK != 0 else { throw .outOfMemory }
+        let data = retainedSelf()
+        guard dbus_connection_add_filter(raw, Self.filter, data, { ConnectionLoopBridge.release($0) }) != 0 else {
+            Self.release(data)
+            throw .outOfMemory
+        }
+        filterData = data
         scheduleDispatch()
     }
 
@@ -70,7 +76,10 @@ final class ConnectionLoopBridge {
         dbus_connection_set_watch_functions(raw, nil, nil, nil, nil, nil)
         dbus_connection_set_timeout_functions(raw, nil, nil, nil, nil, nil)
         dbus_connection_set_dispatch_status_function(raw, nil, nil, nil)
-        // The filter is removed by identity of function + data; libdbus frees its data on close/unref.
+        if let filterData {
+            dbus_connection_remove_filter(raw, Self.filter, filterData)  // releases its retain
+            self.filterData = nil
+        }
     }
 
     // MARK: watches

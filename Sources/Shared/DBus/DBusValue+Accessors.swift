@@ -118,8 +118,16 @@ extension DBusValue {
 /// Convenience constructors for common shapes.
 extension DBusValue {
     /// An `ay`.
+    public static func bytes(_ bytes: [UInt8]) -> DBusValue {
+        var items: [DBusValue] = []
+        items.reserveCapacity(bytes.count)
+        for byte in bytes { items.append(.byte(byte)) }
+        return .array(element: .byte, items)
+    }
+
+    /// An `ay` from any byte sequence.
     public static func bytes(_ bytes: some Sequence<UInt8>) -> DBusValue {
-        .array(element: .byte, bytes.map { .byte($0) })
+        .bytes(Array(bytes))
     }
 
     /// An `as`.
