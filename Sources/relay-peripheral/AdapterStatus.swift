@@ -11,13 +11,13 @@ enum AdapterStatus: Equatable, Sendable {
     /// The system bus refused us: not allowed to talk to bluetoothd. The text names the policy/group.
     case notPermitted(String)
 
-    /// The JSON `state` value.
+    /// The JSON `state` value (the words of the original apps' manager states, as relay-central uses them).
     var name: String {
         switch self {
-        case .poweredOn: return "powered-on"
-        case .poweredOff: return "powered-off"
-        case .notAvailable: return "not-available"
-        case .notPermitted: return "not-permitted"
+        case .poweredOn: return "poweredOn"
+        case .poweredOff: return "poweredOff"
+        case .notAvailable: return "notAvailable"
+        case .notPermitted: return "notPermitted"
         }
     }
 
@@ -27,6 +27,16 @@ enum AdapterStatus: Equatable, Sendable {
         case .poweredOn: return nil
         case .poweredOff: return "switch it on with 'bluetoothctl power on' (or 'rfkill unblock bluetooth')"
         case .notAvailable(let detail), .notPermitted(let detail): return detail
+        }
+    }
+
+    /// A short phrase: `powered on`, `not available`.
+    var phrase: String {
+        switch self {
+        case .poweredOn: return "powered on"
+        case .poweredOff: return "powered off"
+        case .notAvailable: return "not available"
+        case .notPermitted: return "not permitted"
         }
     }
 

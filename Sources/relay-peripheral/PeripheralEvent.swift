@@ -48,14 +48,16 @@ enum PeripheralEvent: Equatable, Sendable {
     /// A partial message from `from` was lost (disconnect or protocol error).
     case dropped(from: BluetoothAddress?, received: Int, total: Int, reason: String)
     /// A framed message was handed to bluetoothd completely.
-    case sent(kind: MessageKind, length: Int, sha256: String, chunks: Int, chunkSize: Int)
+    case sent(kind: MessageKind, length: Int, sha256: String, frames: Int, mtu: MTU)
     /// Something failed; `from` names the central when it is about one.
     case error(String, from: BluetoothAddress?)
+    /// The answer to `status`.
+    case status(PeripheralStatus)
 
     /// Every event name, for `wait` and completion.
     static let names = [
         "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
-        "mtu", "counter", "notified", "message", "dropped", "sent", "error",
+        "mtu", "counter", "notified", "message", "dropped", "sent", "error", "status",
     ]
 }
 
@@ -77,6 +79,7 @@ extension PeripheralEvent: ReportableEvent {
         case .dropped: return "dropped"
         case .sent: return "sent"
         case .error: return "error"
+        case .status: return "status"
         }
     }
 
@@ -109,13 +112,14 @@ extension PeripheralEvent: ReportableEvent {
         case .dropped(let from, let received, let total, let reason):
             return [("from", address(from)), ("received", .integer(Int64(received))), ("total", .integer(Int64(total))),
                 ("reason", .string(reason))]
-        case .sent(let kind, let length, let sha256, let chunks, let chunkSize):
+        case .sent(let kind, let length, let sha256, let frames, let mtu):
             return [("kind", .string(kind.description)), ("length", .integer(Int64(length))), ("sha256", .string(sha256)),
-                ("chunks", .integer(Int64(chunks))), ("chunkSize", .integer(Int64(chunkSize)))]
+                ("frames", .integer(Int64(frames))), ("mtu", .integer(Int64(mtu.value)))]
         case .error(let message, let from):
             var fields: [(String, JSONValue)] = [("message", .string(message))]
             if let from { fields.append(("from", .string(from.description))) }
             return fields
+        case .status(let status): return status.fields
         }
     }
 
@@ -153,11 +157,12 @@ extension PeripheralEvent: ReportableEvent {
             return line
         case .dropped(let from, let received, let total, let reason):
             return "dropped partial message from \(who(from)) after \(received) of \(total) bytes: \(reason)"
-        case .sent(let kind, let length, let sha256, let chunks, let chunkSize):
-            return "sent \(kind) message of \(length) bytes in \(chunks) chunk\(chunks == 1 ? "" : "s") of up to "
-                + "\(chunkSize) bytes, sha256 \(sha256)"
+        case .sent(let kind, let length, let sha256, let frames, let mtu):
+            return "sent \(kind) message of \(length) bytes in \(frames) frame\(frames == 1 ? "" : "s") "
+                + "(MTU \(mtu), at most \(mtu.maxValueLength) bytes each), sha256 \(sha256)"
         case .error(let message, let from):
             return "error: " + (from.map { "central \($0): " } ?? "") + message
+        case .status(let status): return status.humanDescription
         }
     }
 }

@@ -71,7 +71,7 @@ struct PeripheralSession {
         if advertisement == .active, actions.isEmpty {
             actions.append(.report(.advertising(name: configuration.name.text)))
         } else if !isPoweredOn {
-            let why = adapter.map { "the adapter is \($0.name)" } ?? "waiting for the adapter"
+            let why = adapter.map { "the adapter is \($0.phrase)" } ?? "waiting for the adapter"
             actions.append(.note("will advertise as '\(configuration.name)' once Bluetooth is powered on (\(why))"))
         }
         return actions
@@ -120,14 +120,14 @@ struct PeripheralSession {
         let frames = chunker.frames(for: message)
         let report = PeripheralEvent.sent(
             kind: message.kind, length: message.bytes.count, sha256: SHA256.hash(message.bytes).hex,
-            chunks: frames.count, chunkSize: mtu.maxValueLength)
+            frames: frames.count, mtu: mtu)
         outbox.append(frames: frames, report: report)
         return [.startSending]
     }
 
     private func requireSubscribers() throws(CommandError) {
         guard let adapter, adapter == .poweredOn else {
-            throw CommandError("Bluetooth is not powered on (\(adapter?.name ?? "no adapter yet")); nothing was sent")
+            throw CommandError("Bluetooth is not powered on (\(adapter?.phrase ?? "no adapter yet")); nothing was sent")
         }
         guard application == .active else {
             throw CommandError("the GATT service is not registered: type start first")
@@ -269,11 +269,11 @@ struct PeripheralSession {
             application = .absent
         }
         for address in centrals.keys.sorted() {
-            actions += disconnect(address, reason: "Bluetooth \(status.name)")
+            actions += disconnect(address, reason: "Bluetooth \(status.phrase)")
         }
         notifying = false
         notifyLinkMTU = nil
-        actions += abandonOutbox(because: "Bluetooth is \(status.name)")
+        actions += abandonOutbox(because: "Bluetooth is \(status.phrase)")
         return actions
     }
 

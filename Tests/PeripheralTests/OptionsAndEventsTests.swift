@@ -74,7 +74,8 @@ final class PeripheralEventTests: XCTestCase {
             .mtu(centralA, MTU(185)!), .counter(from: centralA, value: 7), .notified(value: 3, centrals: 2),
             .message(ReceivedMessageReport(from: centralA, kind: .text, length: 5, sha256: "ab", text: "hello", savedPath: nil)),
             .dropped(from: centralA, received: 10, total: 100, reason: "disconnected"),
-            .sent(kind: .binary, length: 1024, sha256: "cd", chunks: 3, chunkSize: 510), .error("boom", from: nil),
+            .sent(kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!), .error("boom", from: nil),
+            .status(PeripheralStatus(session: .advertising(), adapter: "hci0")),
         ]
         XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
         for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
@@ -93,7 +94,7 @@ final class PeripheralEventTests: XCTestCase {
                 + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi"}"#)
         XCTAssertEqual(
             console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: "hci0").fields).prefix(60),
-            #"{"event":"state","time":"T","state":"powered-off","adapter":"hci0""#.prefix(60))
+            #"{"event":"state","time":"T","state":"poweredOff","adapter":"hci0""#.prefix(60))
     }
 }
 

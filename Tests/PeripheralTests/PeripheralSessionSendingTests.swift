@@ -21,8 +21,8 @@ final class PeripheralSessionSendingTests: XCTestCase {
         XCTAssertEqual(reassemble(drained.values), [message])
         XCTAssertEqual(
             drained.events,
-            [.sent(kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex, chunks: drained.values.count,
-                   chunkSize: 97)])
+            [.sent(kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex, frames: drained.values.count,
+                   mtu: MTU(100)!)])
     }
 
     func testChunksNeverExceed510BytesEvenAtMTU517() throws {
