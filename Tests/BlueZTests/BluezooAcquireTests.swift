@@ -56,6 +56,36 @@ final class BluezooAcquireTests: BluezooTestCase {
         wait("notification through the socket") { values.contains([5, 0, 0, 0]) }
     }
 
+    func testCentralAcquireNotifyReceivesEachNotificationAsADatagram() throws {
+        let peripheral = try startedClient()
+        let central = try startedClient()
+        let hci0 = try XCTUnwrap(peripheral.tree.adapter(matching: "hci0"))
+        let application = relayApplication(peripheral, acquire: true)
+        _ = try complete("RegisterApplication") { application.register(adapter: hci0.path, completion: $0) }
+        let advertisement = LEAdvertisement(
+            client: peripheral, data: AdvertisementData(serviceUUIDs: [serviceUUID], localName: "sample"))
+        _ = try complete("RegisterAdvertisement") { advertisement.register(adapter: hci0.path, completion: $0) }
+        let device = try discoverAndConnect(central) { central.tree.devices(on: "/org/bluez/hci1") }
+        let notify = try XCTUnwrap(central.characteristic(notifyUUID, service: serviceUUID, device: device.path))
+
+        let link = try complete("AcquireNotify") { central.acquireNotify(characteristic: notify.path, completion: $0) }
+        var received: [[UInt8]] = []
+        link.onEvent = { if case .received(let bytes) = $0 { received.append(bytes) } }
+        XCTAssertTrue(application.isNotifying(notifyUUID))
+        XCTAssertEqual(application.notify([1, 0, 0, 0], on: notifyUUID), .sent)
+        XCTAssertEqual(application.notify(Array(repeating: 0xab, count: 180), on: notifyUUID), .sent)
+        wait("two datagrams") { received.count == 2 }
+        XCTAssertEqual(received, [[1, 0, 0, 0], Array(repeating: 0xab, count: 180)])
+
+        // A second acquisition is refused while the first holds the socket.
+        var second: Result<AcquiredLink, BlueZError>?
+        central.acquireNotify(characteristic: notify.path) { second = $0 }
+        wait("second AcquireNotify answered") { second != nil }
+        guard case .failure(let error)? = second else { return XCTFail("second acquisition succeeded") }
+        XCTAssertEqual(error.kind, .notPermitted)
+        XCTAssertEqual(error.message, "Notify acquired")
+    }
+
     func testBluetoothdRestartIsReportedAndRegistrationsEnd() throws {
         var vanished = 0
         var appeared = 0

@@ -56,17 +56,34 @@ final class BluezooIntegrationTests: BluezooTestCase {
         XCTAssertEqual(request.deviceAddress, centralAddress)
         XCTAssertEqual(application.value(of: writeUUID), [1, 0, 0, 0])
 
+        // Another bus client listening for our PropertiesChanged must not see the values.
+        let listener = try bus.connect(loop)
+        var overheard: [[UInt8]] = []
+        let subscription = listener.subscribe(
+            MatchRule(pathNamespace: application.root, interface: BlueZInterface.properties,
+                      member: "PropertiesChanged")
+        ) { signal in
+            if let value = signal.arguments.dropFirst().first?.asDictionary?["Value"]?.asBytes { overheard.append(value) }
+        }
         XCTAssertEqual(application.notify([7, 0, 0, 0], on: notifyUUID), .sent)
         XCTAssertEqual(application.notify([8, 0, 0, 0], on: notifyUUID), .sent)
         wait("central receives both notifications") { values.count >= 2 }
         XCTAssertEqual(values, [[7, 0, 0, 0], [8, 0, 0, 0]])
+        XCTAssertEqual(overheard, [])
+        // Control: broadcast notifications are overheard, so the check above can fail.
+        application.broadcastsNotifications = true
+        XCTAssertEqual(application.notify([0, 1, 0, 0], on: notifyUUID), .sent)
+        wait("broadcast overheard") { overheard == [[0, 1, 0, 0]] }
+        wait("central receives the broadcast one too") { values.count == 3 }
+        application.broadcastsNotifications = false
+        subscription.cancel()
 
         let readWrite = try complete("ReadValue") { central.readValue(characteristic: write.path, completion: $0) }
         XCTAssertEqual(readWrite, [1, 0, 0, 0])
         let readNotify = try complete("ReadValue offset") {
             central.readValue(characteristic: notify.path, offset: 1, completion: $0)
         }
-        XCTAssertEqual(readNotify, [0, 0, 0])
+        XCTAssertEqual(readNotify, [1, 0, 0], "the last notified value [0, 1, 0, 0] from offset 1")
 
         try complete("StopNotify") { central.stopNotify(characteristic: notify.path, completion: $0) }
         wait("server sees the unsubscription") { !application.isNotifying(notifyUUID) }

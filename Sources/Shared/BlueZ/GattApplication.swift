@@ -17,6 +17,9 @@ public final class GattApplication {
     public let services: [LocalService]
     /// Receives server events on the loop.
     public var onEvent: ((GattServerEvent) -> Void)?
+    /// Send `Value` changes to every bus client instead of only to bluetoothd. Off by default:
+    /// a unicast signal keeps other local processes from reading the notified values.
+    public var broadcastsNotifications = false
     /// Called before a remote write is accepted; return an error to refuse it.
     public var validateWrite: ((BluetoothUUID, [UInt8], GattRequest) -> BlueZError?)?
 
@@ -202,7 +205,7 @@ public final class GattApplication {
                     path: object.path, interface: BlueZInterface.properties, member: "PropertiesChanged",
                     arguments: [.string(BlueZInterface.gattCharacteristic), .stringDict(["Value": .bytes(value)]),
                                 .strings([])],
-                    destination: owner)
+                    destination: broadcastsNotifications ? nil : owner)
                 sent = true
             } catch {
                 return .failed(BlueZError(error))
