@@ -201,7 +201,7 @@ public final class REPL {
         if let inputToken { loop.update(inputToken, interest: []) }
         guard let bytes else {
             endOfInput = true
-            pump()
+            loop.post { [unowned self] in self.pump() }  // outside readline's callback
             return
         }
         let content = LineValidator.validate(bytes, maximumLength: configuration.maximumLineLength)
