@@ -24,7 +24,7 @@ demo: build
 	@echo "The demo arrives with the VM harness; for now the programs are built in .build/debug."
 
 bench-codec: deps
-	$(SWIFT) run -c release relay-codec-bench
+	$(SWIFT) run -c release relay-codec-bench --markdown docs/performance.md
 
 bench: bench-codec
 
