@@ -54,6 +54,8 @@ final class BluezooIntegrationTests: BluezooTestCase {
         XCTAssertEqual(uuid, writeUUID)
         XCTAssertEqual(value, [1, 0, 0, 0])
         XCTAssertEqual(request.deviceAddress, centralAddress)
+        XCTAssertEqual(request.writeType, .command)
+        XCTAssertNotNil(request.mtu, "BlueZ passes the link MTU with each write")
         XCTAssertEqual(application.value(of: writeUUID), [1, 0, 0, 0])
 
         // Another bus client listening for our PropertiesChanged must not see the values.
