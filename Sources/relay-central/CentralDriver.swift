@@ -37,10 +37,10 @@ final class CentralDriver {
         self.session = CentralSession(settings: CentralSettings(options: options))
     }
 
-    /// Connects to the system bus and starts following bluetoothd.
-    func start() {
+    /// Connects to the bus (the system bus unless a test says otherwise) and starts following bluetoothd.
+    func start(bus: DBusConnection.Bus = .system) {
         do {
-            let connection = try DBusConnection(bus: .system, loop: loop)
+            let connection = try DBusConnection(bus: bus, loop: loop)
             let client = BlueZClient(connection: connection)
             client.onEvent = { [weak self] event in self?.handle(event) }
             self.client = client
