@@ -72,4 +72,15 @@ final class EventLoopTests: XCTestCase {
         loop.runOnce(timeout: 0)
         XCTAssertEqual(order, [1, 2])
     }
+
+    func testWorkPostedBetweenTurnsEndsRunUntilWithoutAnotherEvent() {
+        let loop = EventLoop()
+        var done = false
+        loop.post { done = true }
+        // No fd and no timer: a loop that blocked in poll(2) after running the
+        // posted work would only return at the 30 s time-out.
+        let start = EventLoop.monotonicNow()
+        XCTAssertTrue(loop.run(until: { done }, timeout: 30))
+        XCTAssertLessThan(EventLoop.monotonicNow() - start, 15, "run(until:) blocked after posted work")
+    }
 }

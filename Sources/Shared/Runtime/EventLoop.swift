@@ -146,13 +146,15 @@ public final class EventLoop {
     /// One turn: run posted work, wait for readiness or the nearest timer (at most
     /// `timeout` seconds, `nil` for no limit), then run what became ready or due.
     public func runOnce(timeout: Double?) {
-        runDeferred()
-        var wait = timeout
+        // Work posted from outside a turn may have changed what the caller waits
+        // for: if any ran, only look at fds and timers, do not block.
+        let ranPostedWork = runDeferred()
+        var wait = ranPostedWork ? 0 : timeout
         if let nearest = timers.values.map(\.deadline).min() {
             let left = max(0, nearest - now)
             wait = min(wait ?? left, left)
         }
-        if !deferred.isEmpty { wait = 0 }
+        if ranPostedWork || !deferred.isEmpty { wait = 0 }
 
         let active = watches.filter { !$0.value.interest.isEmpty }.sorted { $0.key < $1.key }
         var fds = active.map { pollfd(fd: $0.value.fd, events: $0.value.interest.rawValue, revents: 0) }
@@ -189,11 +191,16 @@ public final class EventLoop {
         }
     }
 
-    private func runDeferred() {
+    /// Runs posted work (including work it posts); returns whether any ran.
+    @discardableResult
+    private func runDeferred() -> Bool {
+        var ran = false
         while !deferred.isEmpty {
             let work = deferred
             deferred.removeAll()
             for item in work { item() }
+            ran = true
         }
+        return ran
     }
 }
