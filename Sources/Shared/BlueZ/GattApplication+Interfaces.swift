@@ -29,9 +29,9 @@ extension GattApplication {
             },
         ]
         if !spec.flags.isDisjoint(with: [.notify, .indicate]) {
-            properties.append(ExportedProperty("Notifying", signature: .boolean) { [weak state] in
-                .boolean((state?.notifySessions ?? 0) > 0 || state?.notifyLink?.isOpen == true)
-            })
+            // No `Notifying` property: BlueZ keeps its own per-device subscription state for
+            // served characteristics, and a stale `Notifying` would make a second subscriber skip
+            // `StartNotify` in mocks that read it.
             methods += [
                 ExportedMethod("StartNotify", input: "") { [weak self] _ in
                     self?.handleStartNotify(uuid) ?? .failure(Self.gone)
@@ -110,7 +110,6 @@ extension GattApplication {
         guard let state = characteristics[uuid] else { return .failure(Self.gone) }
         state.notifySessions += 1
         if state.notifySessions == 1 {
-            try? state.object?.emitPropertiesChanged(interface: BlueZInterface.gattCharacteristic, names: ["Notifying"])
             onEvent?(.notifyStarted(uuid))
         }
         return .success([])
@@ -123,7 +122,6 @@ extension GattApplication {
         }
         state.notifySessions -= 1
         if state.notifySessions == 0 {
-            try? state.object?.emitPropertiesChanged(interface: BlueZInterface.gattCharacteristic, names: ["Notifying"])
             onEvent?(.notifyStopped(uuid))
         }
         return .success([])
