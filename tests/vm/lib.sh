@@ -1,0 +1,93 @@
+# Helpers for the scenarios in tests/vm, sourced by each scenario inside the bluez-vm guest:
+#   source "$(dirname "$0")/lib.sh"
+#
+# Provides: $out (this scenario's writable log folder), $python (the repo's venv python),
+# $peers (tests/vm/peers), $bin (the relay executables), and
+#   start NAME COMMAND...        run COMMAND in the background; stdout to $out/NAME.out,
+#                                stderr to $out/NAME.err
+#   finish NAME [SECONDS]        wait for NAME (default 60 s, then kill it); its exit status
+#   stop NAME                    SIGTERM NAME and wait for it
+#   wait_for_line FILE REGEX [SECONDS]   until a line of FILE matches (default 30 s)
+#   expect_values FILE WHAT VALUE...     fail unless FILE holds exactly these lines
+#   fail REASON                  the scenario fails with REASON (the runner prints it)
+#   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
+# Everything started is killed when the scenario exits.
+set -euo pipefail
+: "${RELAY_VM:?run scenarios inside the VM: tests/vm/run-scenarios.sh or scripts/bluez-vm run}"
+out=${RELAY_VM_OUT:?}
+mkdir -p "$out"
+peers=$RELAY_REPO/tests/vm/peers
+bin=${RELAY_BIN:-$RELAY_REPO/.build/debug}
+python=${RELAY_PYTHON:-}
+declare -A started=()
+
+fail() {
+  echo "$*" > "$out/reason"
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+bleak_central() {
+  [ -n "$python" ] || fail "no Python venv (run scripts/python-env.sh on the host)"
+  "$python" "$peers/bleak_central.py" "$@"
+}
+
+bless_peripheral() {
+  [ -n "$python" ] || fail "no Python venv (run scripts/python-env.sh on the host)"
+  "$python" "$peers/bless_peripheral.py" "$@"
+}
+
+start() {
+  local name=$1
+  shift
+  "$@" > "$out/$name.out" 2> "$out/$name.err" &
+  started[$name]=$!
+}
+
+finish() {
+  local name=$1 seconds=${2:-60} pid status=0 ticks=0
+  pid=${started[$name]:?no process named $name}
+  while kill -0 "$pid" 2>/dev/null; do
+    ticks=$((ticks + 1))
+    if [ $ticks -gt $((seconds * 10)) ]; then
+      echo "$name still running after $seconds s: killed" >> "$out/$name.err"
+      kill "$pid" 2>/dev/null || true
+      break
+    fi
+    sleep 0.1
+  done
+  wait "$pid" || status=$?
+  unset "started[$name]"
+  return $status
+}
+
+stop() {
+  local name=$1
+  kill "${started[$name]:?no process named $name}" 2>/dev/null || true
+  finish "$name" 10 || true
+}
+
+wait_for_line() {
+  local file=$1 pattern=$2 seconds=${3:-30} ticks=0
+  until grep -qE -- "$pattern" "$file" 2>/dev/null; do
+    ticks=$((ticks + 1))
+    [ $ticks -gt $((seconds * 10)) ] && return 1
+    sleep 0.1
+  done
+}
+
+expect_values() {
+  local file=$1 what=$2
+  shift 2
+  local expected actual
+  expected=$(printf '%s\n' "$@")
+  actual=$(cat "$file" 2>/dev/null || true)
+  [ "$actual" = "$expected" ] ||
+    fail "$what: expected [$(echo $expected)], got [$(echo $actual)]"
+}
+
+cleanup_started() {
+  local name
+  for name in "${!started[@]}"; do kill "${started[$name]}" 2>/dev/null || true; done
+}
+trap cleanup_started EXIT

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A third-party central for the article's service, built with bleak (PyPI) on BlueZ.
+
+Speaks only what the original Apple Watch app speaks: it scans for the service UUID (and a
+local name), connects, subscribes to the notify characteristic and writes raw 4-byte
+little-endian UInt32 counters as write commands; or, for the benchmark baseline, raw bytes in
+chunks of min(MTU-3, 510) with no framing at all.
+
+Counters mode:   bleak_central.py --adapter hci1 --write 3 --expect-notify 3
+  writes 0, 1, ... N-1 and prints every notified counter, one decimal per line on stdout.
+Bytes mode:      bleak_central.py --send-bytes 1048576      (central -> peripheral)
+                 bleak_central.py --expect-bytes 1048576    (peripheral -> central)
+  prints one JSON line (bytes, seconds, goodput, sha256, mtu). With --expect-bytes it first
+  writes the chunk length as a UInt32, which bless_peripheral.py --send-bytes waits for.
+Progress goes to stderr ("found", "connected", "subscribed", "done"). Exit status 0 when
+every goal is met, 1 on timeout or when the peripheral is not found or disconnects.
+"""
+import argparse
+import asyncio
+import os
+import sys
+import time
+
+from bleak import BleakClient, BleakScanner
+
+import article
+
+ROLE = "bleak_central"
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--adapter", default="hci1", help="BlueZ adapter (default hci1)")
+    parser.add_argument("--name", default=article.LOCAL_NAME,
+                        help="local name to connect to ('' for any with the service)")
+    parser.add_argument("--write", type=int, default=0, metavar="N",
+                        help="write counters 0..N-1 after subscribing")
+    parser.add_argument("--interval", type=float, default=0.0, metavar="S",
+                        help="pause between two written counters")
+    parser.add_argument("--with-response", action="store_true",
+                        help="write requests instead of write commands")
+    parser.add_argument("--expect-notify", type=int, default=0, metavar="N",
+                        help="wait until N counters have been notified")
+    parser.add_argument("--send-bytes", type=int, default=0, metavar="N",
+                        help="bytes mode: write N random bytes raw, report goodput")
+    parser.add_argument("--expect-bytes", type=int, default=0, metavar="N",
+                        help="bytes mode: wait for N raw bytes notified, report goodput")
+    parser.add_argument("--chunk", type=int, default=0, metavar="N",
+                        help="chunk length (default min(MTU-3, 510))")
+    parser.add_argument("--scan-timeout", type=float, default=20.0, metavar="S")
+    parser.add_argument("--linger", type=float, default=0.5, metavar="S",
+                        help="stay connected this long after the goals are met")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="give up after S seconds (default 60)")
+    parser.add_argument("--output", metavar="FILE", help="received values here, not stdout")
+    return parser.parse_args()
+
+
+class Central:
+    def __init__(self, options, output):
+        self.options = options
+        self.output = output
+        self.notified = 0
+        self.notify_done = asyncio.Event()
+        self.disconnected = asyncio.Event()
+        self.bytes = article.ByteCounter(options.expect_bytes) if options.expect_bytes else None
+
+    def matches(self, device, advertisement):
+        if article.SERVICE_UUID not in [uuid.lower() for uuid in advertisement.service_uuids]:
+            return False
+        return not self.options.name or advertisement.local_name == self.options.name
+
+    def on_notification(self, _characteristic, data: bytearray):
+        if self.bytes is not None:
+            if self.bytes.add(bytes(data)):
+                self.notify_done.set()
+            return
+        try:
+            counter = article.decode_counter(bytes(data))
+        except ValueError as error:
+            article.log(ROLE, f"ignored a notification: {error}")
+            return
+        print(counter, file=self.output, flush=True)
+        self.notified += 1
+        if self.options.expect_notify and self.notified >= self.options.expect_notify:
+            self.notify_done.set()
+
+    async def run(self):
+        options = self.options
+        device = await BleakScanner.find_device_by_filter(
+            self.matches, timeout=options.scan_timeout, service_uuids=[article.SERVICE_UUID],
+            bluez={"adapter": options.adapter})
+        if device is None:
+            raise SystemExit(f"{ROLE}: no '{options.name}' peripheral found on {options.adapter}")
+        article.log(ROLE, f"found {device.address}")
+        client = BleakClient(device, disconnected_callback=lambda _: self.disconnected.set(),
+                             bluez={"adapter": options.adapter})
+        async with client:
+            write = client.services.get_characteristic(article.WRITE_UUID)
+            notify = client.services.get_characteristic(article.NOTIFY_UUID)
+            if write is None or notify is None:
+                raise SystemExit(f"{ROLE}: the peripheral lacks the article's characteristics")
+            mtu = write.max_write_without_response_size + 3
+            chunk = options.chunk or article.chunk_length(mtu)
+            article.log(ROLE, f"connected, MTU {mtu}")
+            await client.start_notify(notify, self.on_notification)
+            article.log(ROLE, "subscribed")
+            response = options.with_response
+            if options.expect_bytes:
+                await client.write_gatt_char(write, article.encode_counter(chunk), response=response)
+            for counter in range(options.write):
+                if counter and options.interval:
+                    await asyncio.sleep(options.interval)
+                await client.write_gatt_char(write, article.encode_counter(counter), response=response)
+            if options.write:
+                article.log(ROLE, f"wrote {options.write} counters")
+            if options.send_bytes:
+                data = os.urandom(options.send_bytes)
+                started = time.monotonic()
+                for offset in range(0, len(data), chunk):
+                    await client.write_gatt_char(write, data[offset:offset + chunk], response=response)
+                print(article.send_report(ROLE, data, time.monotonic() - started, mtu=mtu, chunk=chunk),
+                      file=self.output, flush=True)
+            if options.expect_notify or options.expect_bytes:
+                waiter = asyncio.ensure_future(self.notify_done.wait())
+                lost = asyncio.ensure_future(self.disconnected.wait())
+                await asyncio.wait({waiter, lost}, return_when=asyncio.FIRST_COMPLETED)
+                if not self.notify_done.is_set():
+                    raise SystemExit(f"{ROLE}: disconnected after {self.notified} notifications")
+            if self.bytes is not None:
+                print(self.bytes.report(ROLE, mtu=mtu), file=self.output, flush=True)
+            article.log(ROLE, "done")
+            await asyncio.sleep(options.linger)
+
+
+async def main():
+    options = parse_arguments()
+    output = open(options.output, "w") if options.output else sys.stdout
+    central = Central(options, output)
+    try:
+        await asyncio.wait_for(central.run(), timeout=options.timeout or None)
+    except asyncio.TimeoutError:
+        article.log(ROLE, f"timed out after {options.timeout} s ({central.notified} counters notified)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

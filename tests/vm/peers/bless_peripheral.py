@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""A third-party peripheral for the article's service, built with bless (PyPI) on BlueZ.
+
+Speaks only what the original iPhone app speaks: raw 4-byte little-endian UInt32 counters
+written to the write characteristic and notified on the notify characteristic; or, for the
+benchmark baseline, raw bytes in chunks of min(MTU-3, 510) with no framing at all.
+
+Counters mode:   bless_peripheral.py --adapter hci0 --expect-writes 3 --notify 3
+  prints every counter the central writes, one decimal per line on stdout, and notifies
+  0, 1, ... N-1 once a central has subscribed.
+Bytes mode:      bless_peripheral.py --expect-bytes 1048576     (central -> peripheral)
+                 bless_peripheral.py --send-bytes 1048576       (peripheral -> central)
+  prints one JSON line (bytes, seconds, goodput, sha256). Before notifying, the sender
+  waits for the central's first write, a UInt32 giving the chunk length (bleak_central.py
+  --expect-bytes sends it), unless --chunk is given.
+Progress goes to stderr ("advertising", "subscribed", "done"). Exit status 0 when every
+goal is met, 1 on timeout. Without goals it serves until SIGTERM or --timeout.
+"""
+import argparse
+import asyncio
+import os
+import signal
+import sys
+import time
+
+from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties
+
+import article
+
+ROLE = "bless_peripheral"
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--adapter", default="hci0", help="BlueZ adapter (default hci0)")
+    parser.add_argument("--name", default=article.LOCAL_NAME, help="advertised local name")
+    parser.add_argument("--notify", type=int, default=0, metavar="N",
+                        help="notify counters 0..N-1 once a central subscribes")
+    parser.add_argument("--interval", type=float, default=0.0, metavar="S",
+                        help="pause between two notified counters")
+    parser.add_argument("--expect-writes", type=int, default=0, metavar="N",
+                        help="wait until N counters have been written")
+    parser.add_argument("--expect-bytes", type=int, default=0, metavar="N",
+                        help="bytes mode: wait for N raw bytes written, report goodput")
+    parser.add_argument("--send-bytes", type=int, default=0, metavar="N",
+                        help="bytes mode: notify N random bytes raw, report goodput")
+    parser.add_argument("--chunk", type=int, default=0, metavar="N",
+                        help="chunk length for --send-bytes (default: what the central writes)")
+    parser.add_argument("--linger", type=float, default=1.0, metavar="S",
+                        help="stay this long after the goals are met (default 1)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="give up after S seconds (0: never; default 60)")
+    parser.add_argument("--output", metavar="FILE", help="received values here, not stdout")
+    return parser.parse_args()
+
+
+class Peripheral:
+    def __init__(self, options, output):
+        self.options = options
+        self.output = output
+        self.loop = asyncio.get_running_loop()
+        self.subscribed = asyncio.Event()
+        self.writes_done = asyncio.Event()
+        self.chunk_announced = asyncio.Event()
+        self.announced_chunk = 0
+        self.counters_received = 0
+        self.bytes = article.ByteCounter(options.expect_bytes) if options.expect_bytes else None
+        self.server = BlessServer(name=options.name, loop=self.loop, adapter=options.adapter)
+
+    async def start(self):
+        server = self.server
+        await server.add_new_service(article.SERVICE_UUID)
+        await server.add_new_characteristic(
+            article.SERVICE_UUID, article.WRITE_UUID,
+            GATTCharacteristicProperties.read | GATTCharacteristicProperties.write_without_response,
+            None, GATTAttributePermissions.readable | GATTAttributePermissions.writeable)
+        await server.add_new_characteristic(
+            article.SERVICE_UUID, article.NOTIFY_UUID,
+            GATTCharacteristicProperties.read | GATTCharacteristicProperties.notify,
+            None, GATTAttributePermissions.readable)
+        server.read_request_func = self.on_read
+        server.write_request_func = self.on_write
+        await server.setup_task
+        server.app.StartNotify = lambda _: self.loop.call_soon(self.on_subscribe)
+        await server.start()
+        article.log(ROLE, f"advertising on {self.options.adapter} as '{self.options.name}'")
+
+    def on_subscribe(self):
+        if not self.subscribed.is_set():
+            article.log(ROLE, "subscribed")
+        self.subscribed.set()
+
+    def on_read(self, characteristic, **_):
+        return characteristic.value or b""
+
+    def on_write(self, characteristic, value, **_):
+        if str(characteristic.uuid).lower() != article.WRITE_UUID:
+            return
+        data = bytes(value)
+        if self.options.send_bytes and not self.chunk_announced.is_set():
+            self.announced_chunk = article.decode_counter(data) if len(data) == 4 else 0
+            self.chunk_announced.set()
+            return
+        if self.bytes is not None:
+            if self.bytes.add(data):
+                self.writes_done.set()
+            return
+        try:
+            counter = article.decode_counter(data)
+        except ValueError as error:
+            article.log(ROLE, f"ignored a write: {error}")
+            return
+        print(counter, file=self.output, flush=True)
+        self.counters_received += 1
+        if self.options.expect_writes and self.counters_received >= self.options.expect_writes:
+            self.writes_done.set()
+
+    def notify(self, data: bytes):
+        self.server.get_characteristic(article.NOTIFY_UUID).value = bytearray(data)
+        self.server.update_value(article.SERVICE_UUID, article.NOTIFY_UUID)
+
+    async def notify_counters(self):
+        await self.subscribed.wait()
+        for counter in range(self.options.notify):
+            if counter and self.options.interval:
+                await asyncio.sleep(self.options.interval)
+            self.notify(article.encode_counter(counter))
+            await asyncio.sleep(0)
+        article.log(ROLE, f"notified {self.options.notify} counters")
+
+    async def notify_bytes(self):
+        await self.subscribed.wait()
+        chunk = self.options.chunk
+        if not chunk:
+            await self.chunk_announced.wait()
+            chunk = self.announced_chunk
+        if chunk <= 0:
+            raise SystemExit(f"{ROLE}: no usable chunk length announced")
+        data = os.urandom(self.options.send_bytes)
+        started = time.monotonic()
+        for offset in range(0, len(data), chunk):
+            self.notify(data[offset:offset + chunk])
+            await asyncio.sleep(0)
+        print(article.send_report(ROLE, data, time.monotonic() - started, chunk=chunk),
+              file=self.output, flush=True)
+
+    async def run(self):
+        await self.start()
+        goals = []
+        if self.options.notify:
+            goals.append(self.notify_counters())
+        if self.options.send_bytes:
+            goals.append(self.notify_bytes())
+        if self.options.expect_writes or self.options.expect_bytes:
+            goals.append(self.writes_done.wait())
+        if not goals:
+            await asyncio.Event().wait()
+        await asyncio.gather(*goals)
+        if self.bytes is not None:
+            print(self.bytes.report(ROLE), file=self.output, flush=True)
+        article.log(ROLE, "done")
+        await asyncio.sleep(self.options.linger)
+
+
+async def main():
+    options = parse_arguments()
+    output = open(options.output, "w") if options.output else sys.stdout
+    stop = asyncio.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(signum, stop.set)
+    peripheral = Peripheral(options, output)
+    work = asyncio.ensure_future(peripheral.run())
+    stopper = asyncio.ensure_future(stop.wait())
+    done, _ = await asyncio.wait({work, stopper}, timeout=options.timeout or None,
+                                 return_when=asyncio.FIRST_COMPLETED)
+    if work in done:
+        work.result()
+        return 0
+    work.cancel()
+    if stopper in done:
+        article.log(ROLE, "stopped")
+        return 0
+    article.log(ROLE, f"timed out after {options.timeout} s "
+                      f"({peripheral.counters_received} counters received)")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
