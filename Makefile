@@ -18,7 +18,28 @@ build: deps
 unit-test: deps
 	$(SWIFT) test
 
-test: unit-test
+test: unit-test vm-test
+
+# The real-BlueZ VM (scripts/bluez-vm, docs/test-bed.md).
+.PHONY: vm-setup vm-test vm-smoke vm-reliability vm-shell
+
+vm-setup:
+	scripts/bluez-vm setup
+
+vm-test: build
+	scripts/python-env.sh > /dev/null
+	tests/vm/run-scenarios.sh --no-build
+
+vm-smoke:
+	scripts/python-env.sh > /dev/null
+	scripts/bluez-vm run -- tests/vm/smoke.sh
+
+vm-reliability:
+	scripts/python-env.sh > /dev/null
+	tests/vm/reliability.sh 20
+
+vm-shell: build
+	scripts/bluez-vm shell
 
 demo: build
 	@echo "The demo arrives with the VM harness; for now the programs are built in .build/debug."

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs every tests/vm/scenario-*.sh inside ONE boot of the real-BlueZ VM (scripts/bluez-vm),
+# each on a fresh bluetoothd, prints PASS/FAIL per scenario and the closing line
+# "N passed, M failed", and exits non-zero when any failed (or did not run).
+#
+#   tests/vm/run-scenarios.sh [--out DIR] [--btmon] [--no-build] [FILTER...]
+#
+# FILTER keeps the scenarios whose file name contains one of the words. Builds the debug
+# executables first (never while a guest runs: the guest reads them over 9p with
+# cache=loose) in $RELAY_SCRATCH_PATH (default .build) and creates the Python venv.
+# Each scenario's logs stay in OUT/<name>/ (output.log, bluetoothd.log, its own files).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$repo"
+out="" btmon=0 build=1 filters=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2 ;;
+    --btmon) btmon=1; shift ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) filters+=("$1"); shift ;;
+  esac
+done
+
+scenarios=()
+for file in tests/vm/scenario-*.sh; do
+  [ -e "$file" ] || continue
+  if [ ${#filters[@]} -gt 0 ]; then
+    keep=0
+    for word in "${filters[@]}"; do [[ "$(basename "$file")" == *"$word"* ]] && keep=1; done
+    [ $keep = 1 ] || continue
+  fi
+  scenarios+=("$file")
+done
+[ ${#scenarios[@]} -gt 0 ] || { echo "run-scenarios: no scenario matches" >&2; exit 1; }
+
+scratch=${RELAY_SCRATCH_PATH:-.build}
+if [ $build = 1 ]; then
+  ${SWIFT:-swift} build --scratch-path "$scratch"
+fi
+export RELAY_BIN=$repo/$scratch/debug
+scripts/python-env.sh > /dev/null
+
+[ -n "$out" ] || out=$(scripts/bluez-vm outdir scenarios)
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+rm -f "$out/results"
+# The watchdog allows every scenario its own timeout plus about 40 s of Bluetooth restart.
+budget=120
+for file in "${scenarios[@]}"; do
+  seconds=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\).*/\1/p' "$file" | head -n 1)
+  budget=$((budget + ${seconds:-300} + 40))
+done
+export RELAY_VM_BTMON=$btmon
+status=0
+scripts/bluez-vm run --controllers 0 --timeout "$budget" --out "$out" -- \
+  tests/vm/guest-runner.sh "${scenarios[@]}" || status=$?
+
+passed=$(grep -c '^PASS' "$out/results" 2>/dev/null || true)
+failed=$(grep -c '^FAIL' "$out/results" 2>/dev/null || true)
+missing=$((${#scenarios[@]} - ${passed:-0} - ${failed:-0}))
+if [ $missing -gt 0 ]; then
+  echo "$missing scenario(s) did not run: the guest stopped (status $status); see $out/console.log"
+fi
+echo "${passed:-0} passed, $((${failed:-0} + missing)) failed"
+[ "${failed:-0}" = 0 ] && [ $missing = 0 ] && [ $status = 0 ]
