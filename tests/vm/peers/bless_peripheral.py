@@ -180,8 +180,9 @@ async def main():
     if stopper in done:
         article.log(ROLE, "stopped")
         return 0
-    article.log(ROLE, f"timed out after {options.timeout} s "
-                      f"({peripheral.counters_received} counters received)")
+    received = (f"{peripheral.bytes.received} bytes" if peripheral.bytes
+                else f"{peripheral.counters_received} counters")
+    article.log(ROLE, f"timed out after {options.timeout} s ({received} received)")
     return 1
 
 
