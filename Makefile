@@ -41,8 +41,14 @@ vm-reliability:
 vm-shell: build
 	scripts/bluez-vm shell
 
-demo: build
-	@echo "The demo arrives with the VM harness; for now the programs are built in .build/debug."
+# The demo (scripts/demo, docs/workshop.md): builds, boots the VM, both REPLs side by side in
+# tmux; demo-auto plays the article's flow by itself (also when make demo has no terminal).
+.PHONY: demo-auto
+demo: deps
+	scripts/demo
+
+demo-auto: deps
+	scripts/demo --auto
 
 bench-codec: deps
 	$(SWIFT) run -c release relay-codec-bench --markdown docs/performance.md
