@@ -5,7 +5,7 @@ import Shared
 enum CentralEvent: Equatable, Sendable {
     case state(AdapterState, adapter: AdapterInfo?)
     case scanning(timeout: Double?, seeking: SeekTarget?)
-    case scanStopped(reason: ScanStopReason, found: Int)
+    case scanStopped(reason: ScanStopReason, found: Int, others: [String] = [])
     case discovered(Candidate)
     case connecting(Peer)
     case connected(Peer)
@@ -88,8 +88,10 @@ extension CentralEvent: ReportableEvent {
             if let timeout { fields.append(("timeout", .number(timeout))) }
             if let seeking { fields.append(("seeking", .string(seeking.description))) }
             return fields
-        case .scanStopped(let reason, let found):
-            return [("reason", .string(reason.rawValue)), ("found", .integer(Int64(found)))]
+        case .scanStopped(let reason, let found, let others):
+            var fields: [(String, JSONValue)] = [("reason", .string(reason.rawValue)), ("found", .integer(Int64(found)))]
+            if !others.isEmpty { fields.append(("others", .array(others.map { .string($0) }))) }
+            return fields
         case .discovered(let candidate):
             return Self.candidateFields(candidate)
         case .connecting(let peer), .connected(let peer):
@@ -151,10 +153,11 @@ extension CentralEvent: ReportableEvent {
             if let seeking { return "Scanning for \(seeking)…" }
             let limit = timeout.map { " for \(Self.seconds($0)) s" } ?? ""
             return "Scanning\(limit) for relay peripherals…"
-        case .scanStopped(let reason, let found):
+        case .scanStopped(let reason, let found, let others):
             switch reason {
             case .timeout where found == 0:
-                return "Scan stopped: nothing found (is the peripheral on, in range and advertising? try 'start' on it, then scan again)"
+                let seen = others.isEmpty ? "" : "; seen but not candidates: " + others.joined(separator: ", ")
+                return "Scan stopped: nothing found (is the peripheral on, in range and advertising? try 'start' on it, then scan again)\(seen)"
             case .timeout: return "Scan stopped after the time-out: \(found) found (connect N)"
             case .requested: return "Scan stopped: \(found) found"
             case .connecting: return "Scan stopped to connect"

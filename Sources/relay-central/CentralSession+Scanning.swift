@@ -15,6 +15,16 @@ extension CentralSession {
         }
     }
 
+    /// `AA:BB:… 'phone' (not named 'sample')`, for the "nothing found" report.
+    static func whyNotCandidate(_ device: DeviceInfo, name: String) -> String {
+        var reasons: [String] = []
+        if device.name == nil { reasons.append("no name yet") } else if device.name != name {
+            reasons.append("not named '\(name)'")
+        }
+        if !device.serviceUUIDs.contains(RelayProfile.service) { reasons.append("no relay service") }
+        return "\(device.address)" + (device.name.map { " '\($0)'" } ?? "") + " (" + reasons.joined(separator: ", ") + ")"
+    }
+
     mutating func startListing(token: CommandToken) -> [CentralAction] {
         if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
         if let peer, link != .idle {
@@ -46,7 +56,10 @@ extension CentralSession {
 
     /// Starts discovery for `purpose` (the filter is always the relay service, LE only).
     mutating func beginScan(_ purpose: ScanPurpose) -> [CentralAction] {
-        if purpose == .listing { candidates = [] }
+        if purpose == .listing {
+            candidates = []
+            othersSeen = [:]
+        }
         scan = .starting(purpose)
         return [.startDiscovery]
     }
@@ -100,8 +113,9 @@ extension CentralSession {
     mutating func scanTimedOut() -> [CentralAction] {
         guard case .active(let purpose) = scan else { return [] }
         scan = .idle
+        let others = candidates.isEmpty ? othersSeen.keys.sorted().compactMap { othersSeen[$0] } : []
         var actions: [CentralAction] = [
-            .stopDiscovery, .report(.scanStopped(reason: .timeout, found: candidates.count)),
+            .stopDiscovery, .report(.scanStopped(reason: .timeout, found: candidates.count, others: others)),
         ]
         if case .seeking(let target, _) = purpose {
             autoConnect = nil
@@ -161,6 +175,8 @@ extension CentralSession {
                 candidates.append(candidate)
                 actions.append(.report(.discovered(candidate)))
             }
+        } else if purpose == .listing {
+            othersSeen[device.address] = Self.whyNotCandidate(device, name: settings.name)
         }
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
             scan = .idle

@@ -85,6 +85,8 @@ struct CentralSession {
     var adapter: AdapterInfo?
     var scan: Scan = .idle
     var candidates: [Candidate] = []
+    /// Devices a listing scan saw that are not candidates (wrong or no name, no relay service), for "nothing found".
+    var othersSeen: [BluetoothAddress: String] = [:]
     var devices: [DeviceID: DeviceInfo] = [:]
     var link: Link = .idle
     var nextCounter = Counter(0)

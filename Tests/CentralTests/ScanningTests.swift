@@ -166,3 +166,22 @@ final class ScanningTests: XCTestCase {
         XCTAssertNil(harness.session.autoConnect)
     }
 }
+
+final class NothingFoundTests: XCTestCase {
+    func testNothingFoundNamesWhatWasSeenInstead() {
+        var harness = SessionHarness()
+        harness.powerOn()
+        harness.command(.scan)
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device(name: nil)))
+        harness.feed(.deviceUpdated(SessionHarness.device(BluetoothAddress("11:22:33:44:55:66")!, name: "phone", relay: false)))
+        let ended = harness.feed(.scanTimerFired)
+        guard case .scanStopped(.timeout, 0, let others)? = SessionHarness.events(ended).first else {
+            return XCTFail("\(ended)")
+        }
+        XCTAssertEqual(others, [
+            "00:AA:01:00:00:00 (no name yet)", "11:22:33:44:55:66 'phone' (not named 'sample', no relay service)",
+        ])
+        XCTAssertTrue(SessionHarness.events(ended)[0].humanDescription.contains("seen but not candidates"))
+    }
+}

@@ -4,9 +4,12 @@
 #   connects and subscribes; the central writes counters 0, 1, 2 and the peripheral shows exactly
 #   those; the peripheral notifies 0, 1, 2 and the central shows exactly those.
 # Both programs are driven non-interactively (commands on stdin, --json event lines on stdout).
+# vm-timeout: 120
 # Run: scripts/bluez-vm run -- tests/vm/scenario-article.sh
 # Env: RELAY_BIN (folder with both binaries), RELAY_VM_OUT (logs).
 set -uo pipefail
+# Longest either program may run before the scenario gives up on it.
+limit=${RELAY_SCENARIO_LIMIT:-240}
 repo=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 bin=${RELAY_BIN:-$repo/.build/debug}
 out=${RELAY_VM_OUT:-$(mktemp -d)}/scenario-article
@@ -46,9 +49,11 @@ status
 disconnect
 SCRIPT
 
-"$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.script" > "$out/peripheral.jsonl" 2> "$out/peripheral.err" &
+timeout "$limit" "$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.script" > "$out/peripheral.jsonl" 2> "$out/peripheral.err" &
 peripheral_pid=$!
-"$bin/relay-central" --adapter hci1 --json < "$out/central.script" > "$out/central.jsonl" 2> "$out/central.err"
+sleep 0.3
+kill -0 "$peripheral_pid" 2>/dev/null || fail "relay-peripheral did not start"
+timeout "$limit" "$bin/relay-central" --adapter hci1 --json < "$out/central.script" > "$out/central.jsonl" 2> "$out/central.err"
 central_status=$?
 wait "$peripheral_pid"
 peripheral_status=$?

@@ -4,9 +4,12 @@
 #   subscribes; the central disconnects while it arrives. The central must report the partial
 #   message as dropped (some bytes received, not all); after it connects again, the next
 #   message must arrive intact.
+# vm-timeout: 200
 # Run: scripts/bluez-vm run -- tests/vm/scenario-disconnect.sh
 # Env: RELAY_BIN (folder with both binaries), RELAY_VM_OUT (logs).
 set -uo pipefail
+# Longest either program may run before the scenario gives up on it.
+limit=${RELAY_SCENARIO_LIMIT:-240}
 repo=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 bin=${RELAY_BIN:-$repo/.build/debug}
 out=${RELAY_VM_OUT:-$(mktemp -d)}/scenario-disconnect
@@ -45,10 +48,12 @@ status
 disconnect
 SCRIPT
 
-"$bin/relay-peripheral" --adapter hci0 --json --max-message 4M < "$out/peripheral.script" \
+timeout "$limit" "$bin/relay-peripheral" --adapter hci0 --json --max-message 4194304 < "$out/peripheral.script" \
   > "$out/peripheral.jsonl" 2> "$out/peripheral.err" &
 peripheral_pid=$!
-"$bin/relay-central" --adapter hci1 --json --max-message 4M < "$out/central.script" \
+sleep 0.3
+kill -0 "$peripheral_pid" 2>/dev/null || fail "relay-peripheral did not start"
+timeout "$limit" "$bin/relay-central" --adapter hci1 --json --max-message 4194304 < "$out/central.script" \
   > "$out/central.jsonl" 2> "$out/central.err"
 central_status=$?
 wait "$peripheral_pid"

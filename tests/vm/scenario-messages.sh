@@ -4,9 +4,12 @@
 #   1 MiB to relay-peripheral (hci0); then the peripheral sends the same kinds back. Every
 #   message must arrive intact (same length and SHA-256 as the file sent), chunked for the
 #   negotiated MTU.
+# vm-timeout: 400
 # Run: scripts/bluez-vm run -- tests/vm/scenario-messages.sh
 # Env: RELAY_BIN (folder with both binaries), RELAY_VM_OUT (logs).
 set -uo pipefail
+# Longest either program may run before the scenario gives up on it.
+limit=${RELAY_SCENARIO_LIMIT:-240}
 repo=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 bin=${RELAY_BIN:-$repo/.build/debug}
 out=${RELAY_VM_OUT:-$(mktemp -d)}/scenario-messages
@@ -64,10 +67,12 @@ disconnect
 SCRIPT
 
 started=$(date +%s.%N)
-"$bin/relay-peripheral" --adapter hci0 --json --max-message 2M < "$out/peripheral.script" \
+timeout "$limit" "$bin/relay-peripheral" --adapter hci0 --json --max-message 2097152 < "$out/peripheral.script" \
   > "$out/peripheral.jsonl" 2> "$out/peripheral.err" &
 peripheral_pid=$!
-"$bin/relay-central" --adapter hci1 --json --max-message 2M < "$out/central.script" \
+sleep 0.3
+kill -0 "$peripheral_pid" 2>/dev/null || fail "relay-peripheral did not start"
+timeout "$limit" "$bin/relay-central" --adapter hci1 --json --max-message 2097152 < "$out/central.script" \
   > "$out/central.jsonl" 2> "$out/central.err"
 central_status=$?
 wait "$peripheral_pid"
