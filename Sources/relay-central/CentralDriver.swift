@@ -20,6 +20,7 @@ final class CentralDriver {
     private var blockedValue: [UInt8]?
     private var scanTimer: EventLoop.Token?
     private var reconnectTimer: EventLoop.Token?
+    private var refreshTimer: EventLoop.Token?
     private var commands: [CommandToken: CommandContext] = [:]
     private var nextToken: CommandToken = 1
     private var inputs: [CentralInput] = []
@@ -140,7 +141,17 @@ final class CentralDriver {
         case .report(let event): console.report(event)
         case .startDiscovery: startDiscovery()
         case .stopDiscovery:
+            cancelRefreshTimer()
             if let client, let adapterPath { client.stopDiscovery(adapter: adapterPath) { _ in } }
+        case .restartDiscovery:
+            guard let client, let adapterPath else { return feed(.discoveryFailed(BlueZError(.gone, "no adapter"))) }
+            client.stopDiscovery(adapter: adapterPath) { [weak self] _ in self?.startDiscovery() }
+        case .startRefreshTimer(let seconds):
+            cancelRefreshTimer()
+            refreshTimer = loop.schedule(after: seconds) { [weak self] in
+                self?.refreshTimer = nil
+                self?.feed(.refreshTimerFired)
+            }
         case .startScanTimer(let seconds):
             if let scanTimer { loop.cancel(scanTimer) }
             scanTimer = loop.schedule(after: seconds) { [weak self] in
@@ -148,6 +159,7 @@ final class CentralDriver {
                 self?.feed(.scanTimerFired)
             }
         case .cancelScanTimer:
+            cancelRefreshTimer()
             if let scanTimer { loop.cancel(scanTimer) }
             scanTimer = nil
         case .connect(let id):
@@ -199,6 +211,11 @@ final class CentralDriver {
             default: context.succeed()
             }
         }
+    }
+
+    private func cancelRefreshTimer() {
+        if let refreshTimer { loop.cancel(refreshTimer) }
+        refreshTimer = nil
     }
 
     private func path(_ id: DeviceID) -> ObjectPath { ObjectPath(validating: id.path) ?? .root }

@@ -51,6 +51,8 @@ enum CentralInput: Equatable, Sendable {
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
     case reconnectTimerFired
+    /// Time to restart discovery (see `CentralSettings.scanRefresh`).
+    case refreshTimerFired
 }
 
 /// What the session asks the driver to do, in order.
@@ -59,6 +61,10 @@ enum CentralAction: Equatable, Sendable {
     /// Set the discovery filter (relay service UUID, LE transport) and start discovery.
     case startDiscovery
     case stopDiscovery
+    /// Stop discovery, then start it again (answer `discoveryStarted`/`discoveryFailed`).
+    case restartDiscovery
+    /// Arm the discovery refresh timer (`stopDiscovery` and `cancelScanTimer` disarm it).
+    case startRefreshTimer(seconds: Double)
     case startScanTimer(seconds: Double)
     case cancelScanTimer
     case connect(DeviceID)

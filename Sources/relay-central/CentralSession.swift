@@ -11,6 +11,10 @@ struct CentralSettings: Equatable, Sendable {
     var startupTarget: StartupTarget?
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
+    /// While scanning, discovery is restarted this often (seconds): some controllers (btvirt
+    /// among them) report an advertiser only when scanning starts, and the kernel may drop that
+    /// report; a restart asks again. Harmless on real radios.
+    var scanRefresh = 3.0
 
     init() {}
 
@@ -99,6 +103,8 @@ struct CentralSession {
     var autoConnectPersistent = false
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
+    /// Whether the discovery being started is a silent refresh of a running scan.
+    var refreshingScan = false
 
     var reassembler: Reassembler
     var chunker = Chunker()
@@ -204,6 +210,7 @@ struct CentralSession {
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)
         case .reconnectTimerFired: return tryAutoConnect()
+        case .refreshTimerFired: return refreshScan()
         }
     }
 

@@ -37,7 +37,7 @@ SCRIPT
 cat > "$out/central.script" <<'SCRIPT'
 wait state 30
 scan
-wait discovered 30
+wait discovered 60
 connect 0
 write
 write
@@ -49,11 +49,15 @@ status
 disconnect
 SCRIPT
 
+# The central scans first: btvirt reports an advertiser once, when scanning starts, and the
+# kernel may drop that report if it comes before discovery is fully on; an advertiser that
+# starts while the central scans is always reported.
+timeout "$limit" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json < "$out/central.script" > "$out/central.jsonl" 2> "$out/central.err" &
+central_pid=$!
+for _ in $(seq 300); do grep -q '"event":"scanning"' "$out/central.jsonl" 2>/dev/null && break; sleep 0.1; done
 timeout "$limit" "$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.script" > "$out/peripheral.jsonl" 2> "$out/peripheral.err" &
 peripheral_pid=$!
-sleep 0.3
-kill -0 "$peripheral_pid" 2>/dev/null || fail "relay-peripheral did not start"
-timeout "$limit" "$bin/relay-central" --adapter hci1 --json < "$out/central.script" > "$out/central.jsonl" 2> "$out/central.err"
+wait "$central_pid"
 central_status=$?
 wait "$peripheral_pid"
 peripheral_status=$?
