@@ -289,7 +289,10 @@ extension CentralSession {
     mutating func linkLost(reason: String) -> [CentralAction] {
         guard let peer else { return [] }
         let wasSetUp: Bool
-        if case .connecting = link { wasSetUp = false } else { wasSetUp = true }
+        switch link {
+        case .resolving, .subscribing, .ready: wasSetUp = true
+        case .idle, .connecting, .disconnecting: wasSetUp = false
+        }
         link = .idle
         var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")

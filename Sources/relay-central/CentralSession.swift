@@ -272,9 +272,9 @@ struct CentralSession {
                 actions.append(.finish(token, .failure(reason)))
             }
         }
-        if let peer, case .disconnecting = link {
+        if case .disconnecting = link {
+            // We were leaving anyway: no resume.
             actions += linkLost(reason: "disconnected (\(reason))")
-            _ = peer
         } else if let peer {
             autoConnect = .address(peer.address)
             autoConnectPersistent = true

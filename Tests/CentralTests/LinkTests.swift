@@ -209,6 +209,18 @@ final class DisconnectTests: XCTestCase {
         XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
     }
 
+    func testAPowerOffWhileDisconnectingDoesNotReconnect() {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        let (token, _) = harness.command(.disconnect)
+        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: off), .success)
+        XCTAssertFalse(SessionHarness.eventNames(off).contains("reconnecting"))
+        XCTAssertFalse(harness.feed(.adapter(.present(SessionHarness.adapter, powered: true))).contains(.startDiscovery))
+    }
+
     func testBluetoothdRestartResumesAnInterruptedScan() {
         var harness = SessionHarness()
         harness.scanAndFind()
