@@ -15,6 +15,8 @@ enum CentralEvent: Equatable, Sendable {
     case reconnecting(BluetoothAddress)
     case counter(Counter)
     case written(Counter)
+    /// The first frame of a message that needs more than one arrived.
+    case receiving(ReassemblyProgress)
     case message(kind: MessageKind, length: Int, sha256: String, text: String?, file: String?)
     case dropped(DroppedPartial, reason: String)
     case sent(kind: MessageKind, length: Int, sha256: String, frames: Int, mtu: MTU)
@@ -26,7 +28,7 @@ enum CentralEvent: Equatable, Sendable {
     /// Every event name, for `wait` and the documentation.
     static let names = [
         "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
-        "disconnected", "reconnecting", "counter", "written", "message", "dropped", "sent", "read", "list",
+        "disconnected", "reconnecting", "counter", "written", "receiving", "message", "dropped", "sent", "read", "list",
         "status", "error",
     ]
 }
@@ -63,6 +65,7 @@ extension CentralEvent: ReportableEvent {
         case .reconnecting: return "reconnecting"
         case .counter: return "counter"
         case .written: return "written"
+        case .receiving: return "receiving"
         case .message: return "message"
         case .dropped: return "dropped"
         case .sent: return "sent"
@@ -109,6 +112,11 @@ extension CentralEvent: ReportableEvent {
             return [("address", .string(address.description))]
         case .counter(let counter), .written(let counter):
             return [("value", .unsigned(counter.value))]
+        case .receiving(let progress):
+            return [
+                ("id", .integer(Int64(progress.id.value))), ("kind", .string(progress.kind.description)),
+                ("length", .integer(Int64(progress.total))), ("received", .integer(Int64(progress.received))),
+            ]
         case .message(let kind, let length, let sha256, let text, let file):
             var fields: [(String, JSONValue)] = [
                 ("kind", .string(kind.description)), ("length", .integer(Int64(length))), ("sha256", .string(sha256)),
@@ -174,6 +182,8 @@ extension CentralEvent: ReportableEvent {
         case .reconnecting(let address): return "Reconnecting to \(address)…"
         case .counter(let counter): return "Received \(counter)"
         case .written(let counter): return "Wrote \(counter)"
+        case .receiving(let progress):
+            return "Receiving message \(progress.id): \(progress.kind), \(progress.total) bytes…"
         case .message(let kind, let length, let sha256, let text, let file):
             var line: String
             if let text {

@@ -314,6 +314,7 @@ extension CentralSession {
     /// Whatever a link carried ends with it: the partial message, queued sends, a pending read.
     mutating func cleanUpLink(reason: String) -> [CentralAction] {
         var actions: [CentralAction] = []
+        announcedMessage = nil
         if let partial = reassembler.reset() {
             actions.append(.report(.dropped(partial, reason: "\(reason) before the message was complete")))
         }

@@ -90,6 +90,11 @@ extension CentralSession {
                 if let dropped { actions.append(.report(.dropped(dropped, reason: error.description))) }
             }
         }
+        let progress = reassembler.progress
+        if let progress, progress.id != announcedMessage {
+            actions.append(.report(.receiving(progress)))
+        }
+        announcedMessage = progress?.id
         return actions
     }
 

@@ -107,6 +107,8 @@ struct CentralSession {
     var refreshingScan = false
 
     var reassembler: Reassembler
+    /// The incomplete message a `receiving` event was reported for.
+    var announcedMessage: MessageID?
     var chunker = Chunker()
     var outgoing: [Outgoing] = []
     var writeInFlight = false

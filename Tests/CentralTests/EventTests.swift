@@ -42,6 +42,7 @@ final class EventRenderingTests: XCTestCase {
             .scanStopped(reason: .timeout, found: 0), .discovered(Candidate(index: 0, id: DeviceID("/d"), address: peer.address, name: "s", rssi: nil)),
             .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue), .mtu(MTU(23)!),
             .disconnected(peer, reason: "x"), .reconnecting(peer.address), .counter(Counter(1)), .written(Counter(1)),
+            .receiving(ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9)),
             .message(kind: .binary, length: 0, sha256: "", text: nil, file: nil), .dropped(partial, reason: "x"),
             .sent(kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!), .read(.write, value: []), .list([]),
             .status(status), .error("x"),

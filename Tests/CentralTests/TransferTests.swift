@@ -126,6 +126,8 @@ final class MessageTests: XCTestCase {
         for value in chunker.frames(for: Message(text: text)) {
             events += SessionHarness.events(harness.feed(.notification(value)))
         }
+        XCTAssertEqual(events.first?.name, "receiving")
+        events.removeFirst()
         XCTAssertEqual(
             events,
             [.message(kind: .text, length: text.utf8.count, sha256: SHA256.hash(Array(text.utf8)).hex, text: text, file: nil)])
@@ -156,6 +158,9 @@ final class MessageTests: XCTestCase {
         var chunker = Chunker(mtu: MTU(517)!)
         let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
         for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
+        XCTAssertEqual(
+            SessionHarness.eventNames(harness.log).filter { $0 == "receiving" }.count, 1,
+            "one receiving event for the message in progress")
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         let names = SessionHarness.eventNames(lost)
         XCTAssertEqual(names.prefix(2), ["disconnected", "dropped"])
