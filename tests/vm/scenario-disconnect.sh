@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Scenario 4 (inside the bluez-vm guest): a disconnect in the middle of a large message.
 #   relay-peripheral (hci0) starts sending a 1 MiB message as soon as relay-central (hci1)
-#   subscribes; the central disconnects as soon as its first frame arrives (`wait receiving`). The central must report the partial
-#   message as dropped (some bytes received, not all); after it connects again, the next
-#   message must arrive intact.
+#   subscribes; the central disconnects as soon as the first frame arrives (`wait receiving`).
+#   The central must report the partial message as dropped (some bytes received, not all);
+#   after it connects again, the next message must arrive intact.
 # vm-timeout: 200
 # Run: scripts/bluez-vm run -- tests/vm/scenario-disconnect.sh
 # Env: RELAY_BIN (folder with both binaries), RELAY_VM_OUT (logs).
