@@ -25,11 +25,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         self.choice = choice
     }
 
-    /// Connects to the system bus and starts following bluetoothd.
-    func start() {
+    /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
+    func start(bus: DBusConnection.Bus = .system) {
         let connection: DBusConnection
         do {
-            connection = try DBusConnection(bus: .system, loop: loop)
+            connection = try DBusConnection(bus: bus, loop: loop)
         } catch {
             let detail = "cannot connect to the system D-Bus (\(error)): is dbus running? (systemctl start dbus)"
             controller.handle(.adapter(.notAvailable(detail), name: nil))
