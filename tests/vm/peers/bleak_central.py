@@ -51,7 +51,7 @@ def parse_arguments():
                         help="chunk length (default min(MTU-3, 510))")
     parser.add_argument("--keep-cache", action="store_true",
                         help="do not forget cached peripherals before scanning")
-    parser.add_argument("--scan-timeout", type=float, default=20.0, metavar="S")
+    parser.add_argument("--scan-timeout", type=float, default=40.0, metavar="S")
     parser.add_argument("--linger", type=float, default=0.5, metavar="S",
                         help="stay connected this long after the goals are met")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
@@ -97,11 +97,16 @@ class Central:
         self.options = options
         self.output = output
         self.notified = 0
+        self.seen = {}
         self.notify_done = asyncio.Event()
         self.disconnected = asyncio.Event()
         self.bytes = article.ByteCounter(options.expect_bytes) if options.expect_bytes else None
 
     def matches(self, device, advertisement):
+        seen = (advertisement.local_name, tuple(sorted(advertisement.service_uuids)))
+        if self.seen.get(device.address) != seen:
+            self.seen[device.address] = seen
+            article.log(ROLE, f"seen {device.address} name={seen[0]!r} uuids={list(seen[1])}")
         if article.SERVICE_UUID not in [uuid.lower() for uuid in advertisement.service_uuids]:
             return False
         return not self.options.name or advertisement.local_name == self.options.name
