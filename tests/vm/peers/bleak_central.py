@@ -38,7 +38,7 @@ def parse_arguments():
     parser.add_argument("--write", type=int, default=0, metavar="N",
                         help="write counters 0..N-1 after subscribing")
     parser.add_argument("--interval", type=float, default=0.0, metavar="S",
-                        help="pause between two written counters")
+                        help="pause between two written counters or chunks")
     parser.add_argument("--with-response", action="store_true",
                         help="write requests instead of write commands")
     parser.add_argument("--expect-notify", type=int, default=0, metavar="N",
@@ -161,6 +161,8 @@ class Central:
                 data = os.urandom(options.send_bytes)
                 started = time.monotonic()
                 for offset in range(0, len(data), chunk):
+                    if offset and options.interval:
+                        await asyncio.sleep(options.interval)
                     await client.write_gatt_char(write, data[offset:offset + chunk], response=response)
                 print(article.send_report(ROLE, data, time.monotonic() - started, mtu=mtu, chunk=chunk),
                       file=self.output, flush=True)
