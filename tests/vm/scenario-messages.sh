@@ -4,12 +4,12 @@
 #   1 MiB to relay-peripheral (hci0); then the peripheral sends the same kinds back. Every
 #   message must arrive intact (same length and SHA-256 as the file sent), chunked for the
 #   negotiated MTU.
-# vm-timeout: 400
+# vm-timeout: 480
 # Run: scripts/bluez-vm run -- tests/vm/scenario-messages.sh
 # Env: RELAY_BIN (folder with both binaries), RELAY_VM_OUT (logs).
 set -uo pipefail
 # Longest either program may run before the scenario gives up on it.
-limit=${RELAY_SCENARIO_LIMIT:-240}
+limit=${RELAY_SCENARIO_LIMIT:-420}
 repo=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 bin=${RELAY_BIN:-$repo/.build/debug}
 out=${RELAY_VM_OUT:-$(mktemp -d)}/scenario-messages
