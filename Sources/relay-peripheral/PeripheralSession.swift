@@ -214,7 +214,9 @@ struct PeripheralSession {
             if wantsAdvertising && isPoweredOn {
                 return [.report(.advertising(name: configuration.name.text))]
             }
-            return reconcile()
+            // Stopped or powered off while the request was on its way: take it back.
+            advertisement = .absent
+            return [.unregisterAdvertisement]
         case .advertisementFailed(let ticket, let message):
             guard advertisement == .pending(ticket) else { return [] }
             advertisement = .absent

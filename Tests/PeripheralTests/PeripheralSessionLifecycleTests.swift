@@ -89,6 +89,18 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
     }
 
+    func testPowerOffWhileAdvertisementPendingTakesItBackAndResumesAtPowerOn() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let app = session.start().applicationTicket!
+        let ad = session.handle(.applicationRegistered(app)).advertisementTicket!
+        _ = session.handle(.adapter(.poweredOff, name: "hci0"))
+        XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.unregisterAdvertisement])
+        XCTAssertEqual(session.advertisement, .absent)
+        let on = session.handle(.adapter(.poweredOn, name: "hci0"))
+        XCTAssertNotNil(on.advertisementTicket)
+    }
+
     func testPowerOffAfterStopDoesNotResumeAdvertising() {
         var session = PeripheralSession.advertising()
         _ = session.stop()
