@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: all build deps test unit-test demo bench bench-codec clean
+.PHONY: all build deps test unit-test demo bench bench-codec bench-ble clean
 
 all: build
 
@@ -53,7 +53,12 @@ demo-auto: deps
 bench-codec: deps
 	$(SWIFT) run -c release relay-codec-bench --markdown docs/performance.md
 
-bench: bench-codec
+# The relay pair against bleak/bless on one real bluetoothd in the VM (benchmarks/ble/run.sh):
+# prints the table and writes it into docs/performance.md. Not part of make test.
+bench-ble: deps
+	benchmarks/ble/run.sh
+
+bench: bench-codec bench-ble
 
 clean:
 	rm -rf .build

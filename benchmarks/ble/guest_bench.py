@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""Inside the bluez-vm guest: the relay pair and the Python peers doing the same work.
+
+Started by benchmarks/ble/run.sh (`scripts/bluez-vm run -- ...`). Each session gets a fresh
+bluetoothd + btvirt (scripts/vm/guest-bluetooth restart), a peripheral on hci0 and a central on
+hci1, both driven over stdin with one JSON event per stdout line. Every line is stamped with
+CLOCK_MONOTONIC when this driver reads it, and every duration is measured the same way for
+both sides: from the moment the driver writes a command to the moment it reads the event
+that ends the job. Writes results.json into $RELAY_VM_OUT.
+
+Sessions: for each run, a "main" session per side (start-up, 1000 counters, 1 MiB goodput
+each way, repeated for the memory trend, CPU and peak RSS) and, once per side, an "echo"
+session (peripheral echoes counters: round trips).
+"""
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.environ.get("RELAY_REPO", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+BIN = os.environ.get("RELAY_BIN", os.path.join(REPO, ".build", "release"))
+PYTHON = os.environ.get("RELAY_PYTHON", sys.executable)
+PEERS = os.path.join(REPO, "benchmarks", "ble", "peers")
+OUT = os.environ.get("RELAY_VM_OUT", "/tmp")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+MIB = 1 << 20
+
+
+def log(message):
+    print(f"[bench {time.monotonic():9.2f}] {message}", file=sys.stderr, flush=True)
+
+
+class Timeout(Exception):
+    pass
+
+
+class Process:
+    """A program driven over stdin, its stdout read line by line and stamped on arrival."""
+
+    def __init__(self, name, arguments, logs):
+        self.name = name
+        self.events = []
+        self.condition = threading.Condition()
+        self.err = open(os.path.join(logs, f"{name}.err"), "w")
+        self.raw = open(os.path.join(logs, f"{name}.jsonl"), "w")
+        self.launched = time.monotonic()
+        self.process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.err, bufsize=0)
+        self.pid = self.process.pid
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            stamp = time.monotonic()
+            self.raw.write(f"{stamp:.6f} {line.decode(errors='replace')}")
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            with self.condition:
+                self.events.append((stamp, event))
+                self.condition.notify_all()
+        with self.condition:
+            self.events.append((time.monotonic(), {"event": "<eof>"}))
+            self.condition.notify_all()
+
+    def mark(self):
+        with self.condition:
+            return len(self.events)
+
+    def send(self, text):
+        stamp = time.monotonic()
+        self.process.stdin.write(text.encode())
+        self.process.stdin.flush()
+        return stamp
+
+    def wait(self, name, since=0, timeout=60.0, where=lambda event: True):
+        """(stamp, event) of the first event NAME at index >= since that satisfies where."""
+        deadline = time.monotonic() + timeout
+        index = since
+        with self.condition:
+            while True:
+                while index < len(self.events):
+                    stamp, event = self.events[index]
+                    index += 1
+                    if event.get("event") == name and where(event):
+                        return stamp, event
+                    if event.get("event") == "<eof>":
+                        raise Timeout(f"{self.name} exited while waiting for {name}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout(f"{self.name}: no {name} within {timeout} s")
+                self.condition.wait(left)
+
+    def count(self, name, since=0):
+        with self.condition:
+            return sum(1 for _, event in self.events[since:] if event.get("event") == name)
+
+    def values(self, name, since=0):
+        with self.condition:
+            return [event.get("value") for _, event in self.events[since:] if event.get("event") == name]
+
+    def cpu(self):
+        return cpu_seconds(self.pid)
+
+    def memory(self, field):
+        return status_kib(self.pid, field)
+
+    def stop(self, command="quit\n", timeout=15.0):
+        try:
+            self.send(command)
+            self.process.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.reader.join(5)
+        self.raw.close()
+        self.err.close()
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
+
+
+def status_kib(pid, field):
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def bluetoothd_pid():
+    return int(subprocess.run(["pidof", "-s", "bluetoothd"], capture_output=True, text=True).stdout.split()[0])
+
+
+def restart_bluetooth(logs):
+    subprocess.run([os.path.join(REPO, "scripts", "vm", "guest-bluetooth"), "restart", "--controllers", "2",
+                    "--logs", logs], check=True, stdout=subprocess.DEVNULL)
+
+
+class Side:
+    """How one side (relay or peers) is launched and asked for each job."""
+
+    def __init__(self, name, files):
+        self.name = name
+        self.files = files
+
+
+class RelaySide(Side):
+    def peripheral(self, logs, echo):
+        arguments = [os.path.join(BIN, "relay-peripheral"), "--adapter", "hci0", "--json",
+                     "--max-message", str(2 * MIB)] + (["--echo"] if echo else [])
+        process = Process("peripheral", arguments, logs)
+        process.send("start\n")
+        stamp, _ = process.wait("advertising", timeout=60)
+        return process, stamp - process.launched
+
+    def central(self, logs):
+        arguments = [os.path.join(BIN, "relay-central"), "--adapter", "hci1", "--json", "--connect", "sample",
+                     "--scan-timeout", "60", "--max-message", str(2 * MIB)]
+        process = Process("central", arguments, logs)
+        stamp, event = process.wait("ready", timeout=90)
+        return process, stamp - process.launched, int(event["mtu"])
+
+    def counters(self, central, peripheral, count):
+        since = peripheral.mark()
+        started = central.send("".join(f"write {value}\n" for value in range(count)))
+        return started, since
+
+    def write(self, central, value):
+        return central.send(f"write {value}\n")
+
+    def send_c2p(self, central, peripheral, size, chunk):
+        since = peripheral.mark()
+        started = central.send(f"send-file {self.files['central']}\n")
+        stamp, event = peripheral.wait("message", since, timeout=180)
+        return started, stamp, event.get("sha256"), int(event.get("length", 0))
+
+    def send_p2c(self, central, peripheral, size, chunk):
+        since = central.mark()
+        started = peripheral.send(f"send-file {self.files['peripheral']}\n")
+        stamp, event = central.wait("message", since, timeout=180)
+        return started, stamp, event.get("sha256"), int(event.get("length", 0))
+
+
+class PeerSide(Side):
+    def peripheral(self, logs, echo):
+        arguments = [PYTHON, os.path.join(PEERS, "bless_bench.py"), "--adapter", "hci0"] + (["--echo"] if echo else [])
+        process = Process("peripheral", arguments, logs)
+        stamp, _ = process.wait("advertising", timeout=60)
+        return process, stamp - process.launched
+
+    def central(self, logs):
+        arguments = [PYTHON, os.path.join(PEERS, "bleak_bench.py"), "--adapter", "hci1"]
+        process = Process("central", arguments, logs)
+        stamp, event = process.wait("ready", timeout=90)
+        return process, stamp - process.launched, int(event["mtu"])
+
+    def counters(self, central, peripheral, count):
+        since = peripheral.mark()
+        started = central.send(f"counters {count}\n")
+        return started, since
+
+    def write(self, central, value):
+        return central.send(f"write {value}\n")
+
+    def _raw(self, sender, receiver, size, send_command):
+        since = receiver.mark()
+        receiver.send(f"expect {size}\n")
+        receiver.wait("expecting", since, timeout=30)
+        since = receiver.mark()
+        started = sender.send(send_command)
+        try:
+            stamp, event = receiver.wait("received", since, timeout=180)
+        except Timeout:
+            mark = receiver.mark()
+            receiver.send("status\n")
+            _, status = receiver.wait("status", mark, timeout=10)
+            return started, None, None, int(status.get("received", 0))
+        return started, stamp, event.get("sha256"), int(event.get("bytes", 0))
+
+    def send_c2p(self, central, peripheral, size, chunk):
+        return self._raw(central, peripheral, size, f"send {size}\n")
+
+    def send_p2c(self, central, peripheral, size, chunk):
+        return self._raw(peripheral, central, size, f"send {size} {chunk}\n")
+
+
+def main_session(side, logs, options, result):
+    os.makedirs(logs, exist_ok=True)
+    restart_bluetooth(logs)
+    daemon = bluetoothd_pid()
+    peripheral, peripheral_startup = side.peripheral(logs, echo=False)
+    central = None
+    try:
+        central, central_startup, mtu = side.central(logs)
+        chunk = min(mtu - 3, 510)
+        result["startup_peripheral"].append(peripheral_startup)
+        result["startup_central"].append(central_startup)
+        result["mtu"] = mtu
+        log(f"{side.name}: peripheral advertising after {peripheral_startup:.3f} s, central ready after "
+            f"{central_startup:.3f} s, MTU {mtu}")
+        peripheral.wait("subscribed", timeout=30)
+        time.sleep(0.5)
+
+        # 1. counters
+        started, since = side.counters(central, peripheral, options.counters)
+        seen, last, progress = set(), started, time.monotonic()
+        while len(seen) < options.counters and time.monotonic() - progress < 10:
+            time.sleep(0.02)
+            with peripheral.condition:
+                counters = [(stamp, event.get("value")) for stamp, event in peripheral.events[since:]
+                            if event.get("event") == "counter"]
+            if len(counters) > len(seen):
+                progress = time.monotonic()
+            seen = {value for _, value in counters}
+            if counters:
+                last = counters[-1][0]
+        received = len(seen & set(range(options.counters)))
+        result["counters"].append({"seconds": last - started, "received": received,
+                                   "lost": options.counters - received})
+        log(f"{side.name}: {received}/{options.counters} counters in {last - started:.3f} s")
+        time.sleep(1.0)
+
+        # 2. goodput, both directions, repeated (memory trend), CPU per MiB
+        processes = {"central": central, "peripheral": peripheral}
+        for repetition in range(options.transfers):
+            for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
+                before = {name: process.cpu() for name, process in processes.items()}
+                before["bluetoothd"] = cpu_seconds(daemon)
+                started, ended, sha256, length = send(central, peripheral, options.size, chunk)
+                after = {name: process.cpu() for name, process in processes.items()}
+                after["bluetoothd"] = cpu_seconds(daemon)
+                expected = side.files["sha256"][direction]
+                intact = ended is not None and length == options.size and (sha256 == expected or expected is None)
+                seconds = (ended - started) if ended is not None else None
+                result[f"goodput_{direction}"].append({
+                    "seconds": seconds, "bytes": length, "intact": intact,
+                    "lost": options.size - length if ended is None or not intact else 0,
+                    "bytes_per_second": options.size / seconds if intact else None,
+                    "cpu": {name: after[name] - before[name] for name in after}})
+                for name, process in processes.items():
+                    result["rss_kib"][name].append(process.memory("VmRSS"))
+                log(f"{side.name} {direction} #{repetition + 1}: " + (
+                    f"{options.size / seconds / 1024:.1f} KiB/s, cpu " if intact else f"LOST ({length} bytes), cpu ")
+                    + ", ".join(f"{name} {after[name] - before[name]:.2f}" for name in after))
+                time.sleep(0.5)
+        for name, process in processes.items():
+            result["hwm_kib"][name].append(process.memory("VmHWM"))
+    finally:
+        if central is not None:
+            central.stop()
+        peripheral.stop()
+
+
+def echo_session(side, logs, options, result):
+    os.makedirs(logs, exist_ok=True)
+    restart_bluetooth(logs)
+    peripheral, peripheral_startup = side.peripheral(logs, echo=True)
+    central = None
+    try:
+        central, central_startup, _ = side.central(logs)
+        result["startup_peripheral"].append(peripheral_startup)
+        result["startup_central"].append(central_startup)
+        peripheral.wait("subscribed", timeout=30)
+        time.sleep(0.5)
+        trips = []
+        for value in range(options.warmup + options.round_trips):
+            since = central.mark()
+            started = side.write(central, value)
+            stamp, _ = central.wait("counter", since, timeout=10, where=lambda event: event.get("value") == value)
+            if value >= options.warmup:
+                trips.append(stamp - started)
+        result["round_trips"] = trips
+        log(f"{side.name}: round trip median {statistics.median(trips) * 1000:.2f} ms over {len(trips)}")
+    finally:
+        if central is not None:
+            central.stop()
+        peripheral.stop()
+
+
+def fresh_result():
+    return {"startup_peripheral": [], "startup_central": [], "counters": [], "goodput_c2p": [],
+            "goodput_p2c": [], "round_trips": [], "rss_kib": {"central": [], "peripheral": []},
+            "hwm_kib": {"central": [], "peripheral": []}, "errors": []}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="main sessions per side")
+    parser.add_argument("--transfers", type=int, default=2, help="1 MiB transfers per direction per session")
+    parser.add_argument("--counters", type=int, default=1000)
+    parser.add_argument("--size", type=int, default=MIB)
+    parser.add_argument("--round-trips", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--sides", default="relay,peers")
+    options = parser.parse_args()
+
+    files = {}
+    for role in ("central", "peripheral"):
+        path = f"/tmp/bench-{role}.bin"
+        with open(path, "wb") as handle:
+            handle.write(os.urandom(options.size))
+        with open(path, "rb") as handle:
+            files[role] = path
+            files.setdefault("sha256", {})["c2p" if role == "central" else "p2c"] = hashlib.sha256(handle.read()).hexdigest()
+    sides = {"relay": RelaySide("relay", files), "peers": PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}))}
+    chosen = [sides[name] for name in options.sides.split(",")]
+    results = {side.name: fresh_result() for side in chosen}
+    started = time.monotonic()
+    plan = [(run, side, "main") for run in range(options.runs) for side in (chosen if run % 2 == 0 else chosen[::-1])]
+    plan += [(0, side, "echo") for side in chosen]
+    for run, side, kind in plan:
+        logs = os.path.join(OUT, f"{side.name}-{kind}-{run + 1}")
+        log(f"session {side.name} {kind} {run + 1}")
+        try:
+            (main_session if kind == "main" else echo_session)(side, logs, options, results[side.name])
+        except Exception as error:  # a failed session is reported, the others still run
+            log(f"{side.name} {kind} {run + 1} FAILED: {error!r}")
+            results[side.name]["errors"].append(f"{kind} {run + 1}: {error}")
+    machine = {"guest_kernel": os.uname().release, "guest_nproc": os.cpu_count(),
+               "bluetoothd": subprocess.run(["bluetoothd", "--version"], capture_output=True, text=True).stdout.strip(),
+               "seconds": time.monotonic() - started,
+               "options": vars(options)}
+    with open(os.path.join(OUT, "results.json"), "w") as handle:
+        json.dump({"machine": machine, **results}, handle, indent=1)
+    log(f"done in {machine['seconds']:.0f} s: {os.path.join(OUT, 'results.json')}")
+    return 1 if any(results[side]["errors"] for side in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

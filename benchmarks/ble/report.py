@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""The table of benchmarks/ble: rows = measures, columns = relay, peers, ratio, goal.
+
+  report.py RESULTS.json [--markdown docs/performance.md]
+
+Prints the table (with the machine and BlueZ version) and, with --markdown, replaces the part
+of the file between `<!-- ble-bench:begin -->` and `<!-- ble-bench:end -->` (appended when the
+markers are missing) with benchmarks/ble/notes.md followed by the table.
+"""
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+
+BEGIN, END = "<!-- ble-bench:begin -->", "<!-- ble-bench:end -->"
+HERE = os.path.dirname(os.path.abspath(__file__))
+MIB = 1 << 20
+
+
+def median(values):
+    values = [value for value in values if value is not None]
+    return statistics.median(values) if values else None
+
+
+def percentile(values, fraction):
+    values = sorted(values)
+    return values[max(0, math.ceil(fraction * len(values)) - 1)] if values else None
+
+
+def spread(values, scale=1.0, digits=2):
+    """'median (min-max, n)' of the values times scale."""
+    values = [value * scale for value in values if value is not None]
+    if not values:
+        return "n/a", None
+    middle = statistics.median(values)
+    if len(values) == 1:
+        return f"{middle:.{digits}f}", middle
+    return f"{middle:.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f}, n={len(values)})", middle
+
+
+def ratio(relay, peers):
+    if relay is None or peers is None or peers == 0:
+        return None
+    return relay / peers
+
+
+def machine_info(guest):
+    cpu = "unknown"
+    with open("/proc/cpuinfo") as handle:
+        for line in handle:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    load = open("/proc/loadavg").read().split()[:3]
+    return (f"host: {os.cpu_count()} CPUs (`nproc`), {cpu}, Linux {platform.release()}, load average "
+            f"{' '.join(load)} at the end; guest: QEMU TCG (software emulation) with {guest.get('guest_nproc')} "
+            f"vCPUs, Linux {guest.get('guest_kernel')}; BlueZ {guest.get('bluetoothd')} (`bluetoothd --version`), "
+            f"2 btvirt LE controllers on one virtual radio")
+
+
+def cpu_per_mib(side, process):
+    transfers = [entry for direction in ("c2p", "p2c") for entry in side[f"goodput_{direction}"]]
+    seconds = sum(entry["cpu"][process] for entry in transfers if entry["cpu"].get(process) is not None)
+    moved = sum(entry["bytes"] for entry in transfers) / MIB
+    return seconds / moved if moved else None
+
+
+def rows(results):
+    relay, peers = results["relay"], results["peers"]
+    table = []
+
+    def add(measure, relay_value, peers_value, goal="", better="lower", digits=2, scale=1.0):
+        relay_text, relay_middle = spread(relay_value, scale, digits) if isinstance(relay_value, list) else relay_value
+        peers_text, peers_middle = spread(peers_value, scale, digits) if isinstance(peers_value, list) else peers_value
+        value = ratio(relay_middle, peers_middle)
+        table.append((measure, relay_text, peers_text, f"{value:.2f}" if value is not None else "n/a", goal))
+        return relay_middle, peers_middle, value
+
+    def single(value, digits=2):
+        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+
+    def goal_text(met, wanted):
+        return f"{wanted}: {'met' if met else 'NOT met'}"
+
+    # 4. start-up
+    relay_start = median(relay["startup_peripheral"])
+    add("peripheral start-up: launch -> advertising (s)", relay["startup_peripheral"], peers["startup_peripheral"],
+        goal_text(relay_start is not None and relay_start < 0.5, "relay < 0.5 s"))
+    add("central start-up: launch -> ready, peripheral advertising (s)", relay["startup_central"],
+        peers["startup_central"])
+    # 1. counters
+    add("1000 counters central -> peripheral: until all received (s)",
+        [entry["seconds"] for entry in relay["counters"]], [entry["seconds"] for entry in peers["counters"]])
+    relay_lost = sum(entry["lost"] for entry in relay["counters"])
+    peers_lost = sum(entry["lost"] for entry in peers["counters"])
+    add("counters lost (all runs)", single(relay_lost, 0), single(peers_lost, 0),
+        goal_text(relay_lost == 0, "0"))
+    # 2. goodput
+    mtu = f"MTU {relay.get('mtu')} / {peers.get('mtu')}"
+    add("ATT MTU (relay / peers); chunk min(MTU-3, 510)", (mtu, None), ("", None))
+    for direction, label in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
+        relay_rates = [entry["bytes_per_second"] for entry in relay[f"goodput_{direction}"]]
+        peers_rates = [entry["bytes_per_second"] for entry in peers[f"goodput_{direction}"]]
+        _, _, value = add(f"1 MiB goodput {label} (KiB/s of payload)", relay_rates, peers_rates, better="higher",
+                          digits=1, scale=1 / 1024)
+        table[-1] = table[-1][:4] + (goal_text(value is not None and value >= 3, "ratio >= 3"),)
+    relay_bytes_lost = sum(entry["lost"] for direction in ("c2p", "p2c") for entry in relay[f"goodput_{direction}"])
+    peers_bytes_lost = sum(entry["lost"] for direction in ("c2p", "p2c") for entry in peers[f"goodput_{direction}"])
+    add("bytes lost or corrupted (all 1 MiB transfers)", single(relay_bytes_lost, 0), single(peers_bytes_lost, 0),
+        goal_text(relay_bytes_lost == 0, "0"))
+    # 3. round trip
+    relay_trips, peers_trips = relay["round_trips"], peers["round_trips"]
+    _, _, value = add(f"round trip, median of {len(relay_trips)} / {len(peers_trips)} (ms)",
+                      single(median(relay_trips) and median(relay_trips) * 1000),
+                      single(median(peers_trips) and median(peers_trips) * 1000))
+    table[-1] = table[-1][:4] + (goal_text(value is not None and value <= 0.5, "ratio <= 0.5"),)
+    add("round trip, 99th percentile (ms)",
+        single(percentile(relay_trips, 0.99) and percentile(relay_trips, 0.99) * 1000),
+        single(percentile(peers_trips, 0.99) and percentile(peers_trips, 0.99) * 1000))
+    # 5. cost
+    for process in ("central", "peripheral", "bluetoothd"):
+        add(f"CPU s per MiB moved: {process}", single(cpu_per_mib(relay, process), 3),
+            single(cpu_per_mib(peers, process), 3))
+    for process in ("central", "peripheral"):
+        relay_peak = max(relay["hwm_kib"][process], default=None)
+        peers_peak = max(peers["hwm_kib"][process], default=None)
+        add(f"peak RSS (VmHWM) {process} (MB)", single(relay_peak and relay_peak * 1024 / 1e6, 1),
+            single(peers_peak and peers_peak * 1024 / 1e6, 1),
+            goal_text(relay_peak is not None and relay_peak * 1024 < 50e6, "relay < 50 MB"))
+    for process in ("central", "peripheral"):
+        def trend(side):
+            series = [value for value in side["rss_kib"][process] if value is not None]
+            if len(series) < 2:
+                return ("n/a", None)
+            return (f"{series[1] / 1024:.1f} -> {series[-1] / 1024:.1f} MiB (x{len(series) // 2} each way)",
+                    None)
+        relay_series = [value for value in relay["rss_kib"][process] if value is not None]
+        flat = None
+        if len(relay_series) >= 4:
+            # per session: after the 1st round trip of transfers vs after the last one
+            flat = all(abs(later - first) <= 2048 for first, later in zip(relay_series[1::2], relay_series[3::2]))
+        add(f"RSS after 1st vs last 1 MiB exchange: {process}", trend(relay), trend(peers),
+            goal_text(bool(flat), "flat (< 2 MiB growth)") if flat is not None else "")
+    return table
+
+
+def render(results):
+    header = ("measure", "relay", "peers", "ratio relay/peers", "goal")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
+    for row in rows(results):
+        lines.append("| " + " | ".join(row) + " |")
+    guest = results["machine"]
+    options = guest.get("options", {})
+    errors = [f"{side}: {error}" for side in ("relay", "peers") for error in results[side].get("errors", [])]
+    notes = [
+        f"Machine: {machine_info(guest)}.",
+        f"One boot, {guest.get('seconds', 0):.0f} s of sessions: {options.get('runs')} main sessions per side "
+        f"(each: start-up, {options.get('counters')} counters, {options.get('transfers')} x 1 MiB each way) and one "
+        f"echo session per side ({options.get('round_trips')} round trips after {options.get('warmup')} warm-up); "
+        "each session on a fresh bluetoothd. Cells: median (min-max, n) over the sessions' samples; "
+        "ratios from the medians of this run.",
+    ]
+    if errors:
+        notes.append("Failed sessions: " + "; ".join(errors) + ".")
+    return "\n".join(lines), notes
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--markdown", metavar="FILE")
+    options = parser.parse_args()
+    with open(options.results) as handle:
+        results = json.load(handle)
+    table, notes = render(results)
+    print(table)
+    print()
+    for note in notes:
+        print(note)
+    if options.markdown:
+        with open(os.path.join(HERE, "notes.md")) as handle:
+            intro = handle.read().strip()
+        section = "\n".join([BEGIN, intro, "", *(note + "\n" for note in notes), table, END])
+        try:
+            with open(options.markdown) as handle:
+                text = handle.read()
+        except FileNotFoundError:
+            text = "# Performance\n"
+        if BEGIN in text and END in text:
+            text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
+        else:
+            text = text.rstrip("\n") + "\n\n" + section + "\n"
+        with open(options.markdown, "w") as handle:
+            handle.write(text)
+        print(f"written to {options.markdown}")
+
+
+if __name__ == "__main__":
+    main()
