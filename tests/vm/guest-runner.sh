@@ -65,6 +65,7 @@ run_scenario() { # file
       reason="exit status $status: $(tail -n 1 "$dir/output.log")"
     fi
   fi
+  dmesg > "$dir/dmesg.log" 2>&1
   "$repo/scripts/vm/guest-bluetooth" down
   if [ -z "$reason" ]; then
     echo "PASS $name ${elapsed}s"
