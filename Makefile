@@ -18,10 +18,15 @@ build: deps
 unit-test: deps
 	$(SWIFT) test
 
-test: unit-test vm-test
+test: unit-test hostile-input vm-test
+
+# Hostile REPL and command-line input against both programs, on the host (docs/reliability.md).
+.PHONY: hostile-input
+hostile-input: build
+	tests/hostile-input.sh
 
 # The real-BlueZ VM (scripts/bluez-vm, docs/test-bed.md).
-.PHONY: vm-setup vm-test vm-smoke vm-reliability vm-shell
+.PHONY: vm-setup vm-test vm-smoke vm-reliability vm-shell soak
 
 vm-setup:
 	scripts/bluez-vm setup
@@ -40,6 +45,11 @@ vm-reliability:
 
 vm-shell: build
 	scripts/bluez-vm shell
+
+# The soak (docs/reliability.md): 10 000 counters and 1 000 messages each way in the VM, with
+# figures; long, so not part of make test. SOAK_COUNTERS/SOAK_MESSAGES/SOAK_MAX_BYTES shrink it.
+soak: deps
+	tests/vm/soak-run.sh
 
 # The demo (scripts/demo, docs/workshop.md): builds, boots the VM, both REPLs side by side in
 # tmux; demo-auto plays the article's flow by itself (also when make demo has no terminal).

@@ -13,7 +13,7 @@ enum AdapterChoice: Equatable, Sendable, CustomStringConvertible {
             self = .address(address)
         } else {
             throw UsageError(
-                "--adapter: '\(text)' is neither an adapter name like hci1 nor an address like 00:AA:01:01:00:01")
+                "--adapter: \(ArgumentParser.quoted(text)) is neither an adapter name like hci1 nor an address like 00:AA:01:01:00:01")
         }
     }
 
@@ -138,7 +138,7 @@ extension CentralLaunch {
                     seconds > 0, seconds <= CentralOptions.maxScanTimeout
                 else {
                     throw UsageError(
-                        "--scan-timeout: '\(text)' is not a number of seconds above 0 and at most \(Int(CentralOptions.maxScanTimeout))")
+                        "--scan-timeout: \(ArgumentParser.quoted(text)) is not a number of seconds above 0 and at most \(Int(CentralOptions.maxScanTimeout))")
                 }
                 options.scanTimeout = seconds
             case "--connect":
@@ -152,9 +152,9 @@ extension CentralLaunch {
                 guard !directory.isEmpty else { throw UsageError("--save-dir needs a directory") }
                 options.saveDirectory = directory
             default:
-                if argument.hasPrefix("-") { throw UsageError("unknown option '\(argument)'") }
+                if argument.hasPrefix("-") { throw UsageError("unknown option \(ArgumentParser.quoted(argument))") }
                 throw UsageError(
-                    "unexpected argument '\(argument)' (commands are typed at the prompt or piped on stdin)")
+                    "unexpected argument \(ArgumentParser.quoted(argument)) (commands are typed at the prompt or piped on stdin)")
             }
             index += 1
         }
@@ -174,7 +174,7 @@ extension CentralLaunch {
         }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(digits),
             !number.multipliedReportingOverflow(by: multiplier).overflow
-        else { throw UsageError("\(option): '\(text)' is not a byte count (e.g. 1048576 or 1M)") }
+        else { throw UsageError("\(option): \(ArgumentParser.quoted(text)) is not a byte count (e.g. 1048576 or 1M)") }
         let bytes = number * multiplier
         guard bytes >= 1, bytes <= CentralOptions.maxMessageLimit else {
             throw UsageError("\(option): \(bytes) is out of range (1 to \(CentralOptions.maxMessageLimit) bytes)")

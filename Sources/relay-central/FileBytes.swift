@@ -13,7 +13,9 @@ enum FileBytes {
     /// The bytes of the file at `path`.
     static func read(_ path: String) throws(CommandError) -> [UInt8] {
         guard !path.isEmpty else { throw CommandError("send-file: missing PATH") }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO with no writer would otherwise block the whole program
+        // (it is refused below as not a regular file).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw CommandError("send-file: cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         var info = stat()

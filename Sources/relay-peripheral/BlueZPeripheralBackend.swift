@@ -36,6 +36,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             return
         }
         self.connection = connection
+        connection.onAccessDenied = { [weak self] call in self?.reportRefused(call) }
         let client = BlueZClient(connection: connection)
         self.client = client
         let application = GattApplication(client: client, root: "/org/relay/peripheral", services: [RelayGattProfile.localService])
@@ -51,6 +52,19 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         ownerWatcher = NameOwnerWatcher(connection: connection, name: BlueZInterface.service) { [weak self] state in
             if state == .unowned { self?.evaluateAdapter() }
         }
+    }
+
+    /// Refused calls from other bus clients, reported at most 3 per 5 s.
+    private var refusedCalls = RateLimiter(limit: 3, per: 5)
+
+    /// Another bus client called our objects (only bluetoothd may): the bus layer answered
+    /// AccessDenied; this reports it, rate-limited so that a flood cannot drown the REPL.
+    private func reportRefused(_ call: DeniedCall) {
+        guard case .allow(let suppressed) = refusedCalls.admit(now: loop.now) else { return }
+        let member = (call.interface.map { $0 + "." } ?? "") + call.member
+        let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
+        let text = "refused \(member) on \(call.path) from \(call.sender): only bluetoothd may call the peripheral's objects\(more)"
+        controller.perform([.report(.error(text, from: nil))])
     }
 
     // MARK: Adapter

@@ -40,21 +40,24 @@ public enum FileArgument {
         if Int(info.st_size) > maximumBytes {
             throw CommandError("\(prefix)\(shown) is too large (\(info.st_size) bytes, at most \(maximumBytes))")
         }
-        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
-        var total = 0
-        while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + total, $0.count - total) }
+        // Memory follows the file, not the limit: the size fstat(2) reports, growing in 64 KiB
+        // steps for files that report none (/proc) or grow while read.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(info.st_size) + 1)
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= maximumBytes {
+            let wanted = min(buffer.count, maximumBytes + 1 - bytes.count)
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw CommandError("\(prefix)cannot read \(shown): \(String(cString: strerror(errno)))")
             }
-            total += count
+            bytes.append(contentsOf: buffer[0..<count])
         }
-        if total > maximumBytes {
+        if bytes.count > maximumBytes {
             throw CommandError("\(prefix)\(shown) is too large (more than \(maximumBytes) bytes)")
         }
-        bytes.removeSubrange(total...)
         return bytes
     }
 }

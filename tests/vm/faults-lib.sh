@@ -1,0 +1,26 @@
+# Helpers shared by the fault and hostile scenarios (tests/vm/scenario-fault-*.sh,
+# scenario-hostile-*.sh), sourced after lib.sh inside the bluez-vm guest.
+#   field FILE EVENT KEY         KEY of every EVENT line of a --json log, comma-separated
+#   count FILE REGEX             how many lines match
+#   wait_for_count FILE REGEX N [SECONDS]   until N lines match (default 30 s)
+#   open_input NAME FD           a FIFO $fifos/NAME.in kept open for writing on FD (so the
+#                                program reading it keeps running; write commands with >&FD).
+#                                FIFOs live on the guest's tmpfs: 9p refuses special files.
+#   vm_rss PID / vm_hwm PID      resident / peak resident memory of PID in KiB
+field() { grep "\"event\":\"$2\"" "$1" | sed -n "s/.*\"$3\":\"\{0,1\}\([^\",}]*\).*/\1/p" | tr '\n' ','; }
+count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
+wait_for_count() {
+  local file=$1 pattern=$2 wanted=$3 seconds=${4:-30} ticks=0
+  until [ "$(count "$file" "$pattern")" -ge "$wanted" ]; do
+    ticks=$((ticks + 1))
+    [ $ticks -gt $((seconds * 10)) ] && return 1
+    sleep 0.1
+  done
+}
+fifos=$(mktemp -d /tmp/relay-fifos.XXXX)
+open_input() { # name fd
+  mkfifo "$fifos/$1.in"
+  eval "exec $2<> \"\$fifos/\$1.in\""
+}
+vm_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
