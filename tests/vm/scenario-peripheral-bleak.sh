@@ -8,23 +8,38 @@
 # vm-timeout: 240
 source "$(dirname "$0")/lib.sh"
 
-cat > "$out/peripheral.script" <<'SCRIPT'
-start
-wait advertising 30
-wait subscribed 90
-wait counter 30
-wait counter 10
-wait counter 10
-notify
-notify
-notify
-wait disconnected 60
-status
-SCRIPT
-start peripheral "$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.script"
+# relay-peripheral reads its commands from a FIFO, so this script can type them as a user would.
+# (Opened read-write first, so neither side blocks; the children do not inherit fd 3, so closing
+# it here is relay-peripheral's end of input.)
+mkfifo "$out/peripheral.in"
+exec 3<> "$out/peripheral.in"
+# (Not through lib.sh's `start`: bash gives a background command inside a function /dev/null as stdin.)
+"$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.in" > "$out/peripheral.out" 2> "$out/peripheral.err" 3>&- &
+started[peripheral]=$!
+type_line() { echo "$*" >&3; }
+type_line start
+type_line "wait advertising 30"
 wait_for_line "$out/peripheral.out" '"event":"advertising"' 60 || fail "relay-peripheral did not advertise"
-start bleak bleak_central --adapter hci1 --write 3 --expect-notify 3 --timeout 150 --output "$out/bleak.values"
+
+start bleak bleak_central --adapter hci1 --write 3 --expect-notify 3 --timeout 150 --output "$out/bleak.values" 3>&-
+# btvirt reports an advertisement once; if bleak's scan missed it, advertise again (stop, start).
+for attempt in 1 2 3 4 5 6; do
+  wait_for_line "$out/bleak.err" 'found' 8 && break
+  type_line stop
+  type_line start
+done
+type_line "wait subscribed 90"
+type_line "wait counter 30"
+type_line "wait counter 10"
+type_line "wait counter 10"
+wait_for_line "$out/peripheral.out" '"event":"counter".*"value":2' 90 || fail "relay-peripheral did not show counter 2"
+type_line notify
+type_line notify
+type_line notify
 finish bleak 160 || fail "bleak failed: $(tail -n 1 "$out/bleak.err")"
+type_line "wait disconnected 60"
+type_line status
+exec 3>&-
 finish peripheral 90 || fail "relay-peripheral exited with an error: $(grep '"event":"error"' "$out/peripheral.out" | head -n 1)"
 
 # The values relay-peripheral showed, as "ADDRESS VALUE" lines, and what bleak saw.
