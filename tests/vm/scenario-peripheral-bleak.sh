@@ -11,10 +11,13 @@ source "$(dirname "$0")/lib.sh"
 # relay-peripheral reads its commands from a FIFO, so this script can type them as a user would.
 # (Opened read-write first, so neither side blocks; the children do not inherit fd 3, so closing
 # it here is relay-peripheral's end of input.)
-mkfifo "$out/peripheral.in"
-exec 3<> "$out/peripheral.in"
+# The FIFO lives on the guest's tmpfs (9p, where $out is, cannot hold one).
+fifo=$(mktemp -u /tmp/relay-peripheral-in.XXXXXX)
+mkfifo "$fifo"
+trap 'rm -f "$fifo"; cleanup_started' EXIT
+exec 3<> "$fifo"
 # (Not through lib.sh's `start`: bash gives a background command inside a function /dev/null as stdin.)
-"$bin/relay-peripheral" --adapter hci0 --json < "$out/peripheral.in" > "$out/peripheral.out" 2> "$out/peripheral.err" 3>&- &
+"$bin/relay-peripheral" --adapter hci0 --json < "$fifo" > "$out/peripheral.out" 2> "$out/peripheral.err" 3>&- &
 started[peripheral]=$!
 type_line() { echo "$*" >&3; }
 type_line start
