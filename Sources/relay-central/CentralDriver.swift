@@ -16,7 +16,6 @@ final class CentralDriver {
     private var client: BlueZClient?
     private var adapterPath: ObjectPath?
     private var writeLink: AcquiredLink?
-    private var notifyLink: AcquiredLink?
     /// A socket value that met a full socket: sent again once it is writable.
     private var blockedValue: [UInt8]?
     private var scanTimer: EventLoop.Token?
@@ -104,8 +103,6 @@ final class CentralDriver {
     func shutdown(_ done: @escaping () -> Void) {
         writeLink?.close()
         writeLink = nil
-        notifyLink?.close()
-        notifyLink = nil
         guard let client else { return done() }
         if let adapterPath, session.scan != .idle { client.stopDiscovery(adapter: adapterPath) { _ in } }
         guard let peer = session.peer else { return done() }
@@ -182,17 +179,14 @@ final class CentralDriver {
                 self?.feed(.notifyStarted(result.failure))
             }
         case .acquireWrite(let id): acquireWrite(id)
-        case .acquireNotify(let id): acquireNotify(id)
         case .readMTU(let id):
             let mtu = client?.tree.characteristic(at: path(id))?.mtu.map { MTU(clamping: Int($0.rawValue)) }
             feed(.mtuRead(mtu))
         case .write(let value, let via, let id): write(value, via: via, to: id)
-        case .releaseSockets:
+        case .releaseWrite:
             writeLink?.close()
             writeLink = nil
             blockedValue = nil
-            notifyLink?.close()
-            notifyLink = nil
         case .readValue(let role, let id):
             guard let client else { return feed(.readFinished(role, .failure(BlueZError(.gone, "bluetoothd is not running")))) }
             if role == .notify { valuesDuringRead = [] }
@@ -272,29 +266,6 @@ final class CentralDriver {
                 self.feed(.writeAcquired(MTU(clamping: Int(link.mtu.rawValue))))
             case .failure(let error):
                 self.feed(.writeAcquireFailed(error))
-            }
-        }
-    }
-
-    private func acquireNotify(_ id: CharacteristicID) {
-        guard let client else { return feed(.notifyAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
-        client.acquireNotify(characteristic: path(id)) { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .success(let link):
-                self.notifyLink?.close()
-                self.notifyLink = link
-                link.onEvent = { [weak self, weak link] event in
-                    guard let self, let link, self.notifyLink === link else { return }
-                    switch event {
-                    case .received(let value): self.feed(.notification(value))
-                    case .closed: self.notifyLink = nil
-                    case .writable: break
-                    }
-                }
-                self.feed(.notifyAcquired)
-            case .failure(let error):
-                self.feed(.notifyAcquireFailed(error))
             }
         }
     }

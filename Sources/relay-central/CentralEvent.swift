@@ -9,7 +9,7 @@ enum CentralEvent: Equatable, Sendable {
     case discovered(Candidate)
     case connecting(Peer)
     case connected(Peer)
-    case ready(Peer, mtu: MTU, path: WritePath, notifications: NotifyPath)
+    case ready(Peer, mtu: MTU, path: WritePath)
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
@@ -99,10 +99,10 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateFields(candidate)
         case .connecting(let peer), .connected(let peer):
             return Self.peerFields(peer)
-        case .ready(let peer, let mtu, let path, let notifications):
+        case .ready(let peer, let mtu, let path):
             return Self.peerFields(peer) + [
                 ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength))),
-                ("path", .string(path.rawValue)), ("notifications", .string(notifications.rawValue)),
+                ("path", .string(path.rawValue)),
             ]
         case .mtu(let mtu):
             return [("mtu", .integer(Int64(mtu.value)))]
@@ -175,8 +175,8 @@ extension CentralEvent: ReportableEvent {
             return "[\(candidate.index)] \(candidate.address) \(candidate.name) RSSI \(candidate.rssi.map(String.init) ?? "?")"
         case .connecting(let peer): return "Connecting to \(peer)…"
         case .connected(let peer): return "Connected to \(peer), resolving services…"
-        case .ready(let peer, let mtu, let path, let notifications):
-            return "Ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes; writes via \(path.rawValue), notifications via \(notifications.rawValue))"
+        case .ready(let peer, let mtu, let path):
+            return "Ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes, via \(path.rawValue))"
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "Disconnected from \(peer): \(reason)"
         case .reconnecting(let address): return "Reconnecting to \(address)…"

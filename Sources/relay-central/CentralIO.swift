@@ -36,10 +36,6 @@ enum CentralInput: Equatable, Sendable {
     case characteristicsFound(DeviceID, [RemoteCharacteristic])
     /// `StartNotify` replied (nil: success).
     case notifyStarted(BlueZError?)
-    /// `AcquireNotify` gave a socket: notifications arrive as its datagrams.
-    case notifyAcquired
-    /// `AcquireNotify` failed: subscribe with `StartNotify` instead.
-    case notifyAcquireFailed(BlueZError)
     /// `AcquireWrite` gave a socket with this MTU.
     case writeAcquired(MTU)
     case writeAcquireFailed(BlueZError)
@@ -76,15 +72,13 @@ enum CentralAction: Equatable, Sendable {
     /// Look up the characteristics under the device and answer `characteristicsFound`.
     case findCharacteristics(DeviceID)
     case startNotify(CharacteristicID)
-    /// Subscribe through an `AcquireNotify` socket; answer `notifyAcquired` or `notifyAcquireFailed`.
-    case acquireNotify(CharacteristicID)
     case acquireWrite(CharacteristicID)
     /// Read the characteristic's `MTU` property and answer `mtuRead`.
     case readMTU(CharacteristicID)
     /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
     case write([UInt8], via: WritePath, to: CharacteristicID)
-    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
-    case releaseSockets
+    /// Close the `AcquireWrite` socket, if any.
+    case releaseWrite
     case readValue(CharacteristicRole, CharacteristicID)
     case startReconnectTimer(seconds: Double)
     case cancelReconnectTimer

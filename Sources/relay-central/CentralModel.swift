@@ -117,14 +117,6 @@ enum WritePath: String, Sendable, Equatable {
     case writeValue = "write-value"
 }
 
-/// How notifications reach the central.
-enum NotifyPath: String, Sendable, Equatable {
-    /// The `AcquireNotify` socket: one datagram per notification, no D-Bus in between.
-    case socket
-    /// `StartNotify`, then `Value` changes (`PropertiesChanged` signals).
-    case value
-}
-
 /// The connected (or connecting) peripheral.
 struct Peer: Equatable, Sendable, CustomStringConvertible {
     var id: DeviceID

@@ -159,7 +159,7 @@ extension CentralSession {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
         link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
-        return [.acquireNotify(notify.id), .acquireWrite(write.id)]
+        return [.startNotify(notify.id), .acquireWrite(write.id)]
     }
 
     /// The device answered but is not a relay peripheral: say so and disconnect.
@@ -173,7 +173,7 @@ extension CentralSession {
         autoConnect = nil
         link = .disconnecting(peer)
         disconnectReason = reason
-        return [.report(.error(message))] + failConnect(message) + [.releaseSockets, .disconnect(peer.id)]
+        return [.report(.error(message))] + failConnect(message) + [.releaseWrite, .disconnect(peer.id)]
     }
 
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
@@ -183,20 +183,7 @@ extension CentralSession {
                 disconnectReason: "subscription failed")
         }
         relay.notifying = true
-        relay.notifyPath = .value
         return checkReady(peer, relay)
-    }
-
-    mutating func notifyAcquired() -> [CentralAction] {
-        guard case .subscribing(let peer, var relay) = link else { return [] }
-        relay.notifying = true
-        relay.notifyPath = .socket
-        return checkReady(peer, relay)
-    }
-
-    mutating func notifyAcquireFailed() -> [CentralAction] {
-        guard case .subscribing(_, let relay) = link else { return [] }
-        return [.startNotify(relay.notify)]
     }
 
     mutating func writeAcquired(_ mtu: MTU) -> [CentralAction] {
@@ -246,8 +233,7 @@ extension CentralSession {
         autoConnect = nil
         autoConnectPersistent = false
         _ = reassembler.reset()
-        let notifications = relay.notifyPath ?? .value
-        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path, notifications: notifications))]
+        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path))]
         if let token = connectToken {
             connectToken = nil
             actions.append(.finish(token, .success))
@@ -350,7 +336,7 @@ extension CentralSession {
             readsPending = 0
             actions.append(.finish(token, .failure("read interrupted: \(reason)")))
         }
-        actions.append(.releaseSockets)
+        actions.append(.releaseWrite)
         return actions
     }
 }

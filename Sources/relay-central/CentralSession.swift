@@ -53,7 +53,6 @@ struct CentralSession {
         var write: CharacteristicID
         var notify: CharacteristicID
         var notifying = false
-        var notifyPath: NotifyPath?
         var mtu: MTU?
         var path: WritePath?
     }
@@ -204,8 +203,6 @@ struct CentralSession {
         case .disconnectFinished(let id, let error): return disconnectFinished(id, error)
         case .characteristicsFound(let id, let characteristics): return characteristicsFound(id, characteristics)
         case .notifyStarted(let error): return notifyStarted(error)
-        case .notifyAcquired: return notifyAcquired()
-        case .notifyAcquireFailed: return notifyAcquireFailed()
         case .writeAcquired(let mtu): return writeAcquired(mtu)
         case .writeAcquireFailed: return writeAcquireFailed()
         case .mtuRead(let mtu): return mtuRead(mtu)

@@ -20,11 +20,11 @@ final class ConnectTests: XCTestCase {
         let resolved = harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         XCTAssertEqual(resolved, [.findCharacteristics(SessionHarness.peerID)])
         let found = harness.feed(.characteristicsFound(SessionHarness.peerID, SessionHarness.relayCharacteristics))
-        XCTAssertEqual(found, [.acquireNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
-        XCTAssertEqual(harness.feed(.notifyAcquired), [])
+        XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
+        XCTAssertEqual(harness.feed(.notifyStarted(nil)), [])
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         let peer = Peer(id: SessionHarness.peerID, address: SessionHarness.peerAddress, name: "sample")
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(peer, mtu: MTU(517)!, path: .socket, notifications: .socket)])
+        XCTAssertEqual(SessionHarness.events(ready), [.ready(peer, mtu: MTU(517)!, path: .socket)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: ready), .success)
         XCTAssertEqual(harness.session.chunker.mtu, MTU(517)!)
     }
@@ -35,18 +35,13 @@ final class ConnectTests: XCTestCase {
         harness.command(.connect(.index(0)))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         harness.feed(.characteristicsFound(SessionHarness.peerID, SessionHarness.relayCharacteristics))
-        let subscribe = harness.feed(.notifyAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
-        XCTAssertEqual(subscribe, [.startNotify(SessionHarness.notifyID)], "StartNotify when AcquireNotify is refused")
         harness.feed(.notifyStarted(nil))
         let fallback = harness.feed(.writeAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
         XCTAssertEqual(fallback, [.readMTU(SessionHarness.writeID)])
         let ready = harness.feed(.mtuRead(MTU(247)!))
-        guard case .ready(_, let mtu, let path, let notifications)? = SessionHarness.events(ready).first else {
-            return XCTFail("\(ready)")
-        }
+        guard case .ready(_, let mtu, let path)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
         XCTAssertEqual(mtu, MTU(247)!)
         XCTAssertEqual(path, .writeValue)
-        XCTAssertEqual(notifications, .value)
         let write = harness.command(.write(value: nil))
         XCTAssertEqual(write.actions, [.write([0, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID)])
     }
@@ -155,7 +150,7 @@ final class DisconnectTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(done).first else { return XCTFail("\(done)") }
         XCTAssertEqual(reason, "disconnected on request")
         XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
-        XCTAssertTrue(done.contains(.releaseSockets))
+        XCTAssertTrue(done.contains(.releaseWrite))
         XCTAssertFalse(done.contains(.startDiscovery))
         XCTAssertEqual(harness.feed(.disconnectFinished(SessionHarness.peerID, nil)), [])
     }
