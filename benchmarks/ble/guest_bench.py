@@ -192,13 +192,18 @@ class RelaySide(Side):
     def send_c2p(self, central, peripheral, size, chunk):
         since = peripheral.mark()
         started = central.send(f"send-file {self.files['central']}\n")
-        stamp, event = peripheral.wait("message", since, timeout=180)
-        return started, stamp, event.get("sha256"), int(event.get("length", 0))
+        return self._finish(started, peripheral, since)
 
     def send_p2c(self, central, peripheral, size, chunk):
         since = central.mark()
         started = peripheral.send(f"send-file {self.files['peripheral']}\n")
-        stamp, event = central.wait("message", since, timeout=180)
+        return self._finish(started, central, since)
+
+    def _finish(self, started, receiver, since):
+        try:
+            stamp, event = receiver.wait("message", since, timeout=600)
+        except Timeout:
+            return started, None, None, 0
         return started, stamp, event.get("sha256"), int(event.get("length", 0))
 
 
@@ -229,14 +234,18 @@ class PeerSide(Side):
         receiver.wait("expecting", since, timeout=30)
         since = receiver.mark()
         started = sender.send(send_command)
-        try:
-            stamp, event = receiver.wait("received", since, timeout=180)
-        except Timeout:
-            mark = receiver.mark()
-            receiver.send("status\n")
-            _, status = receiver.wait("status", mark, timeout=10)
-            return started, None, None, int(status.get("received", 0))
-        return started, stamp, event.get("sha256"), int(event.get("bytes", 0))
+        received = -1
+        while True:  # as long as bytes keep coming (the peers can be slow), at most 15 minutes
+            try:
+                stamp, event = receiver.wait("received", since, timeout=30)
+                return started, stamp, event.get("sha256"), int(event.get("bytes", 0))
+            except Timeout:
+                mark = receiver.mark()
+                receiver.send("status\n")
+                _, status = receiver.wait("status", mark, timeout=30)
+                if int(status.get("received", 0)) <= received or time.monotonic() - started > 900:
+                    return started, None, None, int(status.get("received", 0))
+                received = int(status.get("received", 0))
 
     def send_c2p(self, central, peripheral, size, chunk):
         return self._raw(central, peripheral, size, f"send {size}\n")
@@ -283,7 +292,8 @@ def main_session(side, logs, options, result):
 
         # 2. goodput, both directions, repeated (memory trend), CPU per MiB
         processes = {"central": central, "peripheral": peripheral}
-        for repetition in range(options.transfers):
+        rss = {name: [] for name in processes}  # VmRSS after each transfer of this session
+        for repetition in range(options.transfers if side.name == "relay" else options.peer_transfers):
             for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
                 before = {name: process.cpu() for name, process in processes.items()}
                 before["bluetoothd"] = cpu_seconds(daemon)
@@ -299,13 +309,14 @@ def main_session(side, logs, options, result):
                     "bytes_per_second": options.size / seconds if intact else None,
                     "cpu": {name: after[name] - before[name] for name in after}})
                 for name, process in processes.items():
-                    result["rss_kib"][name].append(process.memory("VmRSS"))
+                    rss[name].append(process.memory("VmRSS"))
                 log(f"{side.name} {direction} #{repetition + 1}: " + (
                     f"{options.size / seconds / 1024:.1f} KiB/s, cpu " if intact else f"LOST ({length} bytes), cpu ")
                     + ", ".join(f"{name} {after[name] - before[name]:.2f}" for name in after))
                 time.sleep(0.5)
         for name, process in processes.items():
             result["hwm_kib"][name].append(process.memory("VmHWM"))
+            result["rss_kib"][name].append(rss[name])
     finally:
         if central is not None:
             central.stop()
@@ -346,8 +357,9 @@ def fresh_result():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="main sessions per side")
-    parser.add_argument("--transfers", type=int, default=2, help="1 MiB transfers per direction per session")
+    parser.add_argument("--runs", type=int, default=2, help="main sessions per side")
+    parser.add_argument("--transfers", type=int, default=2, help="relay: 1 MiB transfers per direction per session")
+    parser.add_argument("--peer-transfers", type=int, default=1, help="peers: 1 MiB transfers per direction per session")
     parser.add_argument("--counters", type=int, default=1000)
     parser.add_argument("--size", type=int, default=MIB)
     parser.add_argument("--round-trips", type=int, default=200)
@@ -377,14 +389,19 @@ def main():
         except Exception as error:  # a failed session is reported, the others still run
             log(f"{side.name} {kind} {run + 1} FAILED: {error!r}")
             results[side.name]["errors"].append(f"{kind} {run + 1}: {error}")
+        save(results, options, started)  # after every session: a watchdog kill keeps what was measured
+    return 1 if any(results[side]["errors"] for side in results) else 0
+
+
+def save(results, options, started):
     machine = {"guest_kernel": os.uname().release, "guest_nproc": os.cpu_count(),
                "bluetoothd": subprocess.run(["bluetoothd", "--version"], capture_output=True, text=True).stdout.strip(),
                "seconds": time.monotonic() - started,
                "options": vars(options)}
-    with open(os.path.join(OUT, "results.json"), "w") as handle:
+    with open(os.path.join(OUT, "results.json.partial"), "w") as handle:
         json.dump({"machine": machine, **results}, handle, indent=1)
-    log(f"done in {machine['seconds']:.0f} s: {os.path.join(OUT, 'results.json')}")
-    return 1 if any(results[side]["errors"] for side in results) else 0
+    os.replace(os.path.join(OUT, "results.json.partial"), os.path.join(OUT, "results.json"))
+    log(f"saved after {machine['seconds']:.0f} s: {os.path.join(OUT, 'results.json')}")
 
 
 if __name__ == "__main__":

@@ -68,6 +68,33 @@ def cpu_per_mib(side, process):
     return seconds / moved if moved else None
 
 
+def registration_seconds(folder):
+    """relay-peripheral's first stamped event line (runtime loaded, bus connected, adapter
+    found) to its `advertising` line, per session, from the driver's logs."""
+    if not folder or not os.path.isdir(folder):
+        return []
+    values = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name, "peripheral.jsonl")
+        if not name.startswith("relay-") or not os.path.exists(path):
+            continue
+        first = advertising = None
+        with open(path) as handle:
+            for line in handle:
+                stamp, _, rest = line.partition(" ")
+                try:
+                    stamp = float(stamp)
+                except ValueError:
+                    continue
+                first = stamp if first is None else first
+                if '"event":"advertising"' in rest:
+                    advertising = stamp
+                    break
+        if first is not None and advertising is not None:
+            values.append(advertising - first)
+    return values
+
+
 def rows(results):
     relay, peers = results["relay"], results["peers"]
     table = []
@@ -89,6 +116,10 @@ def rows(results):
     relay_start = median(relay["startup_peripheral"])
     add("peripheral start-up: launch -> advertising (s)", relay["startup_peripheral"], peers["startup_peripheral"],
         goal_text(relay_start is not None and relay_start < 0.5, "relay < 0.5 s"))
+    bluez_part = registration_seconds(results.get("folder"))
+    if bluez_part:
+        add("relay-peripheral: first output line -> advertising (s), the BlueZ part of its start-up",
+            bluez_part, ("n/a", None), goal_text(median(bluez_part) < 0.5, "< 0.5 s"))
     add("central start-up: launch -> ready, peripheral advertising (s)", relay["startup_central"],
         peers["startup_central"])
     # 1. counters
@@ -132,18 +163,21 @@ def rows(results):
             goal_text(relay_peak is not None and relay_peak * 1024 < 50e6, "relay < 50 MB"))
     for process in ("central", "peripheral"):
         def trend(side):
-            series = [value for value in side["rss_kib"][process] if value is not None]
-            if len(series) < 2:
-                return ("n/a", None)
-            return (f"{series[1] / 1024:.1f} -> {series[-1] / 1024:.1f} MiB (x{len(series) // 2} each way)",
-                    None)
-        relay_series = [value for value in relay["rss_kib"][process] if value is not None]
-        flat = None
-        if len(relay_series) >= 4:
-            # per session: after the 1st round trip of transfers vs after the last one
-            flat = all(abs(later - first) <= 2048 for first, later in zip(relay_series[1::2], relay_series[3::2]))
-        add(f"RSS after 1st vs last 1 MiB exchange: {process}", trend(relay), trend(peers),
-            goal_text(bool(flat), "flat (< 2 MiB growth)") if flat is not None else "")
+            """VmRSS after the first exchange (1 MiB each way) and after the last, per session."""
+            pairs = [(series[1], series[-1]) for series in side["rss_kib"][process]
+                     if len(series) >= 2 and None not in series]
+            if not pairs:
+                return ("n/a", None), None
+            text = ", ".join(f"{first / 1024:.1f} -> {last / 1024:.1f}" for first, last in pairs)
+            exchanges = max(len(series) for series in side["rss_kib"][process]) // 2
+            growth = max(last - first for first, last in pairs)
+            return (f"{text} MiB ({exchanges} exchanges)", None), growth
+        relay_trend, relay_growth = trend(relay)
+        peers_trend, _ = trend(peers)
+        goal = ""
+        if relay_growth is not None and max(len(s) for s in relay["rss_kib"][process]) >= 4:
+            goal = goal_text(relay_growth <= 2048, "flat (<= 2 MiB growth)")
+        add(f"VmRSS after 1st vs last 1 MiB exchange: {process}", relay_trend, peers_trend, goal)
     return table
 
 
@@ -158,7 +192,8 @@ def render(results):
     notes = [
         f"Machine: {machine_info(guest)}.",
         f"One boot, {guest.get('seconds', 0):.0f} s of sessions: {options.get('runs')} main sessions per side "
-        f"(each: start-up, {options.get('counters')} counters, {options.get('transfers')} x 1 MiB each way) and one "
+        f"(each: start-up, {options.get('counters')} counters, {options.get('transfers')} (relay) / "
+        f"{options.get('peer_transfers', 1)} (peers) x 1 MiB each way) and one "
         f"echo session per side ({options.get('round_trips')} round trips after {options.get('warmup')} warm-up); "
         "each session on a fresh bluetoothd. Cells: median (min-max, n) over the sessions' samples; "
         "ratios from the medians of this run.",
@@ -175,6 +210,7 @@ def main():
     options = parser.parse_args()
     with open(options.results) as handle:
         results = json.load(handle)
+    results["folder"] = os.path.dirname(os.path.abspath(options.results))
     table, notes = render(results)
     print(table)
     print()
