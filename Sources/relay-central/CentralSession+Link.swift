@@ -159,6 +159,8 @@ extension CentralSession {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
         link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
+        // StartNotify, not AcquireNotify: BlueZ drops notifications when an AcquireNotify socket's
+        // short queue is full (seen on 5.66 with a 1 MiB message), while D-Bus queues the signals.
         return [.startNotify(notify.id), .acquireWrite(write.id)]
     }
 
