@@ -42,7 +42,13 @@ final class PeripheralController {
 
     /// An input from the backend.
     func handle(_ input: PeripheralInput) {
-        perform(session.handle(input))
+        let actions = session.handle(input)
+        if !session.hasSubscribers || !session.isPoweredOn {
+            // The session dropped its queue; a value the link refused earlier goes with it.
+            blockedValue = nil
+            waitingForWritable = false
+        }
+        perform(actions)
     }
 
     func perform(_ actions: [PeripheralAction]) {

@@ -17,6 +17,8 @@ final class FakeBackend: PeripheralBackend {
     var notifyReadValue: [UInt8] = []
     /// Every `blockEvery`-th notify reports `.wouldBlock` (a full socket), when set.
     var blockEvery: Int?
+    /// After a `.wouldBlock`, the central unsubscribes instead of the socket draining.
+    var unsubscribeWhenFull = false
     var pacesItself: Bool { blockEvery != nil }
     private var attempts = 0
     var centralScript: [PeripheralInput] = [
@@ -49,7 +51,11 @@ final class FakeBackend: PeripheralBackend {
     func notify(_ value: [UInt8]) -> BackendSendResult {
         attempts += 1
         if let blockEvery, attempts % blockEvery == 0 {
-            loop.schedule(after: 0.001) { self.controller.backendWritable() }
+            if unsubscribeWhenFull {
+                loop.post { self.controller.handle(.notifyStopped(from: centralA)) }
+            } else {
+                loop.schedule(after: 0.001) { self.controller.backendWritable() }
+            }
             return .wouldBlock
         }
         notified.append(value)
@@ -149,6 +155,20 @@ final class ControllerREPLTests: XCTestCase {
         XCTAssertEqual(messages.count, 2)
         XCTAssertEqual(messages.last, Message(text: String(repeating: "0123456789", count: 3000)))
         XCTAssertEqual(events(result, named: "sent").count, 2)
+    }
+
+    func testUnsubscribingWhileTheSocketIsFullDropsTheBlockedValueAndLetsTheScriptEnd() throws {
+        let result = try run("""
+            start
+            wait subscribed 5
+            send \(String(repeating: "x", count: 5000))
+            wait unsubscribed 5
+            """, blockEvery: 2) { backend in
+            backend.unsubscribeWhenFull = true
+        }
+        XCTAssertEqual(result.status, 0, result.lines.joined(separator: "\n"))
+        XCTAssertEqual(events(result, named: "sent").count, 0)
+        XCTAssertTrue(events(result, named: "error").contains { $0.contains("not sent") }, result.lines.joined(separator: "\n"))
     }
 
     func testFailuresMakeTheExitStatus1AndTheREPLGoesOn() throws {
