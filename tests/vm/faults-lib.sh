@@ -6,6 +6,9 @@
 #   open_input NAME FD           a FIFO $fifos/NAME.in kept open for writing on FD (so the
 #                                program reading it keeps running; write commands with >&FD).
 #                                FIFOs live on the guest's tmpfs: 9p refuses special files.
+#   start_fed NAME INPUT COMMAND...   like lib.sh's start, with stdin from INPUT (a background
+#                                command started inside a function gets /dev/null as stdin in a
+#                                non-interactive shell, whatever the caller redirected)
 #   vm_rss PID / vm_hwm PID      resident / peak resident memory of PID in KiB
 field() { grep "\"event\":\"$2\"" "$1" | sed -n "s/.*\"$3\":\"\{0,1\}\([^\",}]*\).*/\1/p" | tr '\n' ','; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
@@ -21,6 +24,12 @@ fifos=$(mktemp -d /tmp/relay-fifos.XXXX)
 open_input() { # name fd
   mkfifo "$fifos/$1.in"
   eval "exec $2<> \"\$fifos/\$1.in\""
+}
+start_fed() { # name input command...
+  local name=$1 input=$2
+  shift 2
+  "$@" < "$input" > "$out/$name.out" 2> "$out/$name.err" &
+  started[$name]=$!
 }
 vm_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }

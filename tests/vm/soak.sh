@@ -41,9 +41,9 @@ make_side c write
   for ((i = 0; i < messages; i++)); do echo "wait message 600"; done; echo "sleep 5"; echo disconnect; echo quit; } > "$out/central.script"
 
 started_at=$(date +%s)
-start central "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --max-message 1048576 < "$out/central.script"
+start_fed central "$out/central.script" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --max-message 1048576
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
-start peripheral "$bin/relay-peripheral" --adapter hci0 --json --max-message 1048576 < "$out/peripheral.script"
+start_fed peripheral "$out/peripheral.script" "$bin/relay-peripheral" --adapter hci0 --json --max-message 1048576
 # RSS samples: seconds, messages received by each, RSS of each (KiB).
 : > "$out/rss"
 early_p="" early_c=""
