@@ -130,9 +130,16 @@ class Central:
         options = self.options
         if not options.keep_cache:
             await forget_cached_peripherals(options.adapter, options.name)
-        device = await BleakScanner.find_device_by_filter(
-            self.matches, timeout=options.scan_timeout, service_uuids=[article.SERVICE_UUID],
-            bluez={"adapter": options.adapter})
+        # Scan in short rounds, each a new discovery session: a virtual controller reports an
+        # unchanging advertisement once per scan start, and a report lost at that moment would
+        # otherwise cost the whole time-out (relay-central restarts its scans the same way).
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + options.scan_timeout
+        device = None
+        while device is None and loop.time() < deadline:
+            device = await BleakScanner.find_device_by_filter(
+                self.matches, timeout=min(5.0, max(0.5, deadline - loop.time())),
+                service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
         if device is None:
             raise SystemExit(f"{ROLE}: no '{options.name}' peripheral found on {options.adapter}")
         article.log(ROLE, f"found {device.address}")
