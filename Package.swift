@@ -39,13 +39,16 @@ let package = Package(
         // Codec benchmark (make bench-codec); release build.
         .executableTarget(name: "relay-codec-bench", dependencies: ["RelayProtocol"], path: "benchmarks/codec"),
 
+        // Test support shared by the integration tests: a private dbus-daemon, bluezoo.
+        .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),
+
         .testTarget(name: "RelayProtocolTests", dependencies: ["RelayProtocol"]),
         .testTarget(name: "RuntimeTests", dependencies: ["RelayRuntime"]),
-        .testTarget(name: "DBusTests", dependencies: ["RelayDBus", "RelayRuntime"]),
+        .testTarget(name: "DBusTests", dependencies: ["RelayDBus", "RelayRuntime", "RelayTestSupport"]),
         .testTarget(name: "REPLTests", dependencies: ["RelayREPL", "RelayRuntime"]),
-        .testTarget(name: "BlueZTests", dependencies: ["Shared"]),
-        .testTarget(name: "PeripheralTests", dependencies: ["relay-peripheral", "Shared"]),
-        .testTarget(name: "CentralTests", dependencies: ["relay-central", "Shared"]),
+        .testTarget(name: "BlueZTests", dependencies: ["Shared", "RelayTestSupport"]),
+        .testTarget(name: "PeripheralTests", dependencies: ["relay-peripheral", "Shared", "RelayTestSupport"]),
+        .testTarget(name: "CentralTests", dependencies: ["relay-central", "Shared", "RelayTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import RelayTestSupport
 import XCTest
 
 @testable import Shared

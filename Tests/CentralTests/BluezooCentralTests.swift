@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 @testable import Shared
@@ -16,7 +17,7 @@ final class BluezooCentralTests: XCTestCase {
     }
 
     func runExchange(acquire: Bool) throws {
-        let bus = try PrivateBluezBus(adapters: [peripheralAddress, centralAddress])
+        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress])
         let loop = EventLoop()
 
         // The peripheral side, made with the Shared model.

@@ -1,6 +1,7 @@
 import Foundation
 import RelayDBus
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 /// Method calls between two connections on a private bus.

@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 /// Exported objects: Properties, ObjectManager, Introspectable and the caller policy.

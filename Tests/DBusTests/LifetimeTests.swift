@@ -1,4 +1,5 @@
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 @testable import RelayDBus

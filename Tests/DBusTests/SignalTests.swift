@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 /// Signal subscriptions and name-owner tracking on a private bus.

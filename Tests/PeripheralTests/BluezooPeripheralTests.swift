@@ -1,5 +1,6 @@
 import RelayProtocol
 import Shared
+import RelayTestSupport
 import XCTest
 
 @testable import relay_peripheral
@@ -16,7 +17,7 @@ final class BluezooPeripheralTests: XCTestCase {
     }
 
     func testCountersAndMessagesBothWaysWithAClientOnTheOtherAdapter() throws {
-        let bus = try PeripheralPrivateBus(adapters: [peripheralAddress, centralAddress.description])
+        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description])
         let loop = EventLoop()
         var lines: [String] = []
         let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
