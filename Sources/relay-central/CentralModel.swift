@@ -97,15 +97,21 @@ enum AdapterState: Equatable, Sendable {
         }
     }
 
-    /// What is wrong and how to fix it, when the adapter cannot be used.
+    /// Why the adapter cannot be used and how to fix it (to follow "Bluetooth is <phrase>: ").
     var problem: String? {
         switch self {
         case .unknown: return "the adapter is not known yet (waiting for bluetoothd)"
         case .poweredOn: return nil
-        case .poweredOff: return "the adapter is powered off: power it on (bluetoothctl power on)"
-        case .notAvailable(let reason): return "Bluetooth is not available: \(reason)"
-        case .notPermitted(let reason): return "Bluetooth is not permitted: \(reason)"
+        case .poweredOff: return "power it on (bluetoothctl power on)"
+        case .notAvailable(let reason), .notPermitted(let reason): return reason
         }
+    }
+
+    /// The whole one-line explanation when the adapter cannot be used, e.g.
+    /// "Bluetooth is powered off: power it on (bluetoothctl power on)".
+    var problemSentence: String? {
+        guard let problem else { return nil }
+        return self == .unknown ? problem : "Bluetooth is \(phrase): \(problem)"
     }
 }
 

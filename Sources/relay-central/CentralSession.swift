@@ -257,7 +257,7 @@ struct CentralSession {
                 actions += tryAutoConnect()
             }
         } else if wasOn || link != .idle || scan != .idle {
-            actions += adapterLost(reason: newState.problem ?? "the adapter went away")
+            actions += adapterLost(reason: newState.problemSentence ?? "the adapter went away")
         }
         return actions
     }
@@ -290,7 +290,7 @@ struct CentralSession {
 
     /// Why a command cannot run now, or nil when the adapter is usable.
     var adapterProblem: String? {
-        adapterState == .poweredOn ? nil : adapterState.problem
+        adapterState == .poweredOn ? nil : adapterState.problemSentence
     }
 
     private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
