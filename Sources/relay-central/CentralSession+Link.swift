@@ -164,10 +164,30 @@ extension CentralSession {
         return [.startNotify(notify.id), .acquireWrite(write.id)]
     }
 
-    /// The device answered but is not a relay peripheral: say so and disconnect.
+    /// The device answered but is not a relay peripheral: say so and disconnect. While reconnecting
+    /// by itself to a peer that was a relay peripheral, this is "not ready yet" instead (its
+    /// relay-peripheral has not registered its GATT application again, e.g. right after a power
+    /// cycle): disconnect and retry after a back-off of 1, 2, 4, then 5 s.
     mutating func notRelay(_ peer: Peer, _ reason: String) -> [CentralAction] {
-        abandon(peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
+        if autoConnect != nil, autoConnectPersistent, connectToken == nil, peer.address == lastRelayAddress {
+            let delay = Self.notReadyBackoff(attempt: notReadyRetries)
+            notReadyRetries += 1
+            notReadyRetryDelay = delay
+            link = .disconnecting(peer)
+            disconnectReason = "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))"
+            return [.releaseWrite, .disconnect(peer.id)]
+        }
+        return abandon(peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
             disconnectReason: "not a relay peripheral")
+    }
+
+    /// The pause before the `attempt`-th (from 0) retry of a peer whose relay service is missing.
+    static func notReadyBackoff(attempt: Int) -> Double {
+        min(5, Double(1 << min(attempt, 3)))
+    }
+
+    static func seconds(_ delay: Double) -> String {
+        delay == delay.rounded() ? "\(Int(delay)) s" : "\(delay) s"
     }
 
     /// Gives up on a link being set up: reports `message`, fails `connect`, disconnects.
@@ -232,6 +252,8 @@ extension CentralSession {
         }
         link = .ready(peer, relay)
         chunker.mtu = mtu
+        lastRelayAddress = peer.address
+        notReadyRetries = 0
         autoConnect = nil
         autoConnectPersistent = false
         _ = reassembler.reset()
@@ -284,6 +306,10 @@ extension CentralSession {
             disconnectToken = nil
             actions.append(.finish(token, .success))
         }
+        if let delay = notReadyRetryDelay {
+            notReadyRetryDelay = nil
+            if autoConnect != nil { return actions + [.startReconnectTimer(seconds: delay)] }
+        }
         return actions + tryAutoConnect()
     }
 
@@ -296,6 +322,7 @@ extension CentralSession {
         case .idle, .connecting, .disconnecting: wasSetUp = false
         }
         link = .idle
+        notReadyRetryDelay = nil
         var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")
         actions += failConnect("could not connect to \(peer): \(reason)")

@@ -101,6 +101,14 @@ struct CentralSession {
     var autoConnect: SeekTarget?
     /// Whether an automatic connection comes from `--reconnect` or a resume (persistent) rather than a command.
     var autoConnectPersistent = false
+    /// The address of the last peer that reached `ready`: a relay peripheral, even if its relay
+    /// service is briefly missing (its program re-registering after a power cycle).
+    var lastRelayAddress: BluetoothAddress?
+    /// Automatic reconnects in a row that found the relay service missing ("not ready yet").
+    var notReadyRetries = 0
+    /// Set while disconnecting from a peer whose relay service is not there yet: the pause before
+    /// the reconnect is retried, in seconds.
+    var notReadyRetryDelay: Double?
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
     /// Whether the discovery being started is a silent refresh of a running scan.
