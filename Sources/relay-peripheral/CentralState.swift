@@ -15,6 +15,8 @@ struct CentralState {
     var countersReceived = 0
     var messagesReceived = 0
     var errorLimiter = ErrorRateLimiter()
+    /// Monotonic time (seconds) of the last frame while a message is incomplete; nil when none is.
+    var partialSince: Double?
 
     init(address: BluetoothAddress, maxMessage: Int) {
         self.address = address

@@ -51,6 +51,9 @@ enum PeripheralInput: Equatable, Sendable {
     case notifyStarted(from: BluetoothAddress?, mtu: MTU?)
     /// Notifications were disabled (`StopNotify`, or the acquired socket closed).
     case notifyStopped(from: BluetoothAddress?)
+    /// The monotonic clock reached `now` (seconds): partial messages stalled for
+    /// `PeripheralSession.reassemblyIdleTimeout` are dropped.
+    case tick(now: Double)
 }
 
 /// The two characteristics a central can read.

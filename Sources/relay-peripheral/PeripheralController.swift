@@ -31,6 +31,9 @@ final class PeripheralController {
     private var waitingForWritable = false
     private var drainWaiters: [() -> Void] = []
     private var lastPrompt = ""
+    /// The timer that feeds `.tick` when an incomplete message would stall, and its deadline.
+    private var stallTimer: EventLoop.Token?
+    private var stallDeadline: Double?
 
     init(configuration: PeripheralSession.Configuration, loop: EventLoop, console: Console) {
         self.session = PeripheralSession(configuration: configuration)
@@ -65,7 +68,24 @@ final class PeripheralController {
             }
         }
         updatePrompt()
+        armStallTimer()
         if !session.hasPendingValues && blockedValue == nil { finishDrainWaiters() }
+    }
+
+    /// Keeps one timer at the session's next reassembly deadline (partial messages that stall).
+    private func armStallTimer() {
+        let deadline = session.nextReassemblyDeadline
+        guard deadline != stallDeadline else { return }
+        if let stallTimer { loop.cancel(stallTimer) }
+        stallTimer = nil
+        stallDeadline = deadline
+        guard let deadline else { return }
+        stallTimer = loop.schedule(after: max(0, deadline - loop.now)) { [weak self] in
+            guard let self else { return }
+            self.stallTimer = nil
+            self.stallDeadline = nil
+            self.handle(.tick(now: self.loop.now))
+        }
     }
 
     private func save(_ bytes: [UInt8], to path: String, then event: PeripheralEvent) {

@@ -29,8 +29,46 @@ extension PeripheralSession {
                 actions += reportProtocolError(error, dropped: dropped, from: address, verdict: verdict)
             }
         }
+        if central.reassembler.progress == nil {
+            central.partialSince = nil
+        } else if bytes.count != Counter.encodedLength || central.partialSince == nil {
+            central.partialSince = time  // a counter in between is not progress
+        }
         if let address { centrals[address] = central } else { anonymous = central }
         return actions
+    }
+
+    /// Seconds without a frame after which an incomplete message is dropped. A central process
+    /// that dies mid-message may leave its LE link up (bluetoothd owns the connection), so no
+    /// disconnect would ever free the partial message.
+    static let reassemblyIdleTimeout = 10.0
+
+    /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.
+    /// The driver feeds `.tick(now:)` at (or after) that time.
+    var nextReassemblyDeadline: Double? {
+        (centrals.values.compactMap(\.partialSince) + [anonymous.partialSince].compactMap { $0 })
+            .min().map { $0 + Self.reassemblyIdleTimeout }
+    }
+
+    /// Drops every partial message that received no frame for `reassemblyIdleTimeout` seconds at `now`.
+    mutating func dropStalledMessages(at now: Double) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        for address in centrals.keys.sorted() {
+            guard var central = centrals[address] else { continue }
+            actions += dropIfStalled(&central, from: address, at: now)
+            centrals[address] = central
+        }
+        actions += dropIfStalled(&anonymous, from: nil, at: now)
+        return actions
+    }
+
+    private func dropIfStalled(_ central: inout CentralState, from address: BluetoothAddress?, at now: Double) -> [PeripheralAction] {
+        guard let since = central.partialSince, now - since >= Self.reassemblyIdleTimeout else { return [] }
+        central.partialSince = nil
+        guard let partial = central.reassembler.reset() else { return [] }
+        let seconds = Int(Self.reassemblyIdleTimeout)
+        return [.report(.dropped(from: address, received: partial.received, total: partial.total,
+            reason: "stalled: no frame for \(seconds) s"))]
     }
 
     private mutating func deliver(_ message: Message, from address: BluetoothAddress?) -> [PeripheralAction] {

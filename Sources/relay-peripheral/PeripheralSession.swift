@@ -240,6 +240,8 @@ struct PeripheralSession {
             return notifyStarted(from: from, mtu: mtu)
         case .notifyStopped(let from):
             return notifyStopped(from: from)
+        case .tick(let now):
+            return dropStalledMessages(at: now)
         }
     }
 
