@@ -142,20 +142,25 @@ struct PeripheralSession {
     /// Whether notifications would reach someone.
     var hasSubscribers: Bool { notifying || centrals.values.contains { $0.subscribed } }
 
-    /// How many centrals a notification reaches (bluetoothd does not always say who subscribed).
+    /// How many centrals a notification may reach. bluetoothd names only the first subscriber
+    /// (`AcquireNotify`/`StartNotify` come once, however many centrals enable notifications) and
+    /// sends every notification to each central that enabled them, so while notifications are on
+    /// every central connected then counts (see `notifyStarted`).
     var subscriberCount: Int {
-        let known = centrals.values.filter(\.subscribed).count
-        if known > 0 { return known }
-        return notifying ? max(1, centrals.count) : 0
+        let flagged = centrals.values.filter(\.subscribed).count
+        return notifying ? max(1, flagged) : flagged
     }
 
-    /// The MTU messages are chunked for: the smallest among the subscribed centrals (all
-    /// connected centrals when bluetoothd did not say who subscribed); 23 when unknown.
+    /// The MTU messages are chunked for: the smallest among the centrals that may receive them.
+    /// bluetoothd truncates a notification to each link's MTU - 3 without telling anyone, so
+    /// a central that subscribed silently with a smaller MTU would get corrupted frames if the
+    /// chunks followed the first subscriber's MTU only. A central whose MTU is unknown counts
+    /// with the notification socket's MTU; 23 when nothing is known.
     var sendingMTU: MTU {
         let subscribed = centrals.values.filter(\.subscribed)
         let audience = subscribed.isEmpty ? Array(centrals.values) : subscribed
         var mtus = audience.map { $0.mtu ?? notifyLinkMTU ?? .default }
-        if audience.isEmpty, let notifyLinkMTU { mtus.append(notifyLinkMTU) }
+        if let notifyLinkMTU { mtus.append(notifyLinkMTU) }
         return mtus.min() ?? .default
     }
 
@@ -309,7 +314,11 @@ struct PeripheralSession {
 
     mutating func ensureCentral(_ address: BluetoothAddress) -> [PeripheralAction] {
         guard centrals[address] == nil else { return [] }
-        centrals[address] = CentralState(address: address, maxMessage: configuration.maxMessage)
+        var central = CentralState(address: address, maxMessage: configuration.maxMessage)
+        // While notifications are on, bluetoothd does not tell when another central enables
+        // them: one that connects now may receive every notification.
+        central.subscribed = notifying
+        centrals[address] = central
         return [.report(.connected(address))]
     }
 
@@ -332,33 +341,44 @@ struct PeripheralSession {
         return actions
     }
 
+    /// Notifications were enabled. bluetoothd calls `AcquireNotify` (with the device) or
+    /// `StartNotify` only for the first central that enables them and closes the socket (or
+    /// calls `StopNotify`) only when the last one disables them; the others come and go
+    /// silently. So every connected central is flagged as a possible receiver, and the event
+    /// names the central bluetoothd named.
     private mutating func notifyStarted(from address: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
+        let wasNotifying = notifying
+        let alreadyKnown = address.flatMap { centrals[$0]?.subscribed } ?? false
         notifying = true
         if let mtu { notifyLinkMTU = mtu }
         if let address {
             actions += ensureCentral(address)
             if let mtu { actions += learnMTU(mtu, of: address) }
-            guard centrals[address]?.subscribed == false else { return actions }
-            centrals[address]?.subscribed = true
         }
+        for key in centrals.keys { centrals[key]?.subscribed = true }
+        if wasNotifying, address == nil || alreadyKnown { return actions }
         actions.append(.report(.subscribed(address, mtu: mtu)))
         return actions
     }
 
+    /// Notifications were disabled: by one known central (`from`), or, when bluetoothd closes
+    /// the socket or calls `StopNotify` (`from` nil), by every central, each reported by address.
     private mutating func notifyStopped(from address: BluetoothAddress?) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         if let address {
             guard centrals[address]?.subscribed == true else { return [] }
             centrals[address]?.subscribed = false
             notifying = centrals.values.contains { $0.subscribed }
+            actions.append(.report(.unsubscribed(address)))
         } else {
-            guard notifying || centrals.values.contains(where: { $0.subscribed }) else { return [] }
+            let leaving = centrals.values.filter(\.subscribed).map(\.address).sorted()
+            guard notifying || !leaving.isEmpty else { return [] }
             notifying = false
             notifyLinkMTU = nil
             for key in centrals.keys { centrals[key]?.subscribed = false }
+            actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
         }
-        actions.append(.report(.unsubscribed(address)))
         if !hasSubscribers {
             actions += abandonOutbox(because: "no central is subscribed any more")
         }

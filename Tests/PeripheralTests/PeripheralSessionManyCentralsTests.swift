@@ -1,0 +1,153 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_peripheral
+
+let centralC = BluetoothAddress("00:AA:01:03:00:03")!
+
+/// Several centrals on one peripheral, as bluetoothd 5.66 presents them: `AcquireNotify`
+/// comes once (naming the first subscriber), later subscribers enable notifications silently,
+/// the socket closes only when the last one disables them; writes name their central.
+final class PeripheralSessionManyCentralsTests: XCTestCase {
+    func testCentralsThatSubscribeSilentlyAreCountedAndChunkedFor() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.mtu(centralB, MTU(100)!))
+        XCTAssertEqual(session.handle(.notifyStarted(from: centralA, mtu: MTU(517))).eventNames, ["mtu", "subscribed"])
+        XCTAssertEqual(session.subscriberCount, 2, "B may have enabled notifications: bluetoothd would not say")
+        XCTAssertEqual(session.sendingMTU, MTU(100), "bluetoothd truncates B's notifications to its MTU - 3")
+        XCTAssertEqual(session.handle(.connected(centralC)).eventNames, ["connected"])
+        XCTAssertEqual(session.centrals[centralC]?.subscribed, true, "connected while notifications are on")
+        _ = session.handle(.mtu(centralC, MTU(64)!))
+        XCTAssertEqual(session.sendingMTU, MTU(64))
+
+        _ = try session.notify(value: 9)
+        let message = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        _ = try session.send(message)
+        let drained = session.drain()
+        XCTAssertEqual(drained.events.first, .notified(value: 9, centrals: 3))
+        XCTAssertTrue(drained.values.allSatisfy { $0.count <= 61 }, "every chunk fits the smallest link")
+        XCTAssertEqual(reassemble(Array(drained.values.dropFirst())), [message])
+    }
+
+    func testTheSocketClosingUnsubscribesEveryCentralByAddress() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        _ = try session.notify(value: nil)
+        let stopped = session.handle(.notifyStopped(from: nil))
+        XCTAssertEqual(
+            stopped.events.prefix(2), [.unsubscribed(centralA), .unsubscribed(centralB)], "each one named, not 'a central'")
+        XCTAssertEqual(stopped.eventNames.dropFirst(2), ["error"], "the queued counter is reported lost")
+        XCTAssertFalse(session.hasSubscribers)
+        XCTAssertEqual(session.centrals.values.filter(\.subscribed).count, 0)
+        XCTAssertEqual(session.handle(.notifyStopped(from: nil)), [], "reported once")
+        XCTAssertEqual(session.centrals.count, 2, "their links are still up: unsubscribing is not leaving")
+
+        var anonymous = PeripheralSession.advertising()
+        _ = anonymous.handle(.notifyStarted(from: nil, mtu: nil))
+        XCTAssertEqual(anonymous.handle(.notifyStopped(from: nil)).events, [.unsubscribed(nil)])
+    }
+
+    func testAFreshSubscriptionAfterEveryoneLeftIsReportedAgain() {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        _ = session.handle(.notifyStopped(from: nil))
+        _ = session.handle(.connected(centralB))
+        XCTAssertEqual(session.centrals[centralB]?.subscribed, false, "connected while nobody is subscribed")
+        XCTAssertEqual(
+            session.handle(.notifyStarted(from: centralB, mtu: MTU(517))).events,
+            [.mtu(centralB, MTU(517)!), .subscribed(centralB, mtu: MTU(517))])
+        XCTAssertEqual(session.subscriberCount, 2, "A's link is up: it may have subscribed again, silently")
+    }
+
+    func testInterleavedFramesFromThreeCentralsAreToldApartByAddress() {
+        var session = PeripheralSession.advertising()
+        let senders = [centralA, centralB, centralC]
+        // Same message id on every link (each central numbers its own messages), different sizes.
+        let messages = senders.indices.map { index in
+            Message(binary: (0..<(700 + index * 333)).map { UInt8(truncatingIfNeeded: $0 &* (index + 3)) })
+        }
+        var queues = messages.map { frames(of: $0, mtu: 23) }
+        var events: [PeripheralEvent] = []
+        var time = 0.0
+        var round = 0
+        while queues.contains(where: { !$0.isEmpty }) {
+            round += 1
+            for index in senders.indices where !queues[index].isEmpty {
+                time += 0.01
+                events += session.handle(.written(queues[index].removeFirst(), from: senders[index], mtu: nil, time: time)).events
+            }
+            if round == 10 {  // a counter from each, between two frames of its message
+                for index in senders.indices {
+                    events += session.handle(.written(Counter(UInt32(100 * (index + 1))).encoded, from: senders[index],
+                                                      mtu: nil, time: time)).events
+                }
+            }
+        }
+        var delivered: [BluetoothAddress: String] = [:]
+        var counters: [BluetoothAddress: [UInt32]] = [:]
+        for event in events {
+            switch event {
+            case .message(let report): delivered[report.from!] = report.sha256
+            case .counter(let from, let value): counters[from!, default: []].append(value)
+            case .connected: break
+            default: XCTFail("unexpected \(event)")
+            }
+        }
+        for (index, sender) in senders.enumerated() {
+            XCTAssertEqual(delivered[sender], SHA256.hash(messages[index].bytes).hex, "\(sender)'s message intact")
+            XCTAssertEqual(counters[sender], [UInt32(100 * (index + 1))], "\(sender)'s counter is its own")
+            XCTAssertEqual(session.centrals[sender]?.messagesReceived, 1)
+        }
+    }
+
+    func testACentralKilledMidMessageDisturbsNobodyElse() throws {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.notifyStarted(from: centralC, mtu: MTU(517)))
+        let timeout = PeripheralSession.reassemblyIdleTimeout
+        let big = frames(of: Message(binary: Array(repeating: 1, count: 5000)), mtu: 100)
+        let messageA = Message(text: String(repeating: "a", count: 900))
+        let messageB = Message(binary: Array(repeating: 2, count: 1200))
+        var chunksA = frames(of: messageA, mtu: 100), chunksB = frames(of: messageB, mtu: 100)
+        var events: [PeripheralEvent] = []
+        // C (the first subscriber) writes three frames of its message, then its process dies.
+        for (index, chunk) in big.prefix(3).enumerated() {
+            events += session.handle(.written(chunk, from: centralC, mtu: nil, time: Double(index))).events
+        }
+        _ = try session.send(Message(text: "to everyone"))
+        var time = 3.0
+        // A and B keep writing, slowly, past C's idle time-out.
+        while !chunksA.isEmpty || !chunksB.isEmpty {
+            time += 2
+            events += session.handle(.tick(now: time)).events
+            if !chunksA.isEmpty { events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil, time: time)).events }
+            if !chunksB.isEmpty { events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil, time: time)).events }
+        }
+        XCTAssertGreaterThan(time, 2 + timeout, "A and B were still sending when C's message stalled")
+        let drops = events.filter { $0.name == "dropped" }
+        XCTAssertEqual(drops.count, 1)
+        if case .dropped(let from, let received, let total, _)? = drops.first {
+            XCTAssertEqual(from, centralC)
+            XCTAssertEqual(total, 5000)
+            XCTAssertGreaterThan(received, 0)
+        }
+        let reports = events.compactMap { event -> ReceivedMessageReport? in
+            if case .message(let report) = event { return report } else { return nil }
+        }
+        XCTAssertEqual(Set(reports.map(\.from)), [centralA, centralB])
+        XCTAssertEqual(reports.first { $0.from == centralA }?.text, messageA.text)
+        XCTAssertEqual(reports.first { $0.from == centralB }?.sha256, SHA256.hash(messageB.bytes).hex)
+        XCTAssertTrue(session.hasSubscribers, "A and B still get notifications")
+        XCTAssertEqual(session.drain().events.map(\.name), ["sent"], "the broadcast was not abandoned")
+
+        // C's link finally drops: reported and freed, no second drop, the others stay.
+        XCTAssertEqual(session.handle(.disconnected(centralC)).events, [.disconnected(centralC)])
+        XCTAssertEqual(Set(session.centrals.keys), [centralA, centralB])
+        XCTAssertTrue(session.hasSubscribers)
+    }
+}
