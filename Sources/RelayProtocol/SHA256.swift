@@ -55,34 +55,50 @@ public struct SHA256: Sendable {
     }
 
     /// Feeds more bytes.
+    ///
+    /// Contiguous inputs (`[UInt8]`, `ArraySlice`, `Data`-like collections) are hashed straight
+    /// from their storage, whole 64-byte blocks in place; any other sequence is copied into a
+    /// small local buffer first. Both give the same digest.
     public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        for byte in bytes {
-            pending.append(byte)
-            if pending.count == 64 {
-                compress(pending[...])
-                pending.removeAll(keepingCapacity: true)
-            }
-            totalLength &+= 1
+        let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            absorb(UnsafeRawBufferPointer(buffer))
         }
+        if done != nil { return }
+        var staged: [UInt8] = []
+        staged.reserveCapacity(4096)
+        for byte in bytes {
+            staged.append(byte)
+            if staged.count == 4096 {
+                staged.withUnsafeBytes { absorb($0) }
+                staged.removeAll(keepingCapacity: true)
+            }
+        }
+        staged.withUnsafeBytes { absorb($0) }
     }
 
-    /// Feeds a contiguous byte array (fast path: whole blocks are compressed in place).
+    /// Feeds a contiguous byte array.
     public mutating func update(_ bytes: [UInt8]) {
-        var start = 0
+        bytes.withUnsafeBytes { absorb($0) }
+    }
+
+    /// The one place input enters: fills `pending` up to a block, then compresses whole blocks
+    /// straight from `bytes`, and keeps the tail in `pending`.
+    private mutating func absorb(_ bytes: UnsafeRawBufferPointer) {
         totalLength &+= UInt64(bytes.count)
+        var start = 0
         if !pending.isEmpty {
             let take = min(64 - pending.count, bytes.count)
             pending.append(contentsOf: bytes[0..<take])
             start = take
             if pending.count < 64 { return }
-            compress(pending[...])
+            pending.withUnsafeBytes { compress($0) }
             pending.removeAll(keepingCapacity: true)
         }
         while bytes.count - start >= 64 {
-            compress(bytes[start..<(start + 64)])
+            compress(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + 64)]))
             start += 64
         }
-        pending.append(contentsOf: bytes[start...])
+        if start < bytes.count { pending.append(contentsOf: bytes[start...]) }
     }
 
     /// Pads, processes the last block(s) and returns the digest. The hasher is consumed.
@@ -94,10 +110,12 @@ public struct SHA256: Sendable {
         for shift in stride(from: 56, through: 0, by: -8) {
             tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
         }
-        var offset = 0
-        while offset < tail.count {
-            compress(tail[offset..<(offset + 64)])
-            offset += 64
+        tail.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                compress(UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + 64)]))
+                offset += 64
+            }
         }
         var out: [UInt8] = []
         out.reserveCapacity(32)
@@ -115,35 +133,37 @@ public struct SHA256: Sendable {
         (value >> count) | (value << (32 - count))
     }
 
-    /// Processes one 64-byte block.
-    private mutating func compress(_ block: ArraySlice<UInt8>) {
-        var schedule = [UInt32](repeating: 0, count: 64)
-        var index = block.startIndex
-        for t in 0..<16 {
-            schedule[t] = UInt32(block[index]) << 24 | UInt32(block[index + 1]) << 16
-                | UInt32(block[index + 2]) << 8 | UInt32(block[index + 3])
-            index += 4
+    /// Processes one 64-byte block (`block.count == 64`), without allocating.
+    private mutating func compress(_ block: UnsafeRawBufferPointer) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { schedule in
+            for t in 0..<16 {
+                schedule[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
+            }
+            for t in 16..<64 {
+                let s0 = Self.rotateRight(schedule[t - 15], 7) ^ Self.rotateRight(schedule[t - 15], 18)
+                    ^ (schedule[t - 15] >> 3)
+                let s1 = Self.rotateRight(schedule[t - 2], 17) ^ Self.rotateRight(schedule[t - 2], 19)
+                    ^ (schedule[t - 2] >> 10)
+                schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
+            }
+            Self.roundConstants.withUnsafeBufferPointer { constants in
+                state.withUnsafeMutableBufferPointer { state in
+                    var a = state[0], b = state[1], c = state[2], d = state[3]
+                    var e = state[4], f = state[5], g = state[6], h = state[7]
+                    for t in 0..<64 {
+                        let sum1 = Self.rotateRight(e, 6) ^ Self.rotateRight(e, 11) ^ Self.rotateRight(e, 25)
+                        let choose = (e & f) ^ (~e & g)
+                        let temp1 = h &+ sum1 &+ choose &+ constants[t] &+ schedule[t]
+                        let sum0 = Self.rotateRight(a, 2) ^ Self.rotateRight(a, 13) ^ Self.rotateRight(a, 22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        let temp2 = sum0 &+ majority
+                        h = g; g = f; f = e; e = d &+ temp1
+                        d = c; c = b; b = a; a = temp1 &+ temp2
+                    }
+                    state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+                    state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+                }
+            }
         }
-        for t in 16..<64 {
-            let s0 = Self.rotateRight(schedule[t - 15], 7) ^ Self.rotateRight(schedule[t - 15], 18)
-                ^ (schedule[t - 15] >> 3)
-            let s1 = Self.rotateRight(schedule[t - 2], 17) ^ Self.rotateRight(schedule[t - 2], 19)
-                ^ (schedule[t - 2] >> 10)
-            schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for t in 0..<64 {
-            let sum1 = Self.rotateRight(e, 6) ^ Self.rotateRight(e, 11) ^ Self.rotateRight(e, 25)
-            let choose = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choose &+ Self.roundConstants[t] &+ schedule[t]
-            let sum0 = Self.rotateRight(a, 2) ^ Self.rotateRight(a, 13) ^ Self.rotateRight(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            h = g; g = f; f = e; e = d &+ temp1
-            d = c; c = b; b = a; a = temp1 &+ temp2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
     }
 }

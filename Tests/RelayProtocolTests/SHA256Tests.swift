@@ -68,4 +68,41 @@ final class SHA256Tests: XCTestCase {
     func testDigestIsThirtyTwoBytes() {
         XCTAssertEqual(SHA256.hash(Array("x".utf8)).bytes.count, 32)
     }
+
+    // The contiguous fast path (whole blocks hashed from the caller's storage) and the staged
+    // path for other sequences must give the digests of the reference vectors.
+
+    func testOneMillionAThroughANonContiguousSequence() {
+        XCTAssertEqual(
+            SHA256.hash(repeatElement(UInt8(ascii: "a"), count: 1_000_000)).hex,
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    func testSliceWithOffsetStartHashesOnlyItsBytes() {
+        let padded = Array("xxabcyy".utf8)
+        XCTAssertEqual(
+            SHA256.hash(padded[2..<5]).hex,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
+    func testMixedContiguousAndStagedUpdatesMatchOneShot() {
+        var generator = SystemRandomNumberGenerator()
+        let message = (0..<10_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let whole = SHA256.hash(message)
+        for _ in 0..<50 {
+            var hasher = SHA256()
+            var offset = 0
+            while offset < message.count {
+                let length = min(Int.random(in: 0...300, using: &generator), message.count - offset)
+                let part = message[offset..<(offset + length)]
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: hasher.update(Array(part))
+                case 1: hasher.update(part)
+                default: hasher.update(part.lazy.map { $0 })
+                }
+                offset += length
+            }
+            XCTAssertEqual(hasher.finalize(), whole)
+        }
+    }
 }

@@ -4,6 +4,7 @@ import RelayProtocol
 // relay-codec-bench: throughput of the relay codec (release build: `make bench-codec`).
 //   --markdown PATH   also write the table into PATH between
 //                     <!-- codec-bench:begin --> and <!-- codec-bench:end -->
+//   --sha256          only measure SHA-256 throughput (1 MiB) and print it
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 var markdownPath: String?
@@ -13,6 +14,13 @@ if let index = arguments.firstIndex(of: "--markdown") {
         exit(2)
     }
     markdownPath = arguments[index + 1]
+}
+
+if arguments.contains("--sha256") {
+    for row in measureSHA256() {
+        print("SHA-256 of 1 MiB, \(row.label): \(Int(row.megabytesPerSecond.rounded())) MB/s")
+    }
+    exit(0)
 }
 
 let sizes = [1 << 10, 64 << 10, 1 << 20]
