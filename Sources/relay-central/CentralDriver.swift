@@ -323,7 +323,7 @@ final class CentralDriver {
             if case .success(let value) = result, let echo = held.firstIndex(of: value) { held.remove(at: echo) }
         }
         feed(.readFinished(role, result))
-        for value in held { feed(.notification(value)) }
+        for value in held { feed(.notification(value, at: loop.now)) }
     }
 
     // MARK: BlueZ events
@@ -347,7 +347,7 @@ final class CentralDriver {
             if valuesDuringRead != nil {
                 valuesDuringRead?.append(value)
             } else {
-                feed(.notification(value))
+                feed(.notification(value, at: loop.now))
             }
         case .gatt(.characteristicChanged(let characteristic, let changed)):
             guard changed.contains("MTU"), let mtu = characteristic.mtu,

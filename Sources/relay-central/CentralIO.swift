@@ -43,8 +43,8 @@ enum CentralInput: Equatable, Sendable {
     case mtuRead(MTU?)
     /// The `MTU` property changed while connected.
     case mtuChanged(MTU)
-    /// A value notified by the peripheral.
-    case notification([UInt8])
+    /// A value notified by the peripheral, at loop time `at` (monotonic seconds; paces error reports).
+    case notification([UInt8], at: Double = 0)
     /// The value in flight was written (nil) or failed.
     case writeFinished(BlueZError?)
     /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).

@@ -72,7 +72,7 @@ extension CentralSession {
         return []
     }
 
-    mutating func notified(_ value: [UInt8]) -> [CentralAction] {
+    mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
         switch link {
         case .subscribing, .ready: break
         default: return []
@@ -86,8 +86,7 @@ extension CentralSession {
             case .message(let received):
                 actions += delivered(received.message)
             case .error(let error, let dropped):
-                actions.append(.report(.error("protocol error from the peripheral: \(error)")))
-                if let dropped { actions.append(.report(.dropped(dropped, reason: error.description))) }
+                actions += protocolError(error, dropped: dropped, at: time)
             }
         }
         let progress = reassembler.progress
@@ -95,6 +94,20 @@ extension CentralSession {
             actions.append(.report(.receiving(progress)))
         }
         announcedMessage = progress?.id
+        return actions
+    }
+
+    /// One protocol error (and the partial message it dropped) as one report, at most 5 a
+    /// second: a peripheral notifying garbage at full speed cannot drown the REPL. What was held
+    /// back is counted and said once, with the next report let through.
+    mutating func protocolError(_ error: ReassemblyError, dropped: DroppedPartial?, at time: Double) -> [CentralAction] {
+        guard case .allow(let suppressed) = protocolErrorLimiter.admit(now: time) else { return [] }
+        var actions: [CentralAction] = []
+        if suppressed > 0 {
+            actions.append(.report(.error("\(suppressed) more protocol errors from the peripheral were not shown")))
+        }
+        actions.append(.report(.error("protocol error from the peripheral: \(error)")))
+        if let dropped { actions.append(.report(.dropped(dropped, reason: error.description))) }
         return actions
     }
 

@@ -115,6 +115,8 @@ struct CentralSession {
     var refreshingScan = false
 
     var reassembler: Reassembler
+    /// Paces the protocol-error lines a misbehaving peripheral causes (at most 5 a second).
+    var protocolErrorLimiter = RateLimiter(limit: 5, per: 1)
     /// The incomplete message a `receiving` event was reported for.
     var announcedMessage: MessageID?
     var chunker = Chunker()
@@ -215,7 +217,7 @@ struct CentralSession {
         case .writeAcquireFailed: return writeAcquireFailed()
         case .mtuRead(let mtu): return mtuRead(mtu)
         case .mtuChanged(let mtu): return mtuChanged(mtu)
-        case .notification(let value): return notified(value)
+        case .notification(let value, let time): return notified(value, at: time)
         case .writeFinished(let error): return writeFinished(error)
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)

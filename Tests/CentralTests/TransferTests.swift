@@ -210,3 +210,26 @@ final class MessageTests: XCTestCase {
         XCTAssertEqual(SessionHarness.events(done).first?.fields.first { $0.0 == "characteristic" }?.1, .string("notify"))
     }
 }
+
+/// Hostile input 7 (issue 8), central side: a peripheral notifying garbage at full speed.
+final class ProtocolErrorPacingTests: XCTestCase {
+    func testAFloodOfBadValuesGivesFiveErrorLinesASecondThenOneSummary() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        var names: [String] = []
+        for _ in 0..<1000 {
+            names += SessionHarness.eventNames(harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 10)))
+        }
+        XCTAssertEqual(names, Array(repeating: "error", count: 5))
+        let later = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 11.5))
+        let errors = SessionHarness.events(later).compactMap { event -> String? in
+            if case .error(let message) = event { return message }
+            return nil
+        }
+        XCTAssertEqual(errors.count, 2, "\(errors)")
+        XCTAssertEqual(errors.first, "995 more protocol errors from the peripheral were not shown")
+        XCTAssertTrue(errors.last?.hasPrefix("protocol error from the peripheral") ?? false)
+        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0], at: 11.5))), ["counter"],
+            "counters still arrive in the flood")
+    }
+}
