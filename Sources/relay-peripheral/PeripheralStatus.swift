@@ -10,6 +10,14 @@ struct PeripheralStatus: Equatable, Sendable {
         let counters: Int
         let messages: Int
         let lastWritten: [UInt8]?
+        /// The message this central is sending, while incomplete.
+        let receiving: Receiving?
+    }
+
+    /// Bytes received so far of an incomplete message, and its declared total.
+    struct Receiving: Equatable, Sendable {
+        let received: Int
+        let total: Int
     }
 
     let adapter: String?
@@ -39,7 +47,8 @@ struct PeripheralStatus: Equatable, Sendable {
         messagesReceived = session.messagesReceived
         centrals = session.centrals.values.sorted { $0.address < $1.address }.map {
             Central(address: $0.address, mtu: $0.mtu, subscribed: $0.subscribed, counters: $0.countersReceived,
-                    messages: $0.messagesReceived, lastWritten: $0.lastWritten)
+                    messages: $0.messagesReceived, lastWritten: $0.lastWritten,
+                    receiving: $0.reassembler.progress.map { Receiving(received: $0.received, total: $0.total) })
         }
     }
 
@@ -64,6 +73,9 @@ struct PeripheralStatus: Equatable, Sendable {
                     ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
                     ("messages", .integer(Int64(central.messages))),
                     ("lastWritten", central.lastWritten.map { .string(Self.hex($0, limit: 64)) } ?? .null),
+                    ("receiving", central.receiving.map { progress in
+                        .object([("received", .integer(Int64(progress.received))), ("total", .integer(Int64(progress.total)))])
+                    } ?? .null),
                 ])
             })),
         ]
@@ -84,7 +96,8 @@ struct PeripheralStatus: Equatable, Sendable {
                 "  \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "
                     + (central.subscribed ? "subscribed" : "not subscribed")
                     + "  \(central.counters) counters, \(central.messages) messages"
-                    + (central.lastWritten.map { "  last written \(Self.hex($0))" } ?? ""))
+                    + (central.lastWritten.map { "  last written \(Self.hex($0))" } ?? "")
+                    + (central.receiving.map { "  receiving a message: \($0.received) of \($0.total) bytes" } ?? ""))
         }
         return lines.joined(separator: "\n")
     }

@@ -150,4 +150,23 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertEqual(Set(session.centrals.keys), [centralA, centralB])
         XCTAssertTrue(session.hasSubscribers)
     }
+
+    func testStatusShowsWhichCentralIsMidMessage() {
+        var session = PeripheralSession.advertising()
+        let chunks = frames(of: Message(binary: Array(repeating: 3, count: 2000)), mtu: 100)
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil, time: 0))
+        let status = PeripheralStatus(session: session, adapter: nil)
+        let a = status.centrals.first { $0.address == centralA }?.receiving
+        XCTAssertEqual(a?.total, 2000)
+        XCTAssertEqual(a?.received, session.centrals[centralA]?.reassembler.progress?.received)
+        XCTAssertGreaterThan(a?.received ?? 0, 0)
+        XCTAssertNil(status.centrals.first { $0.address == centralB }?.receiving, "B is not sending a message")
+        XCTAssertTrue(status.humanDescription.contains("receiving a message: \(a?.received ?? -1) of 2000 bytes"))
+        let json = PeripheralEvent.status(status).fields.description
+        XCTAssertTrue(json.contains("receiving"), json)
+        _ = session.handle(.tick(now: PeripheralSession.reassemblyIdleTimeout))
+        XCTAssertNil(PeripheralStatus(session: session, adapter: nil).centrals.first { $0.address == centralA }?.receiving)
+    }
 }
