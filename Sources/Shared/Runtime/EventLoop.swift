@@ -53,6 +53,10 @@ public final class EventLoop {
     private var deferred: [() -> Void] = []
     private var stopRequested = false
 
+    /// How many turns (`runOnce`) the loop has made: each is one `poll(2)`. For tests and
+    /// diagnostics (work done per wake-up), not for control flow.
+    public private(set) var turns = 0
+
     public init() {}
 
     /// Seconds on the monotonic clock.
@@ -146,6 +150,7 @@ public final class EventLoop {
     /// One turn: run posted work, wait for readiness or the nearest timer (at most
     /// `timeout` seconds, `nil` for no limit), then run what became ready or due.
     public func runOnce(timeout: Double?) {
+        turns += 1
         // Work posted from outside a turn may have changed what the caller waits
         // for: if any ran, only look at fds and timers, do not block.
         let ranPostedWork = runDeferred()
