@@ -8,14 +8,19 @@ CLOCK_MONOTONIC when this driver reads it, and every duration is measured the sa
 both sides: from the moment the driver writes a command to the moment it reads the event
 that ends the job. Writes results.json into $RELAY_VM_OUT.
 
-Sessions: for each run, a "main" session per side (start-up, 1000 counters, 1 MiB goodput
-each way, repeated for the memory trend, CPU and peak RSS) and, once per side, an "echo"
-session (peripheral echoes counters: round trips).
+Sessions: --runs "main" sessions of relay and --peer-runs of the peers, interleaved (start-up,
+1000 counters, --size bytes of goodput each way, CPU and peak RSS; the first relay session
+repeats its transfers for the memory trend), once per side an "echo" session (peripheral
+echoes counters: round trips) and, when the programs have the options, one relay main session
+on the D-Bus paths (central WriteValue, peripheral PropertiesChanged notifications).
+The relay binaries are copied to the guest's tmpfs first, as an installed program is on a
+local disk (the host share is 9p).
 """
 import argparse
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,6 +29,7 @@ import time
 
 REPO = os.environ.get("RELAY_REPO", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 BIN = os.environ.get("RELAY_BIN", os.path.join(REPO, ".build", "release"))
+LOCAL_BIN = "/tmp/relay-bin"
 PYTHON = os.environ.get("RELAY_PYTHON", sys.executable)
 PEERS = os.path.join(REPO, "benchmarks", "ble", "peers")
 OUT = os.environ.get("RELAY_VM_OUT", "/tmp")
@@ -155,6 +161,22 @@ def bluetoothd_pid():
 def restart_bluetooth(logs):
     subprocess.run([os.path.join(REPO, "scripts", "vm", "guest-bluetooth"), "restart", "--controllers", "2",
                     "--logs", logs], check=True, stdout=subprocess.DEVNULL)
+    time.sleep(SETTLE)  # "once bluetoothd is up": let it finish its own start-up work first
+
+
+SETTLE = 2.0
+
+
+def install_binaries():
+    """Copies the relay programs to the guest's tmpfs (local disk, like an installed program)."""
+    os.makedirs(LOCAL_BIN, exist_ok=True)
+    for name in ("relay-peripheral", "relay-central"):
+        shutil.copy2(os.path.join(BIN, name), os.path.join(LOCAL_BIN, name))
+
+
+def has_option(program, option):
+    text = subprocess.run([os.path.join(LOCAL_BIN, program), "--help"], capture_output=True, text=True)
+    return option in text.stdout + text.stderr
 
 
 class Side:
@@ -166,17 +188,22 @@ class Side:
 
 
 class RelaySide(Side):
+    def __init__(self, name, files, central_options=(), peripheral_options=()):
+        super().__init__(name, files)
+        self.central_options = list(central_options)
+        self.peripheral_options = list(peripheral_options)
+
     def peripheral(self, logs, echo):
-        arguments = [os.path.join(BIN, "relay-peripheral"), "--adapter", "hci0", "--json",
-                     "--max-message", str(2 * MIB)] + (["--echo"] if echo else [])
+        arguments = [os.path.join(LOCAL_BIN, "relay-peripheral"), "--adapter", "hci0", "--json",
+                     "--max-message", str(2 * MIB)] + (["--echo"] if echo else []) + self.peripheral_options
         process = Process("peripheral", arguments, logs)
         process.send("start\n")
         stamp, _ = process.wait("advertising", timeout=60)
         return process, stamp - process.launched
 
     def central(self, logs):
-        arguments = [os.path.join(BIN, "relay-central"), "--adapter", "hci1", "--json", "--connect", "sample",
-                     "--scan-timeout", "60", "--max-message", str(2 * MIB)]
+        arguments = [os.path.join(LOCAL_BIN, "relay-central"), "--adapter", "hci1", "--json", "--connect", "sample",
+                     "--scan-timeout", "60", "--max-message", str(2 * MIB)] + self.central_options
         process = Process("central", arguments, logs)
         stamp, event = process.wait("ready", timeout=90)
         return process, stamp - process.launched, int(event["mtu"])
@@ -254,7 +281,7 @@ class PeerSide(Side):
         return self._raw(peripheral, central, size, f"send {size} {chunk}\n")
 
 
-def main_session(side, logs, options, result):
+def main_session(side, logs, options, result, transfers):
     os.makedirs(logs, exist_ok=True)
     restart_bluetooth(logs)
     daemon = bluetoothd_pid()
@@ -293,7 +320,7 @@ def main_session(side, logs, options, result):
         # 2. goodput, both directions, repeated (memory trend), CPU per MiB
         processes = {"central": central, "peripheral": peripheral}
         rss = {name: [] for name in processes}  # VmRSS after each transfer of this session
-        for repetition in range(options.transfers if side.name == "relay" else options.peer_transfers):
+        for repetition in range(transfers):
             for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
                 before = {name: process.cpu() for name, process in processes.items()}
                 before["bluetoothd"] = cpu_seconds(daemon)
@@ -357,11 +384,15 @@ def fresh_result():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=2, help="main sessions per side")
-    parser.add_argument("--transfers", type=int, default=2, help="relay: 1 MiB transfers per direction per session")
-    parser.add_argument("--peer-transfers", type=int, default=1, help="peers: 1 MiB transfers per direction per session")
+    parser.add_argument("--runs", type=int, default=3, help="relay main sessions")
+    parser.add_argument("--peer-runs", type=int, default=1, help="peer main sessions (the peers are slow)")
+    parser.add_argument("--transfers", type=int, default=2,
+                        help="relay: transfers per direction in the first main session (memory trend); others do 1")
+    parser.add_argument("--peer-transfers", type=int, default=1, help="peers: transfers per direction per session")
     parser.add_argument("--counters", type=int, default=1000)
-    parser.add_argument("--size", type=int, default=MIB)
+    parser.add_argument("--size", type=int, default=MIB // 4, help="bytes per goodput transfer")
+    parser.add_argument("--paths", choices=("auto", "no"), default="auto",
+                        help="auto: one more relay main session on the D-Bus paths, if the programs have the options")
     parser.add_argument("--round-trips", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--sides", default="relay,peers")
@@ -375,17 +406,36 @@ def main():
         with open(path, "rb") as handle:
             files[role] = path
             files.setdefault("sha256", {})["c2p" if role == "central" else "p2c"] = hashlib.sha256(handle.read()).hexdigest()
+    install_binaries()
     sides = {"relay": RelaySide("relay", files), "peers": PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}))}
     chosen = [sides[name] for name in options.sides.split(",")]
     results = {side.name: fresh_result() for side in chosen}
     started = time.monotonic()
-    plan = [(run, side, "main") for run in range(options.runs) for side in (chosen if run % 2 == 0 else chosen[::-1])]
+    # Interleaved: relay, peers, relay, relay ... so the host's changing load falls on both sides.
+    runs = {"relay": options.runs, "peers": options.peer_runs}
+    plan = []
+    for run in range(max(runs.values())):
+        order = chosen if run % 2 == 0 else chosen[::-1]
+        plan += [(run, side, "main") for side in order if run < runs[side.name]]
     plan += [(0, side, "echo") for side in chosen]
+    if "relay" in sides and options.paths == "auto" and "relay" in options.sides.split(","):
+        if has_option("relay-central", "--write-path") and has_option("relay-peripheral", "--notify-path"):
+            dbus = RelaySide("relay-dbus-paths", files, central_options=["--write-path", "write-value"],
+                             peripheral_options=["--notify-path", "signal"])
+            results[dbus.name] = fresh_result()
+            plan += [(0, dbus, "main"), (0, dbus, "echo")]
+        else:
+            log("no --write-path / --notify-path options: no D-Bus path session")
     for run, side, kind in plan:
         logs = os.path.join(OUT, f"{side.name}-{kind}-{run + 1}")
         log(f"session {side.name} {kind} {run + 1}")
         try:
-            (main_session if kind == "main" else echo_session)(side, logs, options, results[side.name])
+            if kind == "main":
+                transfers = options.transfers if (side.name == "relay" and run == 0) else (
+                    options.peer_transfers if side.name == "peers" else 1)
+                main_session(side, logs, options, results[side.name], transfers)
+            else:
+                echo_session(side, logs, options, results[side.name])
         except Exception as error:  # a failed session is reported, the others still run
             log(f"{side.name} {kind} {run + 1} FAILED: {error!r}")
             results[side.name]["errors"].append(f"{kind} {run + 1}: {error}")

@@ -61,10 +61,14 @@ def machine_info(guest):
             f"2 btvirt LE controllers on one virtual radio")
 
 
-def cpu_per_mib(side, process):
+def size_label(size):
+    return f"{size // MIB} MiB" if size % MIB == 0 else f"{size // 1024} KiB"
+
+
+def cpu_per_mib(side, process, size):
     transfers = [entry for direction in ("c2p", "p2c") for entry in side[f"goodput_{direction}"]]
     seconds = sum(entry["cpu"][process] for entry in transfers if entry["cpu"].get(process) is not None)
-    moved = len(transfers)  # MiB sent (1 MiB per transfer, received or not)
+    moved = len(transfers) * size / MIB  # MiB sent (received or not)
     return seconds / moved if moved else None
 
 
@@ -97,6 +101,8 @@ def registration_seconds(folder):
 
 def rows(results):
     relay, peers = results["relay"], results["peers"]
+    size = results["machine"].get("options", {}).get("size", MIB)
+    amount = size_label(size)
     table = []
 
     def add(measure, relay_value, peers_value, goal="", better="lower", digits=2, scale=1.0):
@@ -135,7 +141,7 @@ def rows(results):
     for direction, label in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
         relay_rates = [entry["bytes_per_second"] for entry in relay[f"goodput_{direction}"]]
         peers_rates = [entry["bytes_per_second"] for entry in peers[f"goodput_{direction}"]]
-        _, _, value = add(f"1 MiB goodput {label} (KiB/s of payload)", relay_rates, peers_rates, better="higher",
+        _, _, value = add(f"{size_label(size)} goodput {label} (KiB/s of payload)", relay_rates, peers_rates, better="higher",
                           digits=1, scale=1 / 1024)
         if value is None and relay_rates and all(rate is not None for rate in relay_rates) and None in peers_rates:
             goal = "ratio >= 3: n/a, the peers lost bytes"
@@ -144,7 +150,7 @@ def rows(results):
         table[-1] = table[-1][:4] + (goal,)
     relay_bytes_lost = sum(entry["lost"] for direction in ("c2p", "p2c") for entry in relay[f"goodput_{direction}"])
     peers_bytes_lost = sum(entry["lost"] for direction in ("c2p", "p2c") for entry in peers[f"goodput_{direction}"])
-    add("bytes lost or corrupted (all 1 MiB transfers)", (str(relay_bytes_lost), None), (str(peers_bytes_lost), None),
+    add(f"bytes lost or corrupted (all {amount} transfers)", (str(relay_bytes_lost), None), (str(peers_bytes_lost), None),
         goal_text(relay_bytes_lost == 0, "0"))
     # 3. round trip
     relay_trips, peers_trips = relay["round_trips"], peers["round_trips"]
@@ -157,8 +163,8 @@ def rows(results):
         single(percentile(peers_trips, 0.99) and percentile(peers_trips, 0.99) * 1000))
     # 5. cost
     for process in ("central", "peripheral", "bluetoothd"):
-        add(f"CPU s per MiB sent (1 MiB transfers): {process}", single(cpu_per_mib(relay, process), 3),
-            single(cpu_per_mib(peers, process), 3))
+        add(f"CPU s per MiB sent ({amount} transfers): {process}", single(cpu_per_mib(relay, process, size), 3),
+            single(cpu_per_mib(peers, process, size), 3))
     for process in ("central", "peripheral"):
         relay_peak = max(relay["hwm_kib"][process], default=None)
         peers_peak = max(peers["hwm_kib"][process], default=None)
@@ -181,8 +187,48 @@ def rows(results):
         goal = ""
         if relay_growth is not None and max(len(s) for s in relay["rss_kib"][process]) >= 4:
             goal = goal_text(relay_growth <= 2048, "flat (<= 2 MiB growth)")
-        add(f"VmRSS after 1st vs last 1 MiB exchange: {process}", relay_trend, peers_trend, goal)
+        add(f"VmRSS after 1st vs last {amount} exchange: {process}", relay_trend, peers_trend, goal)
     return table
+
+
+PATHS = "relay-dbus-paths"
+
+
+def path_rows(results):
+    """Our side on its default paths (central AcquireWrite socket + StartNotify signals,
+    peripheral WriteValue calls + AcquireNotify socket) against the D-Bus paths (central
+    WriteValue, peripheral PropertiesChanged notifications), sessions of the same boot."""
+    default, dbus = results["relay"], results[PATHS]
+    size = results["machine"].get("options", {}).get("size", MIB)
+    label = size_label(size)
+    table = []
+
+    def add(measure, left, right, digits=2, scale=1.0):
+        left_text, left_middle = spread(left, scale, digits) if isinstance(left, list) else left
+        right_text, right_middle = spread(right, scale, digits) if isinstance(right, list) else right
+        value = ratio(right_middle, left_middle)
+        table.append((measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a"))
+
+    def single(value, digits=2):
+        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+
+    add("1000 counters central -> peripheral (s)", [e["seconds"] for e in default["counters"]],
+        [e["seconds"] for e in dbus["counters"]])
+    for direction, name in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
+        add(f"{label} goodput {name} (KiB/s)", [e["bytes_per_second"] for e in default[f"goodput_{direction}"]],
+            [e["bytes_per_second"] for e in dbus[f"goodput_{direction}"]], digits=1, scale=1 / 1024)
+    lost = [sum(e["lost"] for e in side["counters"]) + sum(e["lost"] for d in ("c2p", "p2c") for e in side[f"goodput_{d}"])
+            for side in (default, dbus)]
+    add("counters + bytes lost", (str(lost[0]), None), (str(lost[1]), None))
+    add("round trip median (ms)", single(median(default["round_trips"]) and median(default["round_trips"]) * 1000),
+        single(median(dbus["round_trips"]) and median(dbus["round_trips"]) * 1000))
+    for process in ("central", "peripheral", "bluetoothd"):
+        add(f"CPU s per MiB sent: {process}", single(cpu_per_mib(default, process, size), 3),
+            single(cpu_per_mib(dbus, process, size), 3))
+    header = ("measure (relay only)", "default: socket paths where used", "D-Bus paths", "ratio D-Bus/default")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in table]
+    return "\n".join(lines)
 
 
 def render(results):
@@ -192,19 +238,25 @@ def render(results):
         lines.append("| " + " | ".join(row) + " |")
     guest = results["machine"]
     options = guest.get("options", {})
-    errors = [f"{side}: {error}" for side in ("relay", "peers") for error in results[side].get("errors", [])]
+    sides = [side for side in ("relay", "peers", PATHS) if side in results]
+    errors = [f"{side}: {error}" for side in sides for error in results[side].get("errors", [])]
+    size = size_label(options.get("size", MIB))
     notes = [
         f"Machine: {machine_info(guest)}.",
-        f"One boot, {guest.get('seconds', 0):.0f} s of sessions: {options.get('runs')} main sessions per side "
-        f"(each: start-up, {options.get('counters')} counters, {options.get('transfers')} (relay) / "
-        f"{options.get('peer_transfers', 1)} (peers) x 1 MiB each way) and one "
-        f"echo session per side ({options.get('round_trips')} round trips after {options.get('warmup')} warm-up); "
-        "each session on a fresh bluetoothd. Cells: median (min-max, n) over the sessions' samples; "
-        "ratios from the medians of this run.",
+        f"One boot, {guest.get('seconds', 0):.0f} s of sessions: {options.get('runs')} relay and "
+        f"{options.get('peer_runs', options.get('runs'))} peer main sessions, interleaved (each: start-up, "
+        f"{options.get('counters')} counters, {size} each way; the first relay session {options.get('transfers')}x "
+        f"for the memory trend) and one echo session per side ({options.get('round_trips')} round trips after "
+        f"{options.get('warmup')} warm-up); each session on a fresh bluetoothd, programs started "
+        "2 s after it is up. Cells: median (min-max, n) over the sessions' samples; ratios from the medians of this run.",
     ]
     if errors:
         notes.append("Failed sessions: " + "; ".join(errors) + ".")
-    return "\n".join(lines), notes
+    text = "\n".join(lines)
+    if PATHS in results:
+        text += ("\n\nD-Bus paths against the socket paths, relay only (same boot; D-Bus paths: `relay-central "
+                 "--write-path write-value`, `relay-peripheral --notify-path signal`):\n\n" + path_rows(results))
+    return text, notes
 
 
 def main():
