@@ -21,6 +21,7 @@ final class CentralDriver {
     private var scanTimer: EventLoop.Token?
     private var reconnectTimer: EventLoop.Token?
     private var refreshTimer: EventLoop.Token?
+    private var settleTimer: EventLoop.Token?
     private var commands: [CommandToken: CommandContext] = [:]
     private var nextToken: CommandToken = 1
     private var inputs: [CentralInput] = []
@@ -164,7 +165,7 @@ final class CentralDriver {
             scanTimer = nil
         case .connect(let id):
             guard let client else { return feed(.connectFinished(id, BlueZError(.gone, "bluetoothd is not running"))) }
-            client.connect(device: path(id)) { [weak self] result in
+            client.connect(device: path(id), timeout: session.settings.connectTimeout) { [weak self] result in
                 self?.feed(.connectFinished(id, result.failure))
             }
         case .disconnect(let id):
@@ -202,6 +203,15 @@ final class CentralDriver {
         case .cancelReconnectTimer:
             if let reconnectTimer { loop.cancel(reconnectTimer) }
             reconnectTimer = nil
+        case .startSettleTimer(let seconds):
+            if let settleTimer { loop.cancel(settleTimer) }
+            settleTimer = loop.schedule(after: seconds) { [weak self] in
+                self?.settleTimer = nil
+                self?.feed(.settleTimerFired)
+            }
+        case .cancelSettleTimer:
+            if let settleTimer { loop.cancel(settleTimer) }
+            settleTimer = nil
         case .save(let bytes, let path):
             if let problem = FileBytes.write(bytes, to: path) { console.report(CentralEvent.error(problem)) }
         case .finish(let token, let outcome):
@@ -354,6 +364,10 @@ final class CentralDriver {
                 characteristic.path.rawValue == session.notifyCharacteristic?.path
             else { return }
             feed(.mtuChanged(MTU(clamping: Int(mtu.rawValue))))
+        case .gatt(.characteristicRemoved(let path)):
+            // While bluetoothd goes away every object is removed: that is reported as such.
+            guard client?.owner != nil else { return }
+            feed(.relayCharacteristicRemoved(CharacteristicID(path.rawValue)))
         case .gatt: break
         case .problem(let error):
             if error.kind == .accessDenied { feed(.adapter(.notPermitted(reason: error.hint))) }

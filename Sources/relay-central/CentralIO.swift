@@ -51,6 +51,10 @@ enum CentralInput: Equatable, Sendable {
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
     case reconnectTimerFired
+    /// The wait for `Connected` to turn false after a `Disconnect` we asked for is over.
+    case settleTimerFired
+    /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
+    case relayCharacteristicRemoved(CharacteristicID)
     /// Time to restart discovery (see `CentralSettings.scanRefresh`).
     case refreshTimerFired
 }
@@ -82,6 +86,9 @@ enum CentralAction: Equatable, Sendable {
     case readValue(CharacteristicRole, CharacteristicID)
     case startReconnectTimer(seconds: Double)
     case cancelReconnectTimer
+    /// Arm (or re-arm) the timer that answers `settleTimerFired`.
+    case startSettleTimer(seconds: Double)
+    case cancelSettleTimer
     /// Write a received message to a file (report an error if that fails).
     case save([UInt8], path: String)
     case finish(CommandToken, CommandOutcome)

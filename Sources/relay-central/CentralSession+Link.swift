@@ -56,7 +56,6 @@ extension CentralSession {
     mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
         let seen = devices[peer.id]?.connected ?? false
         link = .connecting(peer, seenConnected: seen)
-        disconnectReason = nil
         var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
         if seen { actions.append(.report(.connected(peer))) }
         actions.append(.connect(peer.id))
@@ -87,14 +86,19 @@ extension CentralSession {
             }
             return []
         case .disconnecting:
-            return device.connected ? [] : finishDisconnect()
+            return leavingDeviceUpdated(device)
         }
     }
 
     mutating func connectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
         guard case .connecting(let peer, let seen) = link, peer.id == id else { return [] }
         if let error, error.kind != .alreadyConnected {
-            return connectFailed(Self.connectProblem(error))
+            if error.kind == .noReply {
+                // bluetoothd is still trying: Disconnect cancels that attempt, so the next
+                // Connect is not refused with "Operation already in progress".
+                return cancelConnect(peer, seen: seen, Self.connectProblem(error, timeout: settings.connectTimeout))
+            }
+            return connectFailed(Self.connectProblem(error, timeout: settings.connectTimeout))
         }
         var actions: [CentralAction] = []
         if !seen {
@@ -109,9 +113,13 @@ extension CentralSession {
     }
 
     /// The cause and the fix of a failed `Connect`.
-    static func connectProblem(_ error: BlueZError) -> String {
+    static func connectProblem(_ error: BlueZError, timeout: Double = CentralSettings().connectTimeout) -> String {
         switch error.kind {
         case .inProgress: return "a connection attempt is already in progress (InProgress): wait for it, then retry"
+        case .failed where error.message.contains("already in progress"):
+            return "a connection attempt is already in progress (\(error.message)): wait for it, then retry"
+        case .noReply:
+            return "no connection within \(seconds(timeout)) (is it on, in range and advertising?); attempt cancelled"
         case .notReady: return "the adapter is not ready (NotReady): power it on (bluetoothctl power on)"
         case .unknownObject, .doesNotExist, .gone, .notAvailable:
             return "the device is gone: scan again and connect to it while it advertises"
@@ -119,18 +127,39 @@ extension CentralSession {
         }
     }
 
+    /// A `Connect` failed: report it, fail `connect`, and retry after a back-off when the
+    /// connection is automatic (`--reconnect`, a resume).
     mutating func connectFailed(_ reason: String) -> [CentralAction] {
         guard let peer else { return [] }
         link = .idle
-        let message = "could not connect to \(peer): \(reason)"
+        let retry = nextRetryDelay()
+        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
         var actions: [CentralAction] = [.report(.error(message))]
         actions += failConnect(message)
-        if autoConnect != nil, autoConnectPersistent {
-            actions.append(.startReconnectTimer(seconds: settings.retryDelay))
-        } else {
-            autoConnect = nil
-        }
+        if let retry { actions.append(.startReconnectTimer(seconds: retry)) }
         return actions
+    }
+
+    /// A `Connect` that bluetoothd may still be working on failed (our call timed out): report
+    /// it, fail `connect`, and cancel the attempt with `Disconnect`; an automatic connection is
+    /// retried after a back-off once that is answered.
+    mutating func cancelConnect(_ peer: Peer, seen: Bool, _ reason: String) -> [CentralAction] {
+        let retry = nextRetryDelay()
+        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
+        let actions: [CentralAction] = [.report(.error(message))] + failConnect(message)
+        return actions + leave(peer, reason: "connection attempt cancelled", reported: seen, retryAfter: retry)
+    }
+
+    /// The pause before the next automatic attempt (1, 2, 4, then 5 s), counting this failure;
+    /// nil (and no more automatic connection) when the connection is not automatic.
+    mutating func nextRetryDelay() -> Double? {
+        guard autoConnect != nil, autoConnectPersistent else {
+            autoConnect = nil
+            return nil
+        }
+        let delay = Self.retryBackoff(attempt: retries, first: settings.retryDelay)
+        retries += 1
+        return delay
     }
 
     /// Fails a pending `connect` command.
@@ -169,21 +198,19 @@ extension CentralSession {
     /// relay-peripheral has not registered its GATT application again, e.g. right after a power
     /// cycle): disconnect and retry after a back-off of 1, 2, 4, then 5 s.
     mutating func notRelay(_ peer: Peer, _ reason: String) -> [CentralAction] {
-        if autoConnect != nil, autoConnectPersistent, connectToken == nil, peer.address == lastRelayAddress {
-            let delay = Self.notReadyBackoff(attempt: notReadyRetries)
-            notReadyRetries += 1
-            notReadyRetryDelay = delay
-            link = .disconnecting(peer)
-            disconnectReason = "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))"
-            return [.releaseWrite, .disconnect(peer.id)]
+        if autoConnect != nil, autoConnectPersistent, connectToken == nil, peer.address == lastRelayAddress,
+            let delay = nextRetryDelay()
+        {
+            return leave(peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))",
+                retryAfter: delay)
         }
         return abandon(peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
             disconnectReason: "not a relay peripheral")
     }
 
-    /// The pause before the `attempt`-th (from 0) retry of a peer whose relay service is missing.
-    static func notReadyBackoff(attempt: Int) -> Double {
-        min(5, Double(1 << min(attempt, 3)))
+    /// The pause before the `attempt`-th (from 0) automatic retry: `first`, doubling, at most 5 s.
+    static func retryBackoff(attempt: Int, first: Double = 1) -> Double {
+        min(max(5, first), first * Double(1 << min(attempt, 3)))
     }
 
     static func seconds(_ delay: Double) -> String {
@@ -193,9 +220,7 @@ extension CentralSession {
     /// Gives up on a link being set up: reports `message`, fails `connect`, disconnects.
     mutating func abandon(_ peer: Peer, _ message: String, disconnectReason reason: String) -> [CentralAction] {
         autoConnect = nil
-        link = .disconnecting(peer)
-        disconnectReason = reason
-        return [.report(.error(message))] + failConnect(message) + [.releaseWrite, .disconnect(peer.id)]
+        return [.report(.error(message))] + failConnect(message) + leave(peer, reason: reason)
     }
 
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
@@ -253,7 +278,7 @@ extension CentralSession {
         link = .ready(peer, relay)
         chunker.mtu = mtu
         lastRelayAddress = peer.address
-        notReadyRetries = 0
+        retries = 0
         autoConnect = nil
         autoConnectPersistent = false
         _ = reassembler.reset()
@@ -265,54 +290,6 @@ extension CentralSession {
         return actions + pump()
     }
 
-    mutating func disconnectCommand(token: CommandToken) -> [CentralAction] {
-        guard let peer else {
-            if autoConnect != nil {
-                // Cancels a pending automatic connection (reconnect or resume).
-                autoConnect = nil
-                var actions: [CentralAction] = [.cancelReconnectTimer]
-                if case .seeking = scan.purpose {
-                    scan = .idle
-                    actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count))]
-                }
-                return actions + failConnect("connect cancelled by disconnect") + [.finish(token, .success)]
-            }
-            return [.finish(token, .failure("not connected"))]
-        }
-        if case .disconnecting = link {
-            return [.finish(token, .failure("already disconnecting from \(peer)"))]
-        }
-        autoConnect = nil
-        disconnectToken = token
-        disconnectReason = "disconnected on request"
-        link = .disconnecting(peer)
-        return [.cancelReconnectTimer] + failConnect("connect cancelled by disconnect") + [.disconnect(peer.id)]
-    }
-
-    mutating func disconnectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
-        guard case .disconnecting(let peer) = link, peer.id == id else { return [] }
-        _ = error  // NotConnected and friends: it is disconnected either way.
-        return finishDisconnect()
-    }
-
-    /// Ends a disconnection we asked for.
-    mutating func finishDisconnect() -> [CentralAction] {
-        guard case .disconnecting(let peer) = link else { return [] }
-        link = .idle
-        var actions: [CentralAction] = [.report(.disconnected(peer, reason: disconnectReason ?? "disconnected on request"))]
-        disconnectReason = nil
-        actions += cleanUpLink(reason: "disconnected")
-        if let token = disconnectToken {
-            disconnectToken = nil
-            actions.append(.finish(token, .success))
-        }
-        if let delay = notReadyRetryDelay {
-            notReadyRetryDelay = nil
-            if autoConnect != nil { return actions + [.startReconnectTimer(seconds: delay)] }
-        }
-        return actions + tryAutoConnect()
-    }
-
     /// The link ended without being asked to.
     mutating func linkLost(reason: String) -> [CentralAction] {
         guard let peer else { return [] }
@@ -322,8 +299,8 @@ extension CentralSession {
         case .idle, .connecting, .disconnecting: wasSetUp = false
         }
         link = .idle
-        notReadyRetryDelay = nil
-        var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
+        leaving = Leaving()
+        var actions: [CentralAction] = [.cancelSettleTimer, .report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")
         actions += failConnect("could not connect to \(peer): \(reason)")
         if let token = disconnectToken {

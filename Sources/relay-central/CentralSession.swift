@@ -11,6 +11,12 @@ struct CentralSettings: Equatable, Sendable {
     var startupTarget: StartupTarget?
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
+    /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
+    /// kernel's own 40 s LE connection time-out, so the cancel comes from us, and is answered.
+    var connectTimeout = 20.0
+    /// After a `Disconnect` we asked for was answered, how long to wait for `Connected` to turn
+    /// false before connecting again anyway (seconds).
+    var disconnectSettle = 5.0
     /// While scanning, discovery is restarted this often (seconds): some controllers (btvirt
     /// among them) report an advertiser only when scanning starts, and the kernel may drop that
     /// report; a restart asks again. Harmless on real radios.
@@ -104,11 +110,11 @@ struct CentralSession {
     /// The address of the last peer that reached `ready`: a relay peripheral, even if its relay
     /// service is briefly missing (its program re-registering after a power cycle).
     var lastRelayAddress: BluetoothAddress?
-    /// Automatic reconnects in a row that found the relay service missing ("not ready yet").
-    var notReadyRetries = 0
-    /// Set while disconnecting from a peer whose relay service is not there yet: the pause before
-    /// the reconnect is retried, in seconds.
-    var notReadyRetryDelay: Double?
+    /// Automatic connection attempts in a row that failed (refused, timed out, relay service not
+    /// there yet); sets the back-off, and starts over once ready.
+    var retries = 0
+    /// How the disconnection in progress (`link == .disconnecting`) ends.
+    var leaving = Leaving()
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
     /// Whether the discovery being started is a silent refresh of a running scan.
@@ -129,8 +135,6 @@ struct CentralSession {
     var readToken: CommandToken?
     var readsPending = 0
     var readFailure: String?
-    /// The reason the next `disconnected` event gives when we asked for the disconnection.
-    var disconnectReason: String?
 
     init(settings: CentralSettings) {
         self.settings = settings
@@ -222,6 +226,8 @@ struct CentralSession {
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)
         case .reconnectTimerFired: return tryAutoConnect()
+        case .settleTimerFired: return settleTimedOut()
+        case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
         case .refreshTimerFired: return refreshScan()
         }
     }

@@ -66,7 +66,7 @@ final class ConnectTests: XCTestCase {
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: refused) else { return XCTFail() }
         XCTAssertTrue(message.contains("not a relay peripheral"), message)
         XCTAssertTrue(refused.contains(.disconnect(SessionHarness.peerID)))
-        let gone = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        let gone = harness.disconnectAnsweredThenDown()
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertEqual(reason, "not a relay peripheral")
         XCTAssertEqual(harness.session.link, .idle)

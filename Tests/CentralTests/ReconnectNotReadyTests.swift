@@ -35,7 +35,7 @@ final class ReconnectNotReadyTests: XCTestCase {
             XCTAssertEqual(SessionHarness.eventNames(missing), [], "attempt \(attempt): no error line, no give-up")
             XCTAssertTrue(missing.contains(.disconnect(SessionHarness.peerID)))
             XCTAssertNotNil(harness.session.autoConnect, "the reconnect is still wanted")
-            let gone = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+            let gone = harness.disconnectAnsweredThenDown()
             XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"], "one line per attempt")
             guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
             XCTAssertTrue(reason.contains("not ready yet"), reason)
@@ -59,7 +59,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         XCTAssertEqual(SessionHarness.eventNames(ready), ["ready"])
         XCTAssertNil(harness.session.autoConnect)
-        XCTAssertEqual(harness.session.notReadyRetries, 0)
+        XCTAssertEqual(harness.session.retries, 0)
     }
 
     func testAMissingCharacteristicWhileReconnectingIsAlsoNotReadyYet() {
@@ -71,7 +71,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         let onlyWrite = [SessionHarness.relayCharacteristics[0]]
         let missing = harness.feed(.characteristicsFound(SessionHarness.peerID, onlyWrite))
         XCTAssertEqual(SessionHarness.eventNames(missing), [])
-        let gone = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        let gone = harness.disconnectAnsweredThenDown()
         XCTAssertTrue(gone.contains(.startReconnectTimer(seconds: 1)), "\(gone)")
     }
 
@@ -81,7 +81,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
         harness.command(.disconnect)
-        harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        harness.disconnectAnsweredThenDown()
         // The same address, chosen by the user this time, now without the relay service.
         let (token, issued) = harness.command(.connect(.address(SessionHarness.peerAddress)))
         XCTAssertTrue(issued.contains(.connect(SessionHarness.peerID)))
@@ -91,7 +91,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: refused) else { return XCTFail() }
         XCTAssertTrue(message.contains("not a relay peripheral"), message)
         XCTAssertEqual(SessionHarness.eventNames(refused), ["error"])
-        let gone = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        let gone = harness.disconnectAnsweredThenDown()
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertEqual(reason, "not a relay peripheral")
         XCTAssertFalse(gone.contains { if case .startReconnectTimer = $0 { true } else { false } })

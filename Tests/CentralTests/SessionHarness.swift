@@ -83,6 +83,16 @@ struct SessionHarness {
         feed(.writeAcquired(MTU(mtu)!))
     }
 
+    /// bluetoothd answers the `Disconnect` of a connected peer, then `Connected` turns false (the
+    /// order BlueZ uses); returns the actions of the second step, after checking that the answer
+    /// alone only waits.
+    mutating func disconnectAnsweredThenDown(id: DeviceID = SessionHarness.peerID) -> [CentralAction] {
+        let answered = feed(.disconnectFinished(id, nil))
+        XCTAssertEqual(answered, [.startSettleTimer(seconds: session.settings.disconnectSettle)],
+            "the answer alone waits for Connected to turn false")
+        return feed(.deviceUpdated(Self.device(id: id, connected: false)))
+    }
+
     /// The events among `actions`.
     static func events(_ actions: [CentralAction]) -> [CentralEvent] {
         actions.compactMap { if case .report(let event) = $0 { return event } else { return nil } }

@@ -1,0 +1,128 @@
+import RelayProtocol
+import Shared
+
+/// How a disconnection we asked for (`CentralSession.Link.disconnecting`) ends.
+struct Leaving: Equatable {
+    /// What the `disconnected` event says; nil: "disconnected on request".
+    var reason: String?
+    /// Whether to report `disconnected` at the end (not for a cancelled attempt that never connected).
+    var reported = true
+    /// Whether `Connected` was true while leaving: then its turning false ends the disconnection.
+    var wasConnected = false
+    /// Whether bluetoothd answered the `Disconnect`.
+    var replied = false
+    /// The pause before the automatic connection is tried again, in seconds (nil: at once, if wanted).
+    var retryAfter: Double?
+}
+
+extension CentralSession {
+    /// Starts leaving the link's peer: `Disconnect` (which also cancels a `Connect` bluetoothd is
+    /// still working on). It ends when bluetoothd answered and `Connected` is false, so the next
+    /// `Connect` never meets the old connection (or attempt) still going away.
+    mutating func leave(_ peer: Peer, reason: String?, reported: Bool = true, retryAfter: Double? = nil) -> [CentralAction] {
+        leaving = Leaving(
+            reason: reason, reported: reported, wasConnected: devices[peer.id]?.connected ?? false, replied: false,
+            retryAfter: retryAfter)
+        link = .disconnecting(peer)
+        return [.releaseWrite, .disconnect(peer.id)]
+    }
+
+    /// A `Device1` change of the peer being left.
+    mutating func leavingDeviceUpdated(_ device: DeviceInfo) -> [CentralAction] {
+        if device.connected {
+            leaving.wasConnected = true
+            return []
+        }
+        // Not connected: done once it was connected (the link went down) or bluetoothd answered.
+        return leaving.wasConnected || leaving.replied ? finishDisconnect() : []
+    }
+
+    mutating func disconnectCommand(token: CommandToken) -> [CentralAction] {
+        guard let peer else {
+            if autoConnect != nil {
+                // Cancels a pending automatic connection (reconnect or resume).
+                autoConnect = nil
+                var actions: [CentralAction] = [.cancelReconnectTimer]
+                if case .seeking = scan.purpose {
+                    scan = .idle
+                    actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count))]
+                }
+                return actions + failConnect("connect cancelled by disconnect") + [.finish(token, .success)]
+            }
+            return [.finish(token, .failure("not connected"))]
+        }
+        if case .disconnecting = link {
+            return [.finish(token, .failure("already disconnecting from \(peer): wait disconnected"))]
+        }
+        autoConnect = nil
+        disconnectToken = token
+        return [.cancelReconnectTimer] + failConnect("connect cancelled by disconnect") + leave(peer, reason: nil)
+    }
+
+    /// bluetoothd answered `Disconnect`. Done when the device is not connected (or the call
+    /// failed: NotConnected and friends mean it is not); otherwise `Connected` turning false
+    /// ends it, or the settle timer.
+    mutating func disconnectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard case .disconnecting(let peer) = link, peer.id == id else { return [] }
+        leaving.replied = true
+        if error != nil || !(devices[id]?.connected ?? false) { return finishDisconnect() }
+        return [.startSettleTimer(seconds: settings.disconnectSettle)]
+    }
+
+    /// `Connected` did not turn false in time after `Disconnect` was answered: go on anyway.
+    mutating func settleTimedOut() -> [CentralAction] {
+        guard case .disconnecting = link, leaving.replied else { return [] }
+        return finishDisconnect()
+    }
+
+    /// Ends a disconnection we asked for.
+    mutating func finishDisconnect() -> [CentralAction] {
+        guard case .disconnecting(let peer) = link else { return [] }
+        link = .idle
+        let ending = leaving
+        leaving = Leaving()
+        var actions: [CentralAction] = [.cancelSettleTimer]
+        if ending.reported {
+            actions.append(.report(.disconnected(peer, reason: ending.reason ?? "disconnected on request")))
+        }
+        actions += cleanUpLink(reason: "disconnected")
+        if let token = disconnectToken {
+            disconnectToken = nil
+            actions.append(.finish(token, .success))
+        }
+        if let delay = ending.retryAfter, autoConnect != nil {
+            return actions + [.startReconnectTimer(seconds: delay)]
+        }
+        return actions + tryAutoConnect()
+    }
+
+    /// A characteristic object went away. When it is one of the link's, the peripheral's relay
+    /// service is gone (relay-peripheral stopped, crashed or unregistered) while the LE link may
+    /// stay up: the link is useless, so end it, and with `--reconnect` come back when a
+    /// relay-peripheral serves again.
+    mutating func relayCharacteristicRemoved(_ id: CharacteristicID) -> [CentralAction] {
+        let relay: RelayLink
+        let peer: Peer
+        switch link {
+        case .subscribing(let linkPeer, let linkRelay), .ready(let linkPeer, let linkRelay):
+            relay = linkRelay
+            peer = linkPeer
+        default:
+            return []
+        }
+        guard id == relay.write || id == relay.notify else { return [] }
+        let reason = "the relay service went away (relay-peripheral stopped or restarted?)"
+        // Said at once (what was being received is lost now); the Disconnect then goes quietly.
+        var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
+        actions += cleanUpLink(reason: "the relay service went away")
+        actions += failConnect("could not connect to \(peer): \(reason)")
+        var retry: Double?
+        if settings.reconnect || autoConnect != nil {
+            autoConnect = .address(peer.address)
+            autoConnectPersistent = true
+            retry = nextRetryDelay()
+            actions.append(.report(.reconnecting(peer.address)))
+        }
+        return actions + leave(peer, reason: reason, reported: false, retryAfter: retry)
+    }
+}

@@ -1,0 +1,174 @@
+import RelayProtocol
+import Shared
+import XCTest
+
+@testable import relay_central
+
+/// Issue 8 faults 2-4 as met on real bluetoothd: a `Connect` bluetoothd is still working on,
+/// the old connection still going away, the relay service vanishing under a live link.
+final class ReconnectRecoveryTests: XCTestCase {
+    private func reconnectingHarness() -> SessionHarness {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        return harness
+    }
+
+    /// The link is lost; the reconnect scan finds the peer and issues `Connect`.
+    private func loseAndSeekAgain(_ harness: inout SessionHarness) {
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        harness.feed(.discoveryStarted)
+        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+    }
+
+    private static func reconnectDelays(_ actions: [CentralAction]) -> [Double] {
+        actions.compactMap { if case .startReconnectTimer(let seconds) = $0 { return seconds } else { return nil } }
+    }
+
+    private static func errors(_ actions: [CentralAction]) -> [String] {
+        SessionHarness.events(actions).compactMap { if case .error(let message) = $0 { return message } else { return nil } }
+    }
+
+    func testAConnectThatTimesOutIsCancelledBeforeTheRetry() {
+        var harness = reconnectingHarness()
+        loseAndSeekAgain(&harness)
+        let timedOut = harness.feed(.connectFinished(SessionHarness.peerID, BlueZError(.noReply, "timeout")))
+        XCTAssertTrue(timedOut.contains(.disconnect(SessionHarness.peerID)), "Disconnect cancels bluetoothd's attempt")
+        XCTAssertEqual(Self.reconnectDelays(timedOut), [], "no retry before the cancel is answered")
+        let message = Self.errors(timedOut).first ?? ""
+        XCTAssertTrue(message.contains("cancelled") && message.contains("retrying in 1 s"), message)
+        guard case .disconnecting = harness.session.link else { return XCTFail("\(harness.session.link)") }
+
+        let cancelled = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        XCTAssertEqual(SessionHarness.eventNames(cancelled), [], "it never connected: no disconnected line")
+        XCTAssertEqual(Self.reconnectDelays(cancelled), [1])
+        XCTAssertFalse(cancelled.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+    }
+
+    func testAConnectRefusedAsInProgressIsRetriedWithBackoffNotGivenUp() {
+        var harness = reconnectingHarness()
+        loseAndSeekAgain(&harness)
+        var delays: [Double] = []
+        let refusals = [
+            BlueZError(name: "org.bluez.Error.InProgress", message: "In Progress"),
+            BlueZError(name: "org.bluez.Error.Failed", message: "Operation already in progress"),
+            BlueZError(name: "org.bluez.Error.InProgress", message: "In Progress"),
+            BlueZError(name: "org.bluez.Error.Failed", message: "Operation already in progress"),
+            BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"),
+        ]
+        for refusal in refusals {
+            let refused = harness.feed(.connectFinished(SessionHarness.peerID, refusal))
+            XCTAssertEqual(harness.session.link, .idle)
+            XCTAssertNotNil(harness.session.autoConnect, "still reconnecting after \(refusal)")
+            let message = Self.errors(refused).first ?? ""
+            XCTAssertTrue(message.contains("retrying in"), message)
+            delays += Self.reconnectDelays(refused)
+            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+            harness.feed(.discoveryStarted)
+            XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+        }
+        XCTAssertEqual(delays, [1, 2, 4, 5, 5])
+        XCTAssertTrue(Self.errors(harness.log).contains { $0.contains("already in progress") })
+        harness.establish()
+        guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
+        XCTAssertEqual(harness.session.retries, 0, "the back-off starts over once ready")
+    }
+
+    func testAUsersConnectThatTimesOutFailsAndIsCancelled() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        let (token, _) = harness.command(.connect(.index(0)))
+        let timedOut = harness.feed(.connectFinished(SessionHarness.peerID, BlueZError(.noReply, "timeout")))
+        guard case .failure(let message)? = SessionHarness.outcome(of: token, in: timedOut) else { return XCTFail() }
+        XCTAssertTrue(message.contains("no connection within 20 s"), message)
+        XCTAssertFalse(message.contains("retrying"), message)
+        XCTAssertTrue(timedOut.contains(.disconnect(SessionHarness.peerID)))
+        let cancelled = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        XCTAssertEqual(Self.reconnectDelays(cancelled), [])
+        XCTAssertFalse(cancelled.contains(.startDiscovery))
+        XCTAssertEqual(harness.session.link, .idle)
+        XCTAssertNil(harness.session.autoConnect)
+    }
+
+    func testTheNextConnectWaitsForTheOldConnectionToGoDown() {
+        var harness = reconnectingHarness()
+        // The relay service is missing on reconnect ("not ready yet"): we disconnect ourselves.
+        harness.feed(.deviceRemoved(SessionHarness.peerID))
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        let battery = RemoteCharacteristic(
+            id: CharacteristicID("/c"), uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+        XCTAssertTrue(harness.feed(.characteristicsFound(SessionHarness.peerID, [battery])).contains(.disconnect(SessionHarness.peerID)))
+        // Answered, but bluetoothd still says Connected: nothing moves yet.
+        let answered = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
+        XCTAssertEqual(answered, [.startSettleTimer(seconds: 5)])
+        XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true))), [])
+        XCTAssertEqual(harness.feed(.reconnectTimerFired), [], "a stray timer does not connect while leaving")
+        // Connected never turned false: the settle timer ends the wait, the back-off follows.
+        let settled = harness.feed(.settleTimerFired)
+        XCTAssertEqual(SessionHarness.eventNames(settled), ["disconnected"])
+        XCTAssertEqual(Self.reconnectDelays(settled), [1])
+        XCTAssertEqual(harness.feed(.settleTimerFired), [], "only once")
+    }
+
+    func testTheRelayServiceVanishingMidMessageEndsTheLinkAndReconnects() {
+        var harness = reconnectingHarness()
+        var chunker = Chunker(mtu: MTU(517)!)
+        let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
+        for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
+        let gone = harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
+        XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected", "dropped", "reconnecting"])
+        guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
+        XCTAssertTrue(reason.contains("relay service went away"), reason)
+        guard case .dropped(let partial, _)? = SessionHarness.events(gone).first(where: { $0.name == "dropped" }) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(partial.total, 64 * 1024)
+        XCTAssertTrue(gone.contains(.disconnect(SessionHarness.peerID)), "the useless LE link is ended")
+        XCTAssertEqual(harness.feed(.notification([1, 0, 0, 0])), [], "nothing is taken from a link being left")
+        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [], "said once")
+        let down = harness.disconnectAnsweredThenDown()
+        XCTAssertEqual(SessionHarness.eventNames(down), [], "already said")
+        XCTAssertEqual(Self.reconnectDelays(down), [1])
+        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        harness.establish()
+        guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
+        let counter = harness.feed(.notification([9, 0, 0, 0]))
+        XCTAssertEqual(SessionHarness.events(counter), [.counter(Counter(9))])
+    }
+
+    func testWithoutReconnectTheVanishedRelayServiceOnlyEndsTheLink() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(CharacteristicID("/org/bluez/other/char0009"))), [],
+            "another characteristic is none of our business")
+        let gone = harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
+        XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"])
+        let down = harness.disconnectAnsweredThenDown()
+        XCTAssertEqual(Self.reconnectDelays(down), [])
+        XCTAssertFalse(down.contains(.startDiscovery))
+        XCTAssertEqual(harness.session.link, .idle)
+    }
+
+    func testBluetoothdRestartReportsBothStatesAndReconnects() {
+        var harness = reconnectingHarness()
+        let gone = harness.feed(.adapter(.bluetoothdStopped))
+        XCTAssertEqual(SessionHarness.eventNames(gone).prefix(2), ["state", "disconnected"])
+        XCTAssertEqual(harness.session.adapterState.word, "notAvailable")
+        // Its objects are removed with it, the device too.
+        harness.feed(.deviceRemoved(SessionHarness.peerID))
+        let back = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        XCTAssertEqual(SessionHarness.eventNames(back), ["state"])
+        XCTAssertTrue(back.contains(.startDiscovery))
+        harness.feed(.discoveryStarted)
+        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+        harness.establish()
+        guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
+    }
+}
