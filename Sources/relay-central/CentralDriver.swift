@@ -104,10 +104,11 @@ final class CentralDriver {
     func shutdown(_ done: @escaping () -> Void) {
         writeLink?.close()
         writeLink = nil
-        guard let client else { return done() }
-        if let adapterPath, session.scan != .idle { client.stopDiscovery(adapter: adapterPath) { _ in } }
-        guard let peer = session.peer else { return done() }
-        client.disconnect(device: ObjectPath(validating: peer.id.path) ?? .root) { _ in done() }
+        let peer = session.peer
+        // The session stops scanning and reconnecting: the disconnection below is not a loss.
+        feed(.quitting)
+        guard let client, let peer else { return done() }
+        client.disconnect(device: path(peer.id)) { _ in done() }
     }
 
     // MARK: Session

@@ -53,6 +53,8 @@ enum CentralInput: Equatable, Sendable {
     case reconnectTimerFired
     /// The wait for `Connected` to turn false after a `Disconnect` we asked for is over.
     case settleTimerFired
+    /// The program is quitting: no more scanning or automatic connection; the driver disconnects.
+    case quitting
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
     case relayCharacteristicRemoved(CharacteristicID)
     /// Time to restart discovery (see `CentralSettings.scanRefresh`).

@@ -96,6 +96,28 @@ extension CentralSession {
         return actions + tryAutoConnect()
     }
 
+    /// The program is quitting (the driver disconnects the peer itself): stop scanning, connect
+    /// no more, and take the link's end as asked for, not as a loss to recover from.
+    mutating func quitting() -> [CentralAction] {
+        autoConnect = nil
+        resumeListing = false
+        var actions: [CentralAction] = [.cancelReconnectTimer]
+        if scan != .idle {
+            scan = .idle
+            actions += [.cancelScanTimer, .stopDiscovery]
+        }
+        if let peer, !isLeaving {
+            leaving = Leaving(reason: "disconnected: quitting", wasConnected: devices[peer.id]?.connected ?? false)
+            link = .disconnecting(peer)
+        }
+        return actions
+    }
+
+    var isLeaving: Bool {
+        if case .disconnecting = link { return true }
+        return false
+    }
+
     /// A characteristic object went away. When it is one of the link's, the peripheral's relay
     /// service is gone (relay-peripheral stopped, crashed or unregistered) while the LE link may
     /// stay up: the link is useless, so end it, and with `--reconnect` come back when a

@@ -227,6 +227,7 @@ struct CentralSession {
         case .readFinished(let role, let result): return readFinished(role, result)
         case .reconnectTimerFired: return tryAutoConnect()
         case .settleTimerFired: return settleTimedOut()
+        case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
         case .refreshTimerFired: return refreshScan()
         }

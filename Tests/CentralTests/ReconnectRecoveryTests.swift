@@ -172,3 +172,35 @@ final class ReconnectRecoveryTests: XCTestCase {
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
     }
 }
+
+/// Found by tests/vm/wip-fault-bluetoothd-restart.sh: `quit` with `--reconnect` reported the
+/// disconnection it caused as a lost connection and started reconnecting while exiting.
+final class QuitTests: XCTestCase {
+    func testQuittingDisconnectsWithoutReconnecting() {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        let quitting = harness.feed(.quitting)
+        XCTAssertEqual(SessionHarness.eventNames(quitting), [])
+        XCTAssertFalse(quitting.contains(.disconnect(SessionHarness.peerID)), "the driver disconnects itself")
+        let down = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        guard case .disconnected(_, let reason)? = SessionHarness.events(down).first else { return XCTFail("\(down)") }
+        XCTAssertEqual(reason, "disconnected: quitting")
+        XCTAssertFalse(SessionHarness.eventNames(down).contains("reconnecting"))
+        XCTAssertFalse(down.contains(.startDiscovery))
+        XCTAssertNil(harness.session.autoConnect)
+    }
+
+    func testQuittingWhileSeekingStopsTheScan() {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        harness.feed(.deviceRemoved(SessionHarness.peerID))
+        harness.feed(.discoveryStarted)
+        let quitting = harness.feed(.quitting)
+        XCTAssertTrue(quitting.contains(.stopDiscovery))
+        XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device())), [], "found too late: not connected")
+    }
+}
