@@ -8,6 +8,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private let controller: PeripheralController
     private let loop: EventLoop
     private let choice: AdapterChoice?
+    private let notifyPath: NotifyPath
     private var connection: DBusConnection?
     private var client: BlueZClient?
     private var ownerWatcher: NameOwnerWatcher?
@@ -19,10 +20,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
-    init(controller: PeripheralController, loop: EventLoop, adapter choice: AdapterChoice?) {
+    init(controller: PeripheralController, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket) {
         self.controller = controller
         self.loop = loop
         self.choice = choice
+        self.notifyPath = notifyPath
     }
 
     /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
@@ -39,7 +41,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         connection.onAccessDenied = { [weak self] call in self?.reportRefused(call) }
         let client = BlueZClient(connection: connection)
         self.client = client
-        let application = GattApplication(client: client, root: "/org/relay/peripheral", services: [RelayGattProfile.localService])
+        let application = GattApplication(client: client, root: "/org/relay/peripheral", services: [RelayGattProfile.localService(notifyPath: notifyPath)])
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(

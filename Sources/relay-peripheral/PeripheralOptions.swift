@@ -26,6 +26,14 @@ enum AdapterChoice: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// How notifications reach bluetoothd.
+enum NotifyPath: String, Equatable, Sendable, CaseIterable {
+    /// Through the socket bluetoothd acquires with `AcquireNotify` (flow control by writability).
+    case socket
+    /// `PropertiesChanged` signals after `StartNotify` (no `AcquireNotify` offered).
+    case signal
+}
+
 /// The options `relay-peripheral` runs with.
 struct PeripheralOptions: Equatable, Sendable {
     /// Default and limits of `--max-message`.
@@ -39,6 +47,8 @@ struct PeripheralOptions: Equatable, Sendable {
     var saveDirectory: String?
     /// Echo every received counter back as a notification (round-trip benchmark).
     var echo = false
+    /// `--notify-path`: the socket (default) or `PropertiesChanged` signals.
+    var notifyPath = NotifyPath.socket
 
     static let version = "relay-peripheral 0.1.0 (relay wire protocol v1)"
 
@@ -62,6 +72,9 @@ struct PeripheralOptions: Equatable, Sendable {
                 help: "Largest message accepted from a central (default 1048576)."),
             .value("save-dir", "DIR", help: "Save every received message as a file in DIR."),
             .flag("echo", help: "Notify every received counter straight back (round-trip benchmark)."),
+            .value(
+                "notify-path", "socket|signal",
+                help: "How notifications reach bluetoothd: its AcquireNotify socket (default) or PropertiesChanged signals."),
         ])
 
     /// The options from parsed arguments, with the checks the parser cannot make.
@@ -78,6 +91,12 @@ struct PeripheralOptions: Equatable, Sendable {
         echo = parsed.flag("echo")
         if let bytes = parsed.integer("max-message") { maxMessage = bytes }
         saveDirectory = parsed.text("save-dir")
+        if let text = parsed.text("notify-path") {
+            guard let path = NotifyPath(rawValue: text) else {
+                throw UsageError("--notify-path: '\(text)' is neither socket nor signal")
+            }
+            notifyPath = path
+        }
     }
 
     init() {}

@@ -9,12 +9,13 @@ enum RelayGattProfile {
     static let notify = BluetoothUUID("DFB13451-1740-4F8A-B0F0-7C20D79E8BDF")!
 
     /// The service as our GATT application serves it. Notifications may go through an
-    /// `AcquireNotify` socket (flow control by writable readiness); writes always come through
-    /// `WriteValue`, so every write names its central (an acquired write socket would not).
-    static var localService: LocalService {
+    /// `AcquireNotify` socket (flow control by writable readiness; `notifyPath` `.socket`) or
+    /// `PropertiesChanged` signals only (`.signal`); writes always come through `WriteValue`, so
+    /// every write names its central (an acquired write socket would not).
+    static func localService(notifyPath: NotifyPath = .socket) -> LocalService {
         LocalService(uuid: service, primary: true, characteristics: [
             LocalCharacteristic(uuid: write, flags: [.read, .writeWithoutResponse]),
-            LocalCharacteristic(uuid: notify, flags: [.read, .notify], supportsAcquireNotify: true),
+            LocalCharacteristic(uuid: notify, flags: [.read, .notify], supportsAcquireNotify: notifyPath == .socket),
         ])
     }
 

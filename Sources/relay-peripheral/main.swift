@@ -43,7 +43,8 @@ if let directory = options.saveDirectory {
     }
 }
 
-let backend = BlueZPeripheralBackend(controller: controller, loop: loop, adapter: options.adapter)
+let backend = BlueZPeripheralBackend(
+    controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
 controller.backend = backend
 backend.start()
 exit(repl.run())

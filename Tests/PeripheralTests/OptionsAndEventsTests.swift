@@ -16,6 +16,7 @@ final class PeripheralOptionsTests: XCTestCase {
     func testEveryOption() throws {
         let launch = try PeripheralOptions.parse([
             "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "65536", "--save-dir", "/tmp/x", "--echo",
+            "--notify-path", "signal",
         ])
         var expected = PeripheralOptions()
         expected.adapter = .name("hci1")
@@ -24,7 +25,9 @@ final class PeripheralOptionsTests: XCTestCase {
         expected.maxMessage = 65536
         expected.saveDirectory = "/tmp/x"
         expected.echo = true
+        expected.notifyPath = .signal
         XCTAssertEqual(launch, .run(expected))
+        XCTAssertEqual(PeripheralOptions().notifyPath, .socket, "the default stays the socket")
         XCTAssertEqual(
             try PeripheralOptions.parse(["--adapter", "00:aa:01:00:00:00"]),
             .run({ var o = PeripheralOptions(); o.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!); return o }()))
@@ -32,10 +35,19 @@ final class PeripheralOptionsTests: XCTestCase {
 
     func testHelpAndVersion() throws {
         guard case .print(let help) = try PeripheralOptions.parse(["--help"]) else { return XCTFail() }
-        for option in ["--adapter", "--name", "--json", "--max-message", "--save-dir", "--echo", "--version"] {
+        for option in ["--adapter", "--name", "--json", "--max-message", "--save-dir", "--echo", "--notify-path", "--version"] {
             XCTAssertTrue(help.contains(option), option)
         }
         XCTAssertEqual(try PeripheralOptions.parse(["--version"]), .print(PeripheralOptions.version))
+    }
+
+    func testNotifyPathChoosesWhetherAcquireNotifyIsOffered() {
+        let notify = { (path: NotifyPath) in
+            RelayGattProfile.localService(notifyPath: path).characteristics.first { $0.uuid == RelayGattProfile.notify }
+        }
+        XCTAssertEqual(notify(.socket)?.supportsAcquireNotify, true)
+        XCTAssertEqual(notify(.signal)?.supportsAcquireNotify, false)
+        XCTAssertEqual(notify(.signal)?.flags, [.read, .notify], "the characteristic itself is the same")
     }
 
     func testUsageErrors() {
@@ -43,6 +55,7 @@ final class PeripheralOptionsTests: XCTestCase {
             ["--adapter"], ["--adapter", "wlan0"], ["--adapter", "00:AA"], ["--name", ""],
             ["--name", String(repeating: "n", count: 30)], ["--max-message", "0"], ["--max-message", "-5"],
             ["--max-message", "lots"], ["--max-message", "99999999999999999999"], ["--frob"], ["start"], ["--json=yes"],
+            ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"],
         ]
         for arguments in bad {
             XCTAssertThrowsError(try PeripheralOptions.parse(arguments), "\(arguments)") { error in
