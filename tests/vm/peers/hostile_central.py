@@ -1,63 +1,30 @@
-#!/usr/bin/env python3
 """Hostile input 7 (issue 8): a foreign central (bleak) that writes garbage to relay-peripheral's
-write characteristic at full speed (write commands, no pacing).
+write characteristic at full speed (write commands, no pacing), with honest messages in between.
 
-    hostile_central.py --adapter hci2 --writes 3000 [--timeout 120]
+    hostile_central.py --adapter hci1 --rounds 6 --burst 500 --honest-file FILE [--timeout 200]
 
-Cycles through: random bytes of random lengths (never 4, which would be a counter), truncated
-frame headers, first frames claiming lengths up to 4 GiB that never continue, complete frames
-with a wrong CRC-32C, interleaved message ids (a first chunk of one message, a continuation of
-another), reserved flags, unknown kinds and versions. Prints one JSON line with how many values
-of each sort were written. Exit status 0 when every write was sent, 1 otherwise.
+Each round: --burst hostile values written back to back (hostile_frames.garbage: random bytes,
+truncated frame headers, first frames claiming lengths up to 4 GiB that never continue, complete
+frames with a wrong CRC-32C, interleaved message ids, reserved flags, unknown kinds and versions),
+then one honest framed message of random size (0 to --max-bytes) and one honest counter
+(1000 + round). The honest messages' SHA-256 go to --honest-file, one per line, in order. Prints
+one JSON line with how many values of each sort were written. Exit status 0 when every write was
+sent, 1 otherwise.
 """
 import argparse
 import asyncio
+import hashlib
 import json
 import os
-import random
-import struct
 import sys
 
 from bleak import BleakClient, BleakScanner
 
 import article
 from bleak_central import forget_cached_peripherals
+from hostile_frames import garbage, honest_frames, honest_sizes
 
 ROLE = "hostile_central"
-
-
-def frame_first(msg_id, length, crc, payload, flags=0x01, kind=2, version=0xB1):
-    return struct.pack("<BBBHBII", version, flags, msg_id, 0, kind, length, crc) + payload
-
-
-def frame_next(msg_id, sequence, payload, flags=0x00):
-    return struct.pack("<BBBH", 0xB1, flags, msg_id, sequence) + payload
-
-
-def garbage(index, chunk):
-    """The index-th hostile value and its sort."""
-    sort = index % 9
-    rng = random.Random(index)
-    if sort == 0:
-        length = rng.choice([1, 2, 3, 5, 6, 13, 100, chunk])
-        return "random", os.urandom(length)
-    if sort == 1:
-        return "truncated", bytes([0xB1, 0x01]) + os.urandom(rng.randint(0, 9))
-    if sort == 2:
-        claimed = rng.choice([0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 1 << 30, 1 << 20 | 1])
-        return "lying-length", frame_first(rng.randint(0, 255), claimed, rng.getrandbits(32), os.urandom(chunk - 14))
-    if sort == 3:
-        payload = os.urandom(rng.randint(1, chunk - 14))
-        return "wrong-crc", frame_first(rng.randint(0, 255), len(payload), rng.getrandbits(32), payload, flags=0x03)
-    if sort == 4:
-        return "interleaved-first", frame_first(index % 256, 5000, 0, os.urandom(chunk - 14))
-    if sort == 5:
-        return "interleaved-next", frame_next((index + 128) % 256, rng.randint(1, 3), os.urandom(chunk - 5))
-    if sort == 6:
-        return "reserved-flags", frame_next(1, 1, os.urandom(20), flags=0xFC)
-    if sort == 7:
-        return "unknown-kind", frame_first(1, 10, 0, os.urandom(10), flags=0x03, kind=0x7F)
-    return "bad-version", frame_first(1, 10, 0, os.urandom(10), flags=0x03, version=0xB9)
 
 
 async def run(options):
@@ -68,28 +35,39 @@ async def run(options):
     if device is None:
         raise SystemExit(f"{ROLE}: no peripheral found on {options.adapter}")
     article.log(ROLE, f"found {device.address}")
-    sent = {}
+    sent, index = {}, 0
     async with BleakClient(device, bluez={"adapter": options.adapter}) as client:
         write = client.services.get_characteristic(article.WRITE_UUID)
         mtu = write.max_write_without_response_size + 3
         chunk = article.chunk_length(mtu)
-        article.log(ROLE, f"connected, MTU {mtu}; writing {options.writes} hostile values")
-        for index in range(options.writes):
-            sort, value = garbage(index, chunk)
-            if len(value) == 4:
-                value += b"\x00"
-            await client.write_gatt_char(write, value[:chunk], response=False)
-            sent[sort] = sent.get(sort, 0) + 1
+        article.log(ROLE, f"connected, MTU {mtu}; {options.rounds} rounds of {options.burst} hostile values")
+        with open(options.honest_file, "w") as shas:
+            for round_number, size in enumerate(honest_sizes(options.rounds, options.max_bytes, options.seed)):
+                for _ in range(options.burst):
+                    sort, value = garbage(index, chunk)
+                    index += 1
+                    await client.write_gatt_char(write, value, response=False)
+                    sent[sort] = sent.get(sort, 0) + 1
+                data = os.urandom(size)
+                for frame in honest_frames((200 + round_number) & 0xFF, data, chunk):
+                    await client.write_gatt_char(write, frame, response=False)
+                print(hashlib.sha256(data).hexdigest(), file=shas, flush=True)
+                await client.write_gatt_char(write, article.encode_counter(1000 + round_number), response=False)
+                article.log(ROLE, f"round {round_number + 1}: {options.burst} hostile values, message of {size} B")
         await asyncio.sleep(options.linger)
-    print(json.dumps({"written": sum(sent.values()), "sorts": sent}), flush=True)
+    print(json.dumps({"hostile": sum(sent.values()), "sorts": sent, "messages": options.rounds}), flush=True)
     article.log(ROLE, "done")
 
 
 async def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--adapter", default="hci2")
+    parser.add_argument("--adapter", default="hci1")
     parser.add_argument("--name", default=article.LOCAL_NAME)
-    parser.add_argument("--writes", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--burst", type=int, default=500, help="hostile values per round")
+    parser.add_argument("--max-bytes", type=int, default=20000, help="largest honest message")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--honest-file", required=True, help="SHA-256 of each honest message")
     parser.add_argument("--scan-timeout", type=float, default=40.0)
     parser.add_argument("--linger", type=float, default=1.0)
     parser.add_argument("--timeout", type=float, default=120.0)
