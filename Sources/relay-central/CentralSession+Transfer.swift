@@ -90,7 +90,7 @@ extension CentralSession {
             }
         }
         let progress = reassembler.progress
-        if let progress, progress.id != announcedMessage {
+        if let progress, progress.id != announcedMessage, case .allow = receivingLimiter.admit(now: time) {
             actions.append(.report(.receiving(progress)))
         }
         announcedMessage = progress?.id

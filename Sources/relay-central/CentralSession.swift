@@ -123,6 +123,9 @@ struct CentralSession {
     var reassembler: Reassembler
     /// Paces the protocol-error lines a misbehaving peripheral causes (at most 5 a second).
     var protocolErrorLimiter = RateLimiter(limit: 5, per: 1)
+    /// Paces `receiving` lines (at most 5 a second): a peripheral sending first frames of ever
+    /// new messages that never go on must not flood the REPL either.
+    var receivingLimiter = RateLimiter(limit: 5, per: 1)
     /// The incomplete message a `receiving` event was reported for.
     var announcedMessage: MessageID?
     var chunker = Chunker()

@@ -233,3 +233,26 @@ final class ProtocolErrorPacingTests: XCTestCase {
             "counters still arrive in the flood")
     }
 }
+
+extension ProtocolErrorPacingTests {
+    func testFirstFramesOfEverNewMessagesGiveAtMostFiveReceivingLinesASecond() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        var chunker = Chunker(mtu: MTU(517)!)
+        var names: [String] = []
+        for index in 0..<1000 {
+            let message = Message(binary: [UInt8](repeating: UInt8(index & 0xFF), count: 5000))
+            var frames = chunker.frames(for: message)
+            guard let first = frames.next() else { return XCTFail() }
+            names += SessionHarness.eventNames(harness.feed(.notification(first, at: 20)))
+        }
+        XCTAssertEqual(names.filter { $0 == "receiving" }.count, 5)
+        XCTAssertLessThanOrEqual(names.filter { $0 == "error" || $0 == "dropped" }.count, 10)
+        // A second later an honest message is announced and arrives.
+        let honest = Message(text: String(repeating: "x", count: 2000))
+        var events: [String] = []
+        for frame in chunker.frames(for: honest) { events += SessionHarness.eventNames(harness.feed(.notification(frame, at: 21.5))) }
+        XCTAssertTrue(events.contains("receiving"), "\(events)")
+        XCTAssertTrue(events.contains("message"), "\(events)")
+    }
+}
