@@ -65,6 +65,8 @@ struct CentralOptions: Equatable, Sendable {
     var reconnect = false
     var maxMessage = CentralOptions.defaultMaxMessage
     var saveDirectory: String?
+    /// How values are written: the `AcquireWrite` socket (falling back to `WriteValue`), or `WriteValue` only.
+    var writePath = WritePath.socket
 }
 
 /// What the command line asks for.
@@ -78,7 +80,7 @@ extension CentralLaunch {
     static let usage = """
         usage: relay-central [--adapter hciN|ADDRESS] [--name NAME] [--json] [--scan-timeout S]
                              [--connect NAME|ADDRESS] [--reconnect] [--max-message BYTES]
-                             [--save-dir DIR] [--help] [--version]
+                             [--save-dir DIR] [--write-path socket|write-value] [--help] [--version]
         """
 
     static let optionHelp = """
@@ -91,6 +93,8 @@ extension CentralLaunch {
           --reconnect             reconnect by itself after an unexpected disconnect
           --max-message BYTES     largest message accepted from the peripheral (default 1048576; K/M suffixes)
           --save-dir DIR          save every received message to a file in DIR
+          --write-path PATH       socket (default: AcquireWrite, WriteValue when refused) or write-value
+                                  (always WriteValue commands, each after the previous one completed)
           --help                  show this help and exit
           --version               show the version and exit
         Commands (type 'help' inside): scan, scan stop, list, connect N|ADDRESS, disconnect, write [N],
@@ -147,6 +151,12 @@ extension CentralLaunch {
                 options.connect = StartupTarget(parsing: text)
             case "--max-message":
                 options.maxMessage = try Self.byteCount(value(for: option, inline: inline), option: option)
+            case "--write-path":
+                let text = try value(for: option, inline: inline)
+                guard let path = WritePath(rawValue: text) else {
+                    throw UsageError("--write-path: \(ArgumentParser.quoted(text)) is neither socket nor write-value")
+                }
+                options.writePath = path
             case "--save-dir":
                 let directory = try value(for: option, inline: inline)
                 guard !directory.isEmpty else { throw UsageError("--save-dir needs a directory") }

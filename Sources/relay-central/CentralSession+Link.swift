@@ -187,9 +187,13 @@ extension CentralSession {
         guard notify.flags.contains(.notify) else {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
-        link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
         // StartNotify, not AcquireNotify: BlueZ drops notifications when an AcquireNotify socket's
         // short queue is full (seen on 5.66 with a 1 MiB message), while D-Bus queues the signals.
+        if settings.writePath == .writeValue {
+            link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id, path: .writeValue))
+            return [.startNotify(notify.id), .readMTU(write.id)]
+        }
+        link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
         return [.startNotify(notify.id), .acquireWrite(write.id)]
     }
 

@@ -9,6 +9,8 @@ struct CentralSettings: Equatable, Sendable {
     var maxMessage = CentralOptions.defaultMaxMessage
     var saveDirectory: String?
     var startupTarget: StartupTarget?
+    /// `.writeValue`: never ask for the `AcquireWrite` socket.
+    var writePath = WritePath.socket
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
     /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
@@ -31,6 +33,7 @@ struct CentralSettings: Equatable, Sendable {
         maxMessage = options.maxMessage
         saveDirectory = options.saveDirectory
         startupTarget = options.connect
+        writePath = options.writePath
     }
 }
 

@@ -46,6 +46,24 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(write.actions, [.write([0, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID)])
     }
 
+    func testWritePathWriteValueNeverAcquiresTheSocket() {
+        var settings = CentralSettings()
+        settings.writePath = .writeValue
+        var harness = SessionHarness(settings: settings)
+        harness.scanAndFind()
+        harness.command(.connect(.index(0)))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        let found = harness.feed(.characteristicsFound(SessionHarness.peerID, SessionHarness.relayCharacteristics))
+        XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .readMTU(SessionHarness.writeID)])
+        harness.feed(.notifyStarted(nil))
+        let ready = harness.feed(.mtuRead(MTU(517)!))
+        guard case .ready(_, let mtu, let path)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
+        XCTAssertEqual(mtu, MTU(517)!)
+        XCTAssertEqual(path, .writeValue)
+        let write = harness.command(.write(value: nil))
+        XCTAssertEqual(write.actions, [.write([0, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID)])
+    }
+
     func testALaterMTUChangeIsFollowed() {
         var harness = SessionHarness()
         harness.connectReady(mtu: 23)

@@ -11,12 +11,13 @@ final class CentralOptionsTests: XCTestCase {
         XCTAssertEqual(options.scanTimeout, 10)
         XCTAssertEqual(options.maxMessage, 1 << 20)
         XCTAssertFalse(options.reconnect)
+        XCTAssertEqual(options.writePath, .socket)
     }
 
     func testEveryOption() throws {
         let launch = try CentralLaunch(parsing: [
             "--adapter", "hci1", "--name=lab", "--json", "--scan-timeout", "2.5", "--connect", "00:aa:01:00:00:00",
-            "--reconnect", "--max-message", "64K", "--save-dir", "/tmp/x",
+            "--reconnect", "--max-message", "64K", "--save-dir", "/tmp/x", "--write-path", "write-value",
         ])
         var expected = CentralOptions()
         expected.adapter = .name("hci1")
@@ -27,6 +28,7 @@ final class CentralOptionsTests: XCTestCase {
         expected.reconnect = true
         expected.maxMessage = 65536
         expected.saveDirectory = "/tmp/x"
+        expected.writePath = .writeValue
         XCTAssertEqual(launch, .run(expected))
         XCTAssertEqual(try CentralLaunch(parsing: ["--connect", "sample"]), .run({
             var options = CentralOptions()
@@ -51,6 +53,7 @@ final class CentralOptionsTests: XCTestCase {
             (["--max-message", "0"], "--max-message"), (["--max-message", "1G"], "--max-message"),
             (["--bogus"], "unknown option"), (["scan"], "unexpected argument"), (["--json=yes"], "takes no value"),
             (["--name", ""], "--name"), (["--connect", ""], "--connect"),
+            (["--write-path", "acquire"], "--write-path"), (["--write-path"], "needs a value"),
         ]
         for (arguments, expected) in cases {
             XCTAssertThrowsError(try CentralLaunch(parsing: arguments), "\(arguments)") { error in
