@@ -182,14 +182,15 @@ def has_option(program, option):
 class Side:
     """How one side (relay or peers) is launched and asked for each job."""
 
-    def __init__(self, name, files):
+    def __init__(self, name, files, size=MIB):
         self.name = name
         self.files = files
+        self.size = size
 
 
 class RelaySide(Side):
-    def __init__(self, name, files, central_options=(), peripheral_options=()):
-        super().__init__(name, files)
+    def __init__(self, name, files, central_options=(), peripheral_options=(), size=MIB):
+        super().__init__(name, files, size)
         self.central_options = list(central_options)
         self.peripheral_options = list(peripheral_options)
 
@@ -227,8 +228,8 @@ class RelaySide(Side):
         return self._finish(started, central, since)
 
     def _finish(self, started, receiver, since):
-        try:
-            stamp, event = receiver.wait("message", since, timeout=600)
+        try:  # a lost frame means no message ever: give up at a rate below 2 KiB/s
+            stamp, event = receiver.wait("message", since, timeout=max(60.0, self.size / 2048))
         except Timeout:
             return started, None, None, 0
         return started, stamp, event.get("sha256"), int(event.get("length", 0))
@@ -407,7 +408,8 @@ def main():
             files[role] = path
             files.setdefault("sha256", {})["c2p" if role == "central" else "p2c"] = hashlib.sha256(handle.read()).hexdigest()
     install_binaries()
-    sides = {"relay": RelaySide("relay", files), "peers": PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}))}
+    sides = {"relay": RelaySide("relay", files, size=options.size),
+             "peers": PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}), size=options.size)}
     chosen = [sides[name] for name in options.sides.split(",")]
     results = {side.name: fresh_result() for side in chosen}
     started = time.monotonic()
@@ -421,7 +423,7 @@ def main():
     if "relay" in sides and options.paths == "auto" and "relay" in options.sides.split(","):
         if has_option("relay-central", "--write-path") and has_option("relay-peripheral", "--notify-path"):
             dbus = RelaySide("relay-dbus-paths", files, central_options=["--write-path", "write-value"],
-                             peripheral_options=["--notify-path", "signal"])
+                             peripheral_options=["--notify-path", "signal"], size=options.size)
             results[dbus.name] = fresh_result()
             plan += [(0, dbus, "main"), (0, dbus, "echo")]
         else:
