@@ -22,7 +22,7 @@ from bleak import BleakClient, BleakScanner
 
 import article
 from bleak_central import forget_cached_peripherals
-from hostile_frames import garbage, honest_frames, honest_sizes
+from hostile_frames import fresh_first, garbage, honest_frames, honest_sizes
 
 ROLE = "hostile_central"
 
@@ -48,6 +48,10 @@ async def run(options):
                     index += 1
                     await client.write_gatt_char(write, value, response=False)
                     sent[sort] = sent.get(sort, 0) + 1
+                for _ in range(options.firsts):
+                    await client.write_gatt_char(write, fresh_first(index, chunk), response=False)
+                    index += 1
+                    sent["fresh-first"] = sent.get("fresh-first", 0) + 1
                 data = os.urandom(size)
                 for frame in honest_frames((200 + round_number) & 0xFF, data, chunk):
                     await client.write_gatt_char(write, frame, response=False)
@@ -65,6 +69,8 @@ async def main():
     parser.add_argument("--name", default=article.LOCAL_NAME)
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--burst", type=int, default=500, help="hostile values per round")
+    parser.add_argument("--firsts", type=int, default=60,
+                        help="after each burst, this many first frames of new messages that never continue")
     parser.add_argument("--max-bytes", type=int, default=20000, help="largest honest message")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--honest-file", required=True, help="SHA-256 of each honest message")

@@ -83,6 +83,13 @@ def garbage(index: int, chunk: int):
     return sort, data
 
 
+def fresh_first(index: int, chunk: int):
+    """A first frame of a new message (id index % 256, claiming 5000 bytes, within any sane limit)
+    that never continues: each one interrupts the previous. A run of them tests that the receiver's
+    progress lines (`receiving`) cannot be driven at the sender's pace."""
+    return frame_first(index % 256, 5000, 0, os.urandom(chunk - 14))
+
+
 def honest_sizes(count: int, max_bytes: int, seed: int):
     """Sizes of the honest messages: 0 first, then random up to max_bytes."""
     rng = random.Random(seed)

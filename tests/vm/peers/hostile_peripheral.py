@@ -5,7 +5,7 @@ honest messages and counters in between.
 
     hostile_peripheral.py --adapter hci0 --rounds 6 --burst 500 [--chunk 510] [--timeout 200]
 
-Each round: a burst of --burst hostile values notified back to back (--gap apart) (the same sorts as
+Each round: a burst of --burst hostile values notified back to back (each as soon as the previous one left for the bus) (the same sorts as
 hostile_central.py: random bytes, truncated headers, first frames claiming up to 4 GiB, wrong
 CRC-32C, interleaved ids, reserved flags, unknown kinds and versions), a pause of --settle seconds,
 then one honest framed message of random size (0 to --max-bytes) sent chunk by chunk
@@ -24,7 +24,7 @@ import sys
 from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties
 
 import article
-from hostile_frames import garbage, honest_frames, honest_sizes
+from hostile_frames import fresh_first, garbage, honest_frames, honest_sizes
 
 ROLE = "hostile_peripheral"
 
@@ -54,9 +54,15 @@ class HostilePeripheral:
         await server.start()
         article.log(ROLE, f"advertising on {self.options.adapter} as '{self.options.name}'")
 
-    def notify(self, data: bytes):
+    async def notify(self, data: bytes):
+        """Emits one notification and waits until its signal has left for the bus. dbus-next 0.2.3
+        (bless's D-Bus library) drops its whole bus connection when a socket write fails with
+        EAGAIN, which happens when several queued signals meet a full socket: one at a time avoids it."""
         self.server.get_characteristic(article.NOTIFY_UUID).value = bytearray(data)
         self.server.update_value(article.SERVICE_UUID, article.NOTIFY_UUID)
+        writer = getattr(self.server.bus, "_writer", None)
+        while writer is not None and (writer.buf is not None or writer.messages.qsize()):
+            await asyncio.sleep(0.001)
 
     async def run(self):
         options = self.options
@@ -70,19 +76,23 @@ class HostilePeripheral:
                 for _ in range(options.burst):
                     sort, value = garbage(index, options.chunk)
                     index += 1
-                    self.notify(value)
+                    await self.notify(value)
                     sorts[sort] = sorts.get(sort, 0) + 1
                     await asyncio.sleep(options.gap)
+                for _ in range(options.firsts):
+                    await self.notify(fresh_first(index, options.chunk))
+                    index += 1
+                    sorts["fresh-first"] = sorts.get("fresh-first", 0) + 1
                 await asyncio.sleep(options.settle)
                 data = os.urandom(size)
                 for frame in honest_frames((200 + round_number) & 0xFF, data, options.chunk):
-                    self.notify(frame)
+                    await self.notify(frame)
                     await asyncio.sleep(options.honest_interval)
                 digest = hashlib.sha256(data).hexdigest()
                 honest.append(digest)
                 print(digest, file=shas, flush=True)
                 counter = 1000 + round_number
-                self.notify(article.encode_counter(counter))
+                await self.notify(article.encode_counter(counter))
                 counters.append(counter)
                 article.log(ROLE, f"round {round_number + 1}: {options.burst} hostile values, "
                                   f"message of {size} B, counter {counter}")
@@ -101,11 +111,12 @@ async def main():
     parser.add_argument("--burst", type=int, default=500, help="hostile values per round")
     parser.add_argument("--chunk", type=int, default=article.MAX_VALUE_LENGTH,
                         help="value length (min(MTU-3, 510); 510 at the VM's MTU 517)")
+    parser.add_argument("--firsts", type=int, default=60,
+                        help="after each burst, this many first frames of new messages that never continue")
     parser.add_argument("--max-bytes", type=int, default=20000, help="largest honest message")
-    parser.add_argument("--gap", type=float, default=0.005, metavar="S",
-                        help="pause after each hostile value: dbus-next breaks (BlockingIOError in its\n"
-                             "writer, later signals never sent) when signals are emitted faster than\n"
-                             "dbus-daemon reads them")
+    parser.add_argument("--gap", type=float, default=0.0, metavar="S",
+                        help="pause after each hostile value (default none: each waits only until\n"
+                             "its signal has been written to the bus)")
     parser.add_argument("--honest-interval", type=float, default=0.02, metavar="S")
     parser.add_argument("--settle", type=float, default=1.0, metavar="S")
     parser.add_argument("--seed", type=int, default=8)
