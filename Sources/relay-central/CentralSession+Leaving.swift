@@ -69,12 +69,6 @@ extension CentralSession {
         return [.startSettleTimer(seconds: settings.disconnectSettle)]
     }
 
-    /// `Connected` did not turn false in time after `Disconnect` was answered: go on anyway.
-    mutating func settleTimedOut() -> [CentralAction] {
-        guard case .disconnecting = link, leaving.replied else { return [] }
-        return finishDisconnect()
-    }
-
     /// Ends a disconnection we asked for.
     mutating func finishDisconnect() -> [CentralAction] {
         guard case .disconnecting(let peer) = link else { return [] }
@@ -118,21 +112,41 @@ extension CentralSession {
         return false
     }
 
-    /// A characteristic object went away. When it is one of the link's, the peripheral's relay
-    /// service is gone (relay-peripheral stopped, crashed or unregistered) while the LE link may
-    /// stay up: the link is useless, so end it, and with `--reconnect` come back when a
-    /// relay-peripheral serves again.
+    /// A characteristic object went away. When it is one of the link's, either the link is going
+    /// down (BlueZ removes a remote's GATT objects around `Connected` turning false, in either
+    /// order) or the peripheral's relay service is gone while the LE link stays up (relay-peripheral
+    /// stopped or crashed). The settle timer tells them apart: still linked when it fires, the
+    /// relay service is gone.
     mutating func relayCharacteristicRemoved(_ id: CharacteristicID) -> [CentralAction] {
-        let relay: RelayLink
-        let peer: Peer
         switch link {
-        case .subscribing(let linkPeer, let linkRelay), .ready(let linkPeer, let linkRelay):
-            relay = linkRelay
-            peer = linkPeer
+        case .subscribing(_, let relay), .ready(_, let relay):
+            guard id == relay.write || id == relay.notify, vanishedCharacteristic == nil else { return [] }
+            vanishedCharacteristic = id
+            return [.startSettleTimer(seconds: settings.vanishSettle)]
         default:
             return []
         }
-        guard id == relay.write || id == relay.notify else { return [] }
+    }
+
+    /// The settle timer: a disconnection we asked for goes on without `Connected` turning false,
+    /// or a link whose relay characteristic vanished is still up (the relay service is gone).
+    mutating func settleTimedOut() -> [CentralAction] {
+        if case .disconnecting = link {
+            return leaving.replied ? finishDisconnect() : []
+        }
+        guard vanishedCharacteristic != nil else { return [] }
+        vanishedCharacteristic = nil
+        return relayServiceGone()
+    }
+
+    /// The relay service went away under a live link: the link is useless, so end it, and with
+    /// `--reconnect` come back when a relay-peripheral serves again.
+    mutating func relayServiceGone() -> [CentralAction] {
+        let peer: Peer
+        switch link {
+        case .subscribing(let linkPeer, _), .ready(let linkPeer, _): peer = linkPeer
+        default: return []
+        }
         let reason = "the relay service went away (relay-peripheral stopped or restarted?)"
         // Said at once (what was being received is lost now); the Disconnect then goes quietly.
         var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]

@@ -325,6 +325,7 @@ extension CentralSession {
     mutating func cleanUpLink(reason: String) -> [CentralAction] {
         var actions: [CentralAction] = []
         announcedMessage = nil
+        vanishedCharacteristic = nil
         if let partial = reassembler.reset() {
             actions.append(.report(.dropped(partial, reason: "\(reason) before the message was complete")))
         }

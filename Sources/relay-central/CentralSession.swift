@@ -19,6 +19,9 @@ struct CentralSettings: Equatable, Sendable {
     /// After a `Disconnect` we asked for was answered, how long to wait for `Connected` to turn
     /// false before connecting again anyway (seconds).
     var disconnectSettle = 5.0
+    /// After a relay characteristic vanished, how long to wait for `Connected` to turn false
+    /// before taking it as the relay service gone under a live link (seconds).
+    var vanishSettle = 1.0
     /// While scanning, discovery is restarted this often (seconds): some controllers (btvirt
     /// among them) report an advertiser only when scanning starts, and the kernel may drop that
     /// report; a restart asks again. Harmless on real radios.
@@ -118,6 +121,9 @@ struct CentralSession {
     var retries = 0
     /// How the disconnection in progress (`link == .disconnecting`) ends.
     var leaving = Leaving()
+    /// A relay characteristic of the link that went away, while the settle timer tells a link
+    /// going down from a relay service gone.
+    var vanishedCharacteristic: CharacteristicID?
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
     /// Whether the discovery being started is a silent refresh of a running scan.

@@ -120,7 +120,10 @@ final class ReconnectRecoveryTests: XCTestCase {
         var chunker = Chunker(mtu: MTU(517)!)
         let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
         for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
-        let gone = harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
+        let vanished = harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
+        XCTAssertEqual(vanished, [.startSettleTimer(seconds: 1)], "first see whether the link is going down")
+        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [], "one wait")
+        let gone = harness.feed(.settleTimerFired)
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected", "dropped", "reconnecting"])
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertTrue(reason.contains("relay service went away"), reason)
@@ -131,6 +134,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertTrue(gone.contains(.disconnect(SessionHarness.peerID)), "the useless LE link is ended")
         XCTAssertEqual(harness.feed(.notification([1, 0, 0, 0])), [], "nothing is taken from a link being left")
         XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [], "said once")
+        XCTAssertEqual(harness.feed(.settleTimerFired), [], "said once")
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(SessionHarness.eventNames(down), [], "already said")
         XCTAssertEqual(Self.reconnectDelays(down), [1])
@@ -148,12 +152,33 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.connectReady()
         XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(CharacteristicID("/org/bluez/other/char0009"))), [],
             "another characteristic is none of our business")
-        let gone = harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
+        harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
+        let gone = harness.feed(.settleTimerFired)
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"])
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(Self.reconnectDelays(down), [])
         XCTAssertFalse(down.contains(.startDiscovery))
         XCTAssertEqual(harness.session.link, .idle)
+    }
+
+    func testCharacteristicsRemovedWithTheLinkGoingDownAreALostConnection() {
+        var harness = reconnectingHarness()
+        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [.startSettleTimer(seconds: 1)])
+        let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
+        XCTAssertTrue(reason.contains("connection lost"), reason)
+        XCTAssertTrue(lost.contains(.cancelSettleTimer))
+        XCTAssertTrue(lost.contains(.startDiscovery), "reconnecting at once")
+        XCTAssertEqual(harness.feed(.settleTimerFired), [], "a late timer changes nothing")
+    }
+
+    func testCharacteristicsRemovedWithTheAdapterGoingOffAreTheAdapterGoingOff() {
+        var harness = reconnectingHarness()
+        harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
+        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
+        XCTAssertEqual(harness.feed(.settleTimerFired), [])
+        XCTAssertTrue(harness.feed(.adapter(.present(SessionHarness.adapter, powered: true))).contains(.startDiscovery))
     }
 
     func testBluetoothdRestartReportsBothStatesAndReconnects() {
