@@ -35,17 +35,17 @@ echo start >&6
 wait_for_line "$p2" '"event":"subscribed"' 120 || fail "the central did not reconnect by itself"
 wait_for_count "$c" '"event":"ready"' 2 30 || fail "the central is not ready again"
 echo "write 5" >&8
-echo "send after the fault, from the central" >&8
+echo "send after the fault from the central" >&8
 wait_for_line "$p2" '"event":"message"' 30 || fail "no message at the new peripheral"
 echo "notify 9" >&6
-echo "send after the fault, from the peripheral" >&6
+echo "send after the fault from the peripheral" >&6
 wait_for_line "$c" '"event":"message"' 30 || fail "no message at the central"
 echo quit >&8
 finish central 30 || true
 echo quit >&6
 finish peripheral2 30 || true
 [ "$(field "$p2" counter value)" = "5," ] || fail "the peripheral got counters '$(field "$p2" counter value)'"
-[ "$(field "$p2" message text)" = "after the fault, from the central," ] || fail "the peripheral got '$(field "$p2" message text)'"
+[ "$(field "$p2" message text)" = "after the fault from the central," ] || fail "the peripheral got '$(field "$p2" message text)'"
 [ "$(field "$c" counter value)" = "9," ] || fail "the central got counters '$(field "$c" counter value)'"
-[ "$(field "$c" message text)" = "after the fault, from the peripheral," ] || fail "the central got '$(field "$c" message text)'"
+[ "$(field "$c" message text)" = "after the fault from the peripheral," ] || fail "the central got '$(field "$c" message text)'"
 echo "PASS fault-peripheral-killed ($dropped)"

@@ -34,12 +34,20 @@ exchange() { # round: a counter and a message each way
 
 exchange 1
 # The peripheral's adapter goes off and on.
+# btvirt keeps a powered-off controller advertising and connectable, and forgets a connection at
+# its next reset without telling the peer: a central connecting to hci0 while it is off holds a
+# ghost link its kernel can never disconnect (every later Connect waits 40 s and fails). A real
+# radio is silent when off. So the central process is held still (SIGSTOP) while hci0 is off and
+# let go once hci0 is on again; it then meets the disconnection and reconnects by itself, as a
+# central whose Connect waited for the peripheral to advertise again would.
+kill -STOP "${started[central]}"
 btmgmt --index 0 power off > "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed: $(cat "$out/btmgmt.log")"
 wait_for_line "$p" '"state":"poweredOff"' 20 || fail "the peripheral did not report its adapter powered off"
-wait_for_count "$c" '"event":"disconnected"' 1 30 || fail "the central did not report the disconnect"
 sleep 1
 btmgmt --index 0 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed: $(cat "$out/btmgmt.log")"
 wait_for_count "$p" '"state":"poweredOn"' 2 20 || fail "the peripheral did not report its adapter powered on"
+kill -CONT "${started[central]}"
+wait_for_count "$c" '"event":"disconnected"' 1 30 || fail "the central did not report the disconnect"
 wait_for_count "$p" '"event":"advertising"' 2 30 || fail "the peripheral did not advertise again by itself"
 exchange 2
 
