@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Hostile input 7 (issue 8), inside the bluez-vm guest: a foreign central writes garbage.
 #   relay-peripheral (hci0, --max-message 65536) is connected by a hostile bleak central (hci1,
-#   tests/vm/peers/hostile_central.py) that writes 4 bursts of 400 values at full speed: random
+#   tests/vm/peers/hostile_central.py) that writes 4 bursts of 300 values at full speed: random
 #   bytes, truncated frames, first frames claiming up to 4 GiB, wrong CRCs, interleaved message
-#   ids, reserved flags, unknown kinds and versions; after each burst one honest framed message
+#   ids, reserved flags, unknown kinds and versions, then 150 first frames of new messages that
+#   never continue; after each burst one honest framed message
 #   (0 to 20 000 B) and one honest counter (1000 + round). The peripheral must deliver exactly the
 #   honest messages, intact and in order, and the honest counters; report the garbage as error
 #   lines, rate-limited (at most 5 reports and one summary line a second); never allocate beyond --max-message
@@ -21,7 +22,7 @@ source "$(dirname "$0")/faults-lib.sh"
 p=$out/peripheral.out c=$out/central.out
 hostile=${RELAY_VM_HCI1_ADDRESS:-00:AA:01:01:00:01}
 honest=${RELAY_VM_HCI2_ADDRESS:-00:AA:01:02:00:02}
-rounds=4 burst=400
+rounds=4 burst=300 firsts=150
 [ -n "$python" ] || fail "no Python venv (run scripts/python-env.sh on the host)"
 vm_peak() { awk '/^VmPeak:/ { print $2 }' "/proc/$1/status"; }
 : > "$out/after.sha"
@@ -36,7 +37,7 @@ echo start >&7
 wait_for_line "$p" '"event":"advertising"' 60 || fail "the peripheral never advertised"
 hwm_before=$(vm_hwm "${started[peripheral]}") peak_before=$(vm_peak "${started[peripheral]}")
 flood_start=$(date +%s)
-start hostile "$python" "$peers/hostile_central.py" --adapter hci1 --rounds $rounds --burst $burst \
+start hostile "$python" "$peers/hostile_central.py" --adapter hci1 --rounds $rounds --burst $burst --firsts $firsts \
   --honest-file "$out/hostile.sha" --timeout 240
 finish hostile 250 || fail "the hostile central did not finish: $(tail -n 2 "$out/hostile.err")"
 flood_seconds=$(( $(date +%s) - flood_start ))
@@ -71,7 +72,7 @@ errors=$(count "$p" '"event":"(error|dropped)".*'"$hostile")
 # The limit: 5 reports (an error and its dropped line) and one summary line per window of at
 # least 1 s, so any 10 s hold at most 11 windows: 121 lines.
 densest=$(python3 "$(dirname "$0")/hostile-frames-rate.py" "$p" '"event":"(error|dropped)"' 10)
-[ "$densest" -le 121 ] || fail "not rate-limited: $densest report lines within 10 s ($errors in all for $((rounds * burst)) hostile values in $flood_seconds s)"
+[ "$densest" -le 121 ] || fail "not rate-limited: $densest report lines within 10 s ($errors in all for $((rounds * (burst + firsts))) hostile values in $flood_seconds s)"
 grep -E '"event":"(error|dropped)"' "$p" | grep -q "$honest" && fail "the honest central was blamed: $(grep -E '"event":"(error|dropped)"' "$p" | grep "$honest" | head -n 1)"
 [ "$hwm_after" -le 65536 ] || fail "the peripheral's peak memory reached $hwm_after KiB (before the flood: $hwm_before KiB)"
 [ $((peak_after - peak_before)) -le 131072 ] || fail "the peripheral's virtual size grew from $peak_before to $peak_after KiB"
