@@ -99,6 +99,40 @@ def registration_seconds(folder):
     return values
 
 
+def round_trip_split(folder, session):
+    """Medians (ms) of the two halves of each echo round trip, from the driver's stamps of the
+    lines it read: the central's echo of value v-1 (the driver writes v at once) -> the
+    peripheral's `counter` line for v (out: central, bluetoothd, btvirt, bluetoothd, D-Bus,
+    peripheral) -> the central's `counter` line for v (back: the way home)."""
+    if not folder:
+        return None
+    def load(name):
+        lines = {}
+        path = os.path.join(folder, session, name)
+        if not os.path.exists(path):
+            return lines
+        with open(path) as handle:
+            for line in handle:
+                stamp, _, rest = line.partition(" ")
+                try:
+                    event = json.loads(rest)
+                    stamp = float(stamp)
+                except ValueError:
+                    continue
+                if isinstance(event, dict) and event.get("event") == "counter":
+                    lines.setdefault(event.get("value"), stamp)
+        return lines
+    central, peripheral = load("central.jsonl"), load("peripheral.jsonl")
+    out, back = [], []
+    for value in sorted(central):
+        if value - 1 in central and value in peripheral and value >= 6:
+            out.append(peripheral[value] - central[value - 1])
+            back.append(central[value] - peripheral[value])
+    if not out:
+        return None
+    return statistics.median(out) * 1000, statistics.median(back) * 1000
+
+
 def rows(results):
     relay, peers = results["relay"], results["peers"]
     size = results["machine"].get("options", {}).get("size", MIB)
@@ -158,6 +192,11 @@ def rows(results):
                       single(median(relay_trips) and median(relay_trips) * 1000),
                       single(median(peers_trips) and median(peers_trips) * 1000))
     table[-1] = table[-1][:4] + (goal_text(value is not None and value <= 0.5, "ratio <= 0.5"),)
+    splits = {side: round_trip_split(results.get("folder"), f"{side}-echo-1") for side in ("relay", "peers")}
+    for index, half in enumerate(("out: driver writes -> the peripheral's counter line",
+                                  "back: the peripheral's counter line -> the central's")):
+        add(f"round trip, median {half} (ms)",
+            single(splits["relay"] and splits["relay"][index]), single(splits["peers"] and splits["peers"][index]))
     add("round trip, 99th percentile (ms)",
         single(percentile(relay_trips, 0.99) and percentile(relay_trips, 0.99) * 1000),
         single(percentile(peers_trips, 0.99) and percentile(peers_trips, 0.99) * 1000))
