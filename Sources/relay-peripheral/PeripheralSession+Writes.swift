@@ -38,19 +38,31 @@ extension PeripheralSession {
         return actions
     }
 
-    /// Seconds without a frame after which an incomplete message is dropped. A central process
-    /// that dies mid-message may leave its LE link up (bluetoothd owns the connection), so no
-    /// disconnect would ever free the partial message.
+    /// Seconds without a frame after which an incomplete message is dropped when its central is
+    /// not (or no longer) subscribed. A central process that dies mid-message may leave its LE
+    /// link up (bluetoothd owns the connection): it unsubscribes, but no disconnect would ever
+    /// free the partial message.
     static let reassemblyIdleTimeout = 10.0
+
+    /// The same while the central may still be subscribed: a live central whose link stalls for a
+    /// while (a crowded radio, a paused laptop) resumes its message, which must not be lost.
+    /// Memory stays bounded by `--max-message` per central meanwhile.
+    static let subscribedReassemblyIdleTimeout = 120.0
+
+    /// The idle time-out that applies to `central` now.
+    static func idleTimeout(for central: CentralState) -> Double {
+        central.subscribed ? subscribedReassemblyIdleTimeout : reassemblyIdleTimeout
+    }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.
     /// The driver feeds `.tick(now:)` at (or after) that time.
     var nextReassemblyDeadline: Double? {
-        (centrals.values.compactMap(\.partialSince) + [anonymous.partialSince].compactMap { $0 })
-            .min().map { $0 + Self.reassemblyIdleTimeout }
+        (Array(centrals.values) + [anonymous]).compactMap { central in
+            central.partialSince.map { $0 + Self.idleTimeout(for: central) }
+        }.min()
     }
 
-    /// Drops every partial message that received no frame for `reassemblyIdleTimeout` seconds at `now`.
+    /// Drops every partial message whose central's idle time-out passed at `now` without a frame.
     mutating func dropStalledMessages(at now: Double) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         for address in centrals.keys.sorted() {
@@ -63,12 +75,13 @@ extension PeripheralSession {
     }
 
     private func dropIfStalled(_ central: inout CentralState, from address: BluetoothAddress?, at now: Double) -> [PeripheralAction] {
-        guard let since = central.partialSince, now - since >= Self.reassemblyIdleTimeout else { return [] }
+        let timeout = Self.idleTimeout(for: central)
+        guard let since = central.partialSince, now - since >= timeout else { return [] }
         central.partialSince = nil
         guard let partial = central.reassembler.reset() else { return [] }
-        let seconds = Int(Self.reassemblyIdleTimeout)
+        let why = central.subscribed ? "" : ", not subscribed"
         return [.report(.dropped(from: address, received: partial.received, total: partial.total,
-            reason: "stalled: no frame for \(seconds) s"))]
+            reason: "stalled: no frame for \(Int(timeout)) s\(why)"))]
     }
 
     private mutating func deliver(_ message: Message, from address: BluetoothAddress?) -> [PeripheralAction] {

@@ -109,33 +109,27 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.connected(centralA))
         _ = session.handle(.connected(centralB))
         _ = session.handle(.notifyStarted(from: centralC, mtu: MTU(517)))
-        let timeout = PeripheralSession.reassemblyIdleTimeout
         let big = frames(of: Message(binary: Array(repeating: 1, count: 5000)), mtu: 100)
         let messageA = Message(text: String(repeating: "a", count: 900))
         let messageB = Message(binary: Array(repeating: 2, count: 1200))
         var chunksA = frames(of: messageA, mtu: 100), chunksB = frames(of: messageB, mtu: 100)
         var events: [PeripheralEvent] = []
         // C (the first subscriber) writes three frames of its message, then its process dies.
+        // The others are still subscribed, so bluetoothd says nothing about C.
         for (index, chunk) in big.prefix(3).enumerated() {
             events += session.handle(.written(chunk, from: centralC, mtu: nil, time: Double(index))).events
         }
         _ = try session.send(Message(text: "to everyone"))
         var time = 3.0
-        // A and B keep writing, slowly, past C's idle time-out.
+        // A and B keep writing, slowly, well past the short idle time-out.
         while !chunksA.isEmpty || !chunksB.isEmpty {
             time += 2
             events += session.handle(.tick(now: time)).events
             if !chunksA.isEmpty { events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil, time: time)).events }
             if !chunksB.isEmpty { events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil, time: time)).events }
         }
-        XCTAssertGreaterThan(time, 2 + timeout, "A and B were still sending when C's message stalled")
-        let drops = events.filter { $0.name == "dropped" }
-        XCTAssertEqual(drops.count, 1)
-        if case .dropped(let from, let received, let total, _)? = drops.first {
-            XCTAssertEqual(from, centralC)
-            XCTAssertEqual(total, 5000)
-            XCTAssertGreaterThan(received, 0)
-        }
+        XCTAssertGreaterThan(time, 2 + PeripheralSession.reassemblyIdleTimeout, "A and B sent for longer than 10 s")
+        XCTAssertEqual(events.filter { $0.name == "dropped" }, [], "C may still be subscribed: its message waits")
         let reports = events.compactMap { event -> ReceivedMessageReport? in
             if case .message(let report) = event { return report } else { return nil }
         }
@@ -145,10 +139,53 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertTrue(session.hasSubscribers, "A and B still get notifications")
         XCTAssertEqual(session.drain().events.map(\.name), ["sent"], "the broadcast was not abandoned")
 
+        // After the long time-out C's partial message goes, and only C's.
+        XCTAssertEqual(session.nextReassemblyDeadline, 2 + PeripheralSession.subscribedReassemblyIdleTimeout)
+        let drops = session.handle(.tick(now: 2 + PeripheralSession.subscribedReassemblyIdleTimeout)).events
+        guard case .dropped(let from, let received, let total, _)? = drops.first, drops.count == 1 else {
+            return XCTFail("expected one drop, got \(drops)")
+        }
+        XCTAssertEqual(from, centralC)
+        XCTAssertEqual(total, 5000)
+        XCTAssertGreaterThan(received, 0)
+
         // C's link finally drops: reported and freed, no second drop, the others stay.
         XCTAssertEqual(session.handle(.disconnected(centralC)).events, [.disconnected(centralC)])
         XCTAssertEqual(Set(session.centrals.keys), [centralA, centralB])
         XCTAssertTrue(session.hasSubscribers)
+    }
+
+    func testASubscribedCentralPausingMidMessageKeepsItsMessage() {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        let message = Message(binary: (0..<2000).map { UInt8(truncatingIfNeeded: $0) })
+        let chunks = frames(of: message, mtu: 100)
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
+        XCTAssertEqual(session.handle(.tick(now: 30)).events, [], "a subscribed central's link stalled for 30 s")
+        var events: [PeripheralEvent] = []
+        for chunk in chunks.dropFirst(2) { events += session.handle(.written(chunk, from: centralA, mtu: nil, time: 31)).events }
+        XCTAssertEqual(events.map(\.name), ["message"])
+        if case .message(let report)? = events.first { XCTAssertEqual(report.sha256, SHA256.hash(message.bytes).hex) }
+    }
+
+    func testUnsubscribingShortensTheWaitForAPartialMessage() {
+        var session = PeripheralSession.advertising()
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
+        let chunks = frames(of: Message(binary: Array(repeating: 4, count: 3000)), mtu: 100)
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
+        XCTAssertEqual(session.nextReassemblyDeadline, PeripheralSession.subscribedReassemblyIdleTimeout)
+        XCTAssertEqual(session.handle(.tick(now: 15)).events, [])
+        // The central's process died: bluetoothd closes the notification socket, the link stays.
+        XCTAssertEqual(session.handle(.notifyStopped(from: nil)).events, [.unsubscribed(centralA)])
+        XCTAssertEqual(session.nextReassemblyDeadline, PeripheralSession.reassemblyIdleTimeout, "already past: due now")
+        let events = session.handle(.tick(now: 15)).events
+        guard case .dropped(centralA, let received, 3000, let reason)? = events.first, events.count == 1 else {
+            return XCTFail("expected A's partial message dropped, got \(events)")
+        }
+        XCTAssertGreaterThan(received, 0)
+        XCTAssertTrue(reason.contains("not subscribed"), reason)
+        XCTAssertNotNil(session.centrals[centralA], "its link is still up")
     }
 
     func testStatusShowsWhichCentralIsMidMessage() {
