@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(name: "relay-central", dependencies: ["Shared", "RelayProtocol"]),
 
         // Codec benchmark (make bench-codec); release build.
-        .executableTarget(name: "relay-codec-bench", dependencies: ["RelayProtocol"], path: "benchmarks/codec"),
+        .executableTarget(name: "relay-codec-bench", dependencies: ["RelayProtocol", "RelayDBus"], path: "benchmarks/codec"),
 
         // Test support shared by the integration tests: a private dbus-daemon, bluezoo.
         .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),

@@ -5,6 +5,7 @@ import RelayProtocol
 //   --markdown PATH   also write the table into PATH between
 //                     <!-- codec-bench:begin --> and <!-- codec-bench:end -->
 //   --sha256          only measure SHA-256 throughput (1 MiB) and print it
+//   --dbus            only measure the D-Bus marshalling of WriteValue / PropertiesChanged
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 var markdownPath: String?
@@ -19,6 +20,13 @@ if let index = arguments.firstIndex(of: "--markdown") {
 if arguments.contains("--sha256") {
     for row in measureSHA256() {
         print("SHA-256 of 1 MiB, \(row.label): \(Int(row.megabytesPerSecond.rounded())) MB/s")
+    }
+    exit(0)
+}
+
+if arguments.contains("--dbus") {
+    for row in measureDBus() {
+        print("\(row.label): \((row.microseconds * 100).rounded() / 100) µs")
     }
     exit(0)
 }

@@ -18,8 +18,14 @@ extension DBusValue {
     public var asVariant: DBusValue? { if case .variant(let v) = self { return v }; return nil }
     /// The members of a struct.
     public var asStructure: [DBusValue]? { if case .structure(let v) = self { return v }; return nil }
-    /// The elements of an array of any element type.
-    public var asArray: [DBusValue]? { if case .array(_, let v) = self { return v }; return nil }
+    /// The elements of an array of any element type (an `ay` buffer as `.byte` values).
+    public var asArray: [DBusValue]? {
+        switch self {
+        case .array(_, let items): return items
+        case .byteArray(let bytes): return bytes.map { .byte($0) }
+        default: return nil
+        }
+    }
 
     /// This value with any number of variant wrappers removed.
     public var unwrapped: DBusValue {
@@ -28,8 +34,9 @@ extension DBusValue {
         return value
     }
 
-    /// The bytes of an `ay`.
+    /// The bytes of an `ay` (either spelling; the buffer of a `byteArray` as it is).
     public var asBytes: [UInt8]? {
+        if case .byteArray(let bytes) = self { return bytes }
         guard case .array(let element, let items) = self, element == .byte else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(items.count)
@@ -117,17 +124,14 @@ extension DBusValue {
 
 /// Convenience constructors for common shapes.
 extension DBusValue {
-    /// An `ay`.
+    /// An `ay` (a `byteArray`: the buffer is kept as it is).
     public static func bytes(_ bytes: [UInt8]) -> DBusValue {
-        var items: [DBusValue] = []
-        items.reserveCapacity(bytes.count)
-        for byte in bytes { items.append(.byte(byte)) }
-        return .array(element: .byte, items)
+        .byteArray(bytes)
     }
 
     /// An `ay` from any byte sequence.
     public static func bytes(_ bytes: some Sequence<UInt8>) -> DBusValue {
-        .bytes(Array(bytes))
+        .byteArray(Array(bytes))
     }
 
     /// An `as`.

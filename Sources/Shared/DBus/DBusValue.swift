@@ -4,6 +4,9 @@
 /// Containers carry their element signature so an empty array or dictionary keeps its
 /// type on the wire. Use `validate()` (done automatically when sending) to check that
 /// elements agree with the declared signature.
+///
+/// An `ay` has two spellings that compare equal: `byteArray` (one contiguous buffer, what
+/// `.bytes(_:)` builds and what every received `ay` decodes to) and `.array(element: .byte, ...)`.
 public enum DBusValue: Sendable, CustomStringConvertible {
     case byte(UInt8)
     /// A boolean (32 bits on the wire).
@@ -20,6 +23,8 @@ public enum DBusValue: Sendable, CustomStringConvertible {
     case signature(DBusSignature)
     /// A Unix file descriptor (type `h`); the value owns it.
     case unixFD(FileDescriptor)
+    /// An `ay` as one contiguous buffer (no per-byte values: the GATT payload path).
+    case byteArray([UInt8])
     /// An array whose elements all have the signature `element`.
     indirect case array(element: DBusSignature, [DBusValue])
     /// A dictionary `a{kv}`; `key` must be a basic type. Entry order is kept.
@@ -45,6 +50,7 @@ public enum DBusValue: Sendable, CustomStringConvertible {
         case .objectPath: return .objectPath
         case .signature: return .signature
         case .unixFD: return .unixFD
+        case .byteArray: return .array(of: .byte)
         case .array(let element, _): return .array(of: element)
         case .dictionary(let key, let value, _): return .dictionary(key: key, value: value)
         case .variant: return .variant
@@ -121,6 +127,8 @@ public enum DBusValue: Sendable, CustomStringConvertible {
         case .objectPath(let v): return "path \(v)"
         case .signature(let v): return "signature \(v)"
         case .unixFD(let v): return v.description
+        case .byteArray(let bytes):
+            return "ay[" + bytes.map { "byte \($0)" }.joined(separator: ", ") + "]"
         case .array(let element, let items):
             return "a\(element)[" + items.map(\.description).joined(separator: ", ") + "]"
         case .dictionary(let key, let value, let entries):
@@ -148,6 +156,10 @@ extension DBusValue: Equatable {
         case (.objectPath(let a), .objectPath(let b)): return a == b
         case (.signature(let a), .signature(let b)): return a == b
         case (.unixFD(let a), .unixFD(let b)): return a === b
+        case (.byteArray(let a), .byteArray(let b)): return a == b
+        case (.byteArray(let a), .array(let element, let items)), (.array(let element, let items), .byteArray(let a)):
+            return element == .byte && a.count == items.count
+                && zip(a, items).allSatisfy { if case .byte(let b) = $1 { return $0 == b } else { return false } }
         case (.array(let ea, let a), .array(let eb, let b)): return ea == eb && a == b
         case (.dictionary(let ka, let va, let a), .dictionary(let kb, let vb, let b)):
             return ka == kb && va == vb && a.count == b.count

@@ -88,19 +88,18 @@ enum MessageDecoder {
         }
         let element = DBusSignature(unchecked: elementText)
         if element == .byte {
-            return .array(element: element, try fixedBytes(&sub))
+            return .byteArray(fixedBytes(&sub))
         }
         return .array(element: element, try readAll(&sub))
     }
 
-    /// Fast path for `ay` (notification payloads).
-    private static func fixedBytes(_ sub: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+    /// An `ay` in one copy (`dbus_message_iter_get_fixed_array`): no per-byte values.
+    private static func fixedBytes(_ sub: inout DBusMessageIter) -> [UInt8] {
         var pointer: UnsafeMutableRawPointer? = nil
         var count: Int32 = 0
         withUnsafeMutablePointer(to: &pointer) { dbus_message_iter_get_fixed_array(&sub, $0, &count) }
         guard count > 0, let pointer else { return [] }
-        let bytes = UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: Int(count))
-        return bytes.map { .byte($0) }
+        return Array(UnsafeBufferPointer(start: pointer.assumingMemoryBound(to: UInt8.self), count: Int(count)))
     }
 
     private static func basic<T>(_ iter: inout DBusMessageIter, _ initial: T) -> T {

@@ -21,17 +21,10 @@ enum MessageEncoder {
         case .unixFD(let fd):
             guard var raw = fd.rawValue else { throw .invalidValue("file descriptor is closed") }
             try basic(&iter, TypeCode.unixFD, &raw)  // libdbus duplicates it
+        case .byteArray(let bytes):
+            try byteArray(&iter, bytes)
         case .array(let element, let items) where element == .byte:
-            let bytes = items.map { if case .byte(let b) = $0 { return b } else { return 0 } }  // validated before
-            try container(&iter, TypeCode.array, "y") { (sub: inout DBusMessageIter) throws(DBusError) in
-                let ok = bytes.withUnsafeBufferPointer { buffer -> dbus_bool_t in
-                    var start = buffer.baseAddress
-                    return withUnsafeMutablePointer(to: &start) {
-                        dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, $0, Int32(buffer.count))
-                    }
-                }
-                guard ok != 0 else { throw .outOfMemory }
-            }
+            try byteArray(&iter, items.map { if case .byte(let b) = $0 { return b } else { return 0 } })  // validated
         case .array(let element, let items):
             try container(&iter, TypeCode.array, element.rawValue) { (sub: inout DBusMessageIter) throws(DBusError) in
                 for item in items { try append(item, to: &sub) }
@@ -56,6 +49,20 @@ enum MessageEncoder {
             try container(&iter, TypeCode.structure, nil) { (sub: inout DBusMessageIter) throws(DBusError) in
                 for member in members { try append(member, to: &sub) }
             }
+        }
+    }
+
+    /// An `ay` in one copy (`dbus_message_iter_append_fixed_array`).
+    private static func byteArray(_ iter: inout DBusMessageIter, _ bytes: [UInt8]) throws(DBusError) {
+        guard bytes.count <= Int(Int32.max) else { throw .invalidValue("byte array too long") }
+        try container(&iter, TypeCode.array, "y") { (sub: inout DBusMessageIter) throws(DBusError) in
+            let ok = bytes.withUnsafeBufferPointer { buffer -> dbus_bool_t in
+                var start = buffer.baseAddress
+                return withUnsafeMutablePointer(to: &start) {
+                    dbus_message_iter_append_fixed_array(&sub, TypeCode.byte, $0, Int32(buffer.count))
+                }
+            }
+            guard ok != 0 else { throw .outOfMemory }
         }
     }
 
