@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Fault 2 (issue 8), inside the bluez-vm guest: the peripheral disappears mid-message.
 #   relay-central --reconnect (hci1) connects to relay-peripheral (hci0), which starts sending
-#   a 512 KiB message; the peripheral process is killed (SIGKILL) mid-message. BlueZ keeps the LE
-#   link (the central's bluetoothd owns it) and first sends what the killed program had already
-#   handed to it, then removes the relay service (Service Changed). The central must report the
-#   disconnect and the partial message dropped; when a new relay-peripheral starts on hci0 it
-#   reconnects by itself and a counter and a message go each way.
-# The message is kept small because everything bluetoothd queued before the kill still goes out
-# first (about 25 KB/s here): the central can only notice once that backlog has drained.
-# vm-timeout: 240
+#   a 4 MiB message; the peripheral process is killed (SIGKILL) mid-message, as soon as the
+#   central receives the first frame. BlueZ keeps the LE link (the central's bluetoothd owns it)
+#   and first sends what the killed program had already handed to it, then removes the relay
+#   service (Service Changed). The central must report the disconnect and the partial message
+#   dropped; when a new relay-peripheral starts on hci0 it reconnects by itself and a counter and
+#   a message go each way.
+# bluetoothd takes notifications from the program much faster than the air carries them (about
+# 25 KB/s here), so the program must be killed before it has handed over the whole message
+# (checked: no `sent` line), and the central can only notice once that backlog has drained.
+# vm-timeout: 360
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
 p1=$out/peripheral1.out p2=$out/peripheral2.out c=$out/central.out
 
-head -c 524288 /dev/urandom > "$out/big.bin"
+head -c 4194304 /dev/urandom > "$out/big.bin"
 open_input central 8
 start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --connect sample --reconnect \
   --max-message 8388608
@@ -23,13 +25,12 @@ start_fed peripheral1 "$fifos/peripheral1.in" "$bin/relay-peripheral" --adapter 
 echo start >&7
 wait_for_line "$p1" '"event":"subscribed"' 90 || fail "the central never subscribed"
 echo "send-file $out/big.bin" >&7
-wait_for_line "$c" '"event":"receiving"' 30 || fail "the central never started receiving"
-sleep 2
-grep -q '"event":"message"' "$c" && fail "the 512 KiB message already arrived: cannot kill mid-message"
+wait_for_line "$c" '"event":"receiving"' 60 || fail "the central never started receiving"
 kill -KILL "${started[peripheral1]}"
+grep -q '"event":"sent"' "$p1" && fail "relay-peripheral had handed the whole message to bluetoothd: cannot kill mid-message"
 finish peripheral1 5 || true
 exec 7>&-
-wait_for_line "$c" '"event":"dropped"' 120 || fail "the central did not report the partial message dropped"
+wait_for_line "$c" '"event":"dropped"' 180 || fail "the central did not report the partial message dropped"
 wait_for_line "$c" '"event":"disconnected"' 60 || fail "the central did not report the disconnect"
 dropped=$(grep '"event":"dropped"' "$c" | head -n 1)
 
