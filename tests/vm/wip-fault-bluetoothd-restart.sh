@@ -5,6 +5,7 @@
 #   org.bluez leaving (not-available) and coming back (poweredOn), the peripheral must register
 #   and advertise again and the central reconnect, by themselves; then a counter and a message
 #   go each way again.
+# vm-controllers: 2
 # vm-timeout: 240
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"

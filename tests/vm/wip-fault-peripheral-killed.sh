@@ -10,6 +10,7 @@
 # bluetoothd takes notifications from the program much faster than the air carries them (about
 # 25 KB/s here), so the program must be killed before it has handed over the whole message
 # (checked: no `sent` line), and the central can only notice once that backlog has drained.
+# vm-controllers: 2
 # vm-timeout: 360
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"

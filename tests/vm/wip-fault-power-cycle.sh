@@ -6,6 +6,7 @@
 #   disconnect and reconnects by itself; counters and a message go both ways. Then the same with
 #   `btmgmt --index 1` (the central's adapter): the central reports poweredOff/poweredOn and
 #   reconnects by itself; both directions work again. Neither program is told anything.
+# vm-controllers: 2
 # vm-timeout: 300
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
