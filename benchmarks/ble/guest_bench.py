@@ -166,6 +166,23 @@ def restart_bluetooth(logs):
 
 SETTLE = 2.0
 
+# scripts/vm/guest-bluetooth runs bluetoothd SCHED_FIFO on btvirt's vCPU (links need it while they
+# are set up). Under sustained traffic bluetoothd is then never idle and btvirt, the emulated
+# radio, gets only the kernel's real-time throttle (5 %): that caps fast senders (relay) more than
+# slow ones (the Python peers). Once the programs are connected and subscribed, every session (both
+# sides alike) puts bluetoothd back on normal scheduling, as tests/vm/soak.sh does;
+# --keep-fifo keeps it, to compare.
+KEEP_FIFO = False
+
+
+def normal_scheduling(pid):
+    if KEEP_FIFO:
+        return
+    subprocess.run(["chrt", "-o", "-a", "-p", "0", str(pid)], check=True, stdout=subprocess.DEVNULL)
+    policy = subprocess.run(["chrt", "-p", str(pid)], capture_output=True, text=True).stdout
+    if "SCHED_OTHER" not in policy:
+        raise RuntimeError(f"bluetoothd still not SCHED_OTHER: {policy.strip()}")
+
 
 def install_binaries():
     """Copies the relay programs to the guest's tmpfs (local disk, like an installed program)."""
@@ -297,6 +314,7 @@ def main_session(side, logs, options, result, transfers):
         log(f"{side.name}: peripheral advertising after {peripheral_startup:.3f} s, central ready after "
             f"{central_startup:.3f} s, MTU {mtu}")
         peripheral.wait("subscribed", timeout=30)
+        normal_scheduling(daemon)
         time.sleep(0.5)
 
         # 1. counters
@@ -354,6 +372,7 @@ def main_session(side, logs, options, result, transfers):
 def echo_session(side, logs, options, result):
     os.makedirs(logs, exist_ok=True)
     restart_bluetooth(logs)
+    daemon = bluetoothd_pid()
     peripheral, peripheral_startup = side.peripheral(logs, echo=True)
     central = None
     try:
@@ -361,6 +380,7 @@ def echo_session(side, logs, options, result):
         result["startup_peripheral"].append(peripheral_startup)
         result["startup_central"].append(central_startup)
         peripheral.wait("subscribed", timeout=30)
+        normal_scheduling(daemon)
         time.sleep(0.5)
         trips = []
         for value in range(options.warmup + options.round_trips):
@@ -397,7 +417,11 @@ def main():
     parser.add_argument("--round-trips", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--sides", default="relay,peers")
+    parser.add_argument("--keep-fifo", action="store_true",
+                        help="leave bluetoothd SCHED_FIFO during the measurements (as before 2026-11-29)")
     options = parser.parse_args()
+    global KEEP_FIFO
+    KEEP_FIFO = options.keep_fifo
 
     files = {}
     for role in ("central", "peripheral"):
@@ -449,6 +473,7 @@ def save(results, options, started):
     machine = {"guest_kernel": os.uname().release, "guest_nproc": os.cpu_count(),
                "bluetoothd": subprocess.run(["bluetoothd", "--version"], capture_output=True, text=True).stdout.strip(),
                "seconds": time.monotonic() - started,
+               "bluetoothd_scheduling": "SCHED_FIFO throughout" if KEEP_FIFO else "SCHED_OTHER once connected",
                "options": vars(options)}
     with open(os.path.join(OUT, "results.json.partial"), "w") as handle:
         json.dump({"machine": machine, **results}, handle, indent=1)
