@@ -14,7 +14,7 @@
 #     and its whole state is freed (`status` lists no central).
 
 # vm-controllers: 3
-# vm-timeout: 240
+# vm-timeout: 300
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
 a_address=${RELAY_VM_HCI1_ADDRESS:-00:AA:01:01:00:01}
