@@ -10,6 +10,11 @@
 #                                command started inside a function gets /dev/null as stdin in a
 #                                non-interactive shell, whatever the caller redirected)
 #   vm_rss PID / vm_hwm PID      resident / peak resident memory of PID in KiB
+#   start_reconnecting_pair      relay-central --reconnect on hci1 (commands on fd 8), scanning
+#                                before relay-peripheral on hci0 (fd 7) starts advertising;
+#                                their --json logs are $out/central.out and $out/peripheral.out
+#   exchange_round N [SECONDS]   the Nth time the central is subscribed (waits up to SECONDS,
+#                                default 90) and ready: a counter and a message each way
 field() { grep "\"event\":\"$2\"" "$1" | sed -n "s/.*\"$3\":\"\{0,1\}\([^\",}]*\).*/\1/p" | tr '\n' ','; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 wait_for_count() {
@@ -33,3 +38,27 @@ start_fed() { # name input command...
 }
 vm_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }
+
+start_reconnecting_pair() {
+  open_input peripheral 7
+  open_input central 8
+  start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json \
+    --connect sample --reconnect
+  wait_for_line "$out/central.out" '"event":"scanning"' 30 || fail "the central never scanned"
+  start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json
+  echo start >&7
+}
+exchange_round() { # round [seconds to wait for the subscription]
+  local round=$1 p=$out/peripheral.out c=$out/central.out
+  wait_for_count "$p" '"event":"subscribed"' "$round" "${2:-90}" ||
+    fail "round $round: the central did not subscribe"
+  wait_for_count "$c" '"event":"ready"' "$round" 30 || fail "round $round: the central is not ready"
+  echo "write $((100 + round))" >&8
+  echo "send central round $round" >&8
+  wait_for_count "$p" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the peripheral"
+  wait_for_count "$p" '"event":"message"' "$round" 30 || fail "round $round: no message at the peripheral"
+  echo "notify $((200 + round))" >&7
+  echo "send peripheral round $round" >&7
+  wait_for_count "$c" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the central"
+  wait_for_count "$c" '"event":"message"' "$round" 30 || fail "round $round: no message at the central"
+}

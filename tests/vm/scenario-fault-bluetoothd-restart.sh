@@ -12,33 +12,14 @@ source "$(dirname "$0")/faults-lib.sh"
 p=$out/peripheral.out c=$out/central.out
 state=/run/relay-vm
 
-open_input peripheral 7
-open_input central 8
-start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --connect sample --reconnect
-wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
-start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json
-echo start >&7
-
-exchange() { # round: a counter and a message each way
-  local round=$1
-  wait_for_count "$p" '"event":"subscribed"' "$round" 120 || fail "round $round: the central did not subscribe"
-  wait_for_count "$c" '"event":"ready"' "$round" 30 || fail "round $round: the central is not ready"
-  echo "write $((100 + round))" >&8
-  echo "send central round $round" >&8
-  wait_for_count "$p" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the peripheral"
-  wait_for_count "$p" '"event":"message"' "$round" 30 || fail "round $round: no message at the peripheral"
-  echo "notify $((200 + round))" >&7
-  echo "send peripheral round $round" >&7
-  wait_for_count "$c" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the central"
-  wait_for_count "$c" '"event":"message"' "$round" 30 || fail "round $round: no message at the central"
-}
+start_reconnecting_pair
 
 bluez_on_bus() {
   dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus / \
     org.freedesktop.DBus.NameHasOwner string:org.bluez 2>/dev/null | grep -q true
 }
 
-exchange 1
+exchange_round 1 120
 old=$(cat "$state/bluetoothd.pid")
 kill -KILL "$old"
 while kill -0 "$old" 2>/dev/null; do sleep 0.05; done
@@ -56,7 +37,7 @@ wait_for_count "$p" '"state":"poweredOn"' 2 30 || fail "the peripheral did not r
 chrt -f -a -p 10 "$(cat "$state/bluetoothd.pid")" > /dev/null 2>&1 || true
 wait_for_count "$p" '"event":"advertising"' 2 30 || fail "the peripheral did not advertise again by itself"
 wait_for_count "$c" '"state":"poweredOn"' 2 30 || fail "the central did not report Bluetooth back on"
-exchange 2
+exchange_round 2 120
 
 echo quit >&8
 finish central 30 || true

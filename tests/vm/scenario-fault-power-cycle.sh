@@ -12,28 +12,9 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
 p=$out/peripheral.out c=$out/central.out
 
-open_input peripheral 7
-open_input central 8
-start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --connect sample --reconnect
-wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
-start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json
-echo start >&7
+start_reconnecting_pair
 
-exchange() { # round: a counter and a message each way
-  local round=$1
-  wait_for_count "$p" '"event":"subscribed"' "$round" 90 || fail "round $round: the central did not subscribe again"
-  wait_for_count "$c" '"event":"ready"' "$round" 30 || fail "round $round: the central is not ready"
-  echo "write $((100 + round))" >&8
-  echo "send central round $round" >&8
-  wait_for_count "$p" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the peripheral"
-  wait_for_count "$p" '"event":"message"' "$round" 30 || fail "round $round: no message at the peripheral"
-  echo "notify $((200 + round))" >&7
-  echo "send peripheral round $round" >&7
-  wait_for_count "$c" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the central"
-  wait_for_count "$c" '"event":"message"' "$round" 30 || fail "round $round: no message at the central"
-}
-
-exchange 1
+exchange_round 1
 # The peripheral's adapter goes off and on.
 # btvirt keeps a powered-off controller advertising and connectable, and forgets a connection at
 # its next reset without telling the peer: a central connecting to hci0 while it is off holds a
@@ -50,7 +31,7 @@ wait_for_count "$p" '"state":"poweredOn"' 2 20 || fail "the peripheral did not r
 kill -CONT "${started[central]}"
 wait_for_count "$c" '"event":"disconnected"' 1 30 || fail "the central did not report the disconnect"
 wait_for_count "$p" '"event":"advertising"' 2 30 || fail "the peripheral did not advertise again by itself"
-exchange 2
+exchange_round 2
 
 # The central's adapter goes off and on.
 btmgmt --index 1 power off >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed: $(cat "$out/btmgmt.log")"
@@ -59,7 +40,7 @@ wait_for_count "$p" '"event":"disconnected"' 2 30 || fail "the peripheral did no
 sleep 1
 btmgmt --index 1 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed: $(cat "$out/btmgmt.log")"
 wait_for_count "$c" '"state":"poweredOn"' 2 20 || fail "the central did not report its adapter powered on"
-exchange 3
+exchange_round 3
 
 echo quit >&8
 finish central 30 || true
