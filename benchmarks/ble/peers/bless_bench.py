@@ -24,7 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "tests", "vm", "peers"))
 
-from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties  # noqa: E402
+from bless import BlessServer  # noqa: E402
 
 import article  # noqa: E402
 
@@ -45,15 +45,7 @@ class BenchPeripheral:
 
     async def start(self):
         server = self.server
-        await server.add_new_service(article.SERVICE_UUID)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.WRITE_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.write_without_response,
-            None, GATTAttributePermissions.readable | GATTAttributePermissions.writeable)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.NOTIFY_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.notify,
-            None, GATTAttributePermissions.readable)
+        await article.add_relay_service(server)
         server.read_request_func = lambda characteristic, **_: characteristic.value or b""
         server.write_request_func = self.on_write
         await server.setup_task

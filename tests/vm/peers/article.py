@@ -1,6 +1,6 @@
 """What the original iOS/watchOS demo apps agree on: the GATT UUIDs and the counter codec.
 
-Shared by the third-party peers in this folder (bleak_central.py, bless_peripheral.py).
+Shared by the third-party peers in this folder and in benchmarks/ble/peers.
 """
 import hashlib
 import json
@@ -18,6 +18,21 @@ LOCAL_NAME = "sample"
 # BlueZ 5.66 silently drops write commands of 511-514 bytes at MTU 517 (its length check
 # counts the 2 handle bytes against 512), so a value carries at most this many bytes.
 MAX_VALUE_LENGTH = 510
+
+
+async def add_relay_service(server) -> None:
+    """Adds the article's service and its two characteristics to a bless server."""
+    from bless import GATTAttributePermissions, GATTCharacteristicProperties
+
+    await server.add_new_service(SERVICE_UUID)
+    await server.add_new_characteristic(
+        SERVICE_UUID, WRITE_UUID,
+        GATTCharacteristicProperties.read | GATTCharacteristicProperties.write_without_response,
+        None, GATTAttributePermissions.readable | GATTAttributePermissions.writeable)
+    await server.add_new_characteristic(
+        SERVICE_UUID, NOTIFY_UUID,
+        GATTCharacteristicProperties.read | GATTCharacteristicProperties.notify,
+        None, GATTAttributePermissions.readable)
 
 
 def encode_counter(value: int) -> bytes:

@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 
-from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties
+from bless import BlessServer
 
 import article
 
@@ -73,15 +73,7 @@ class Peripheral:
 
     async def start(self):
         server = self.server
-        await server.add_new_service(article.SERVICE_UUID)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.WRITE_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.write_without_response,
-            None, GATTAttributePermissions.readable | GATTAttributePermissions.writeable)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.NOTIFY_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.notify,
-            None, GATTAttributePermissions.readable)
+        await article.add_relay_service(server)
         server.read_request_func = self.on_read
         server.write_request_func = self.on_write
         await server.setup_task

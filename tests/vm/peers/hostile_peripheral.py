@@ -21,7 +21,7 @@ import os
 import signal
 import sys
 
-from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties
+from bless import BlessServer
 
 import article
 from hostile_frames import fresh_first, garbage, honest_frames, honest_sizes
@@ -38,15 +38,7 @@ class HostilePeripheral:
 
     async def start(self):
         server = self.server
-        await server.add_new_service(article.SERVICE_UUID)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.WRITE_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.write_without_response,
-            None, GATTAttributePermissions.readable | GATTAttributePermissions.writeable)
-        await server.add_new_characteristic(
-            article.SERVICE_UUID, article.NOTIFY_UUID,
-            GATTCharacteristicProperties.read | GATTCharacteristicProperties.notify,
-            None, GATTAttributePermissions.readable)
+        await article.add_relay_service(server)
         server.read_request_func = lambda characteristic, **_: characteristic.value or b""
         server.write_request_func = lambda *_, **__: None
         await server.setup_task
