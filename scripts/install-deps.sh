@@ -22,3 +22,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# The VM scenarios run a patched btvirt (several connections per controller); built once.
+if [[ " ${want[*]} " == *" test "* ]]; then
+  "$(dirname "$0")/vm/build-btvirt.sh"
+fi
