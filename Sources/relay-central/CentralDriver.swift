@@ -16,6 +16,8 @@ final class CentralDriver {
     private var client: BlueZClient?
     private var adapterPath: ObjectPath?
     private var writeLink: AcquiredLink?
+    /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
+    private var notifySocket: NotificationSocket?
     /// A socket value that met a full socket: sent again once it is writable.
     private var blockedValue: [UInt8]?
     private var scanTimer: EventLoop.Token?
@@ -104,6 +106,8 @@ final class CentralDriver {
     func shutdown(_ done: @escaping () -> Void) {
         writeLink?.close()
         writeLink = nil
+        notifySocket?.close()
+        notifySocket = nil
         let peer = session.peer
         // The session stops scanning and reconnecting: the disconnection below is not a loss.
         feed(.quitting)
@@ -181,17 +185,21 @@ final class CentralDriver {
                 self?.feed(.notifyStarted(result.failure))
             }
         case .acquireWrite(let id): acquireWrite(id)
+        case .acquireNotify(let id): acquireNotify(id)
         case .readMTU(let id):
             let mtu = client?.tree.characteristic(at: path(id))?.mtu.map { MTU(clamping: Int($0.rawValue)) }
             feed(.mtuRead(mtu))
         case .write(let value, let via, let id): write(value, via: via, to: id)
-        case .releaseWrite:
+        case .releaseSockets:
             writeLink?.close()
             writeLink = nil
             blockedValue = nil
+            notifySocket?.close()
+            notifySocket = nil
         case .readValue(let role, let id):
             guard let client else { return feed(.readFinished(role, .failure(BlueZError(.gone, "bluetoothd is not running")))) }
-            if role == .notify { valuesDuringRead = [] }
+            // Through the socket, notifications never change `Value`: only the read does.
+            if role == .notify, notifySocket == nil { valuesDuringRead = [] }
             client.readValue(characteristic: path(id)) { [weak self] result in
                 self?.readDone(role, result)
             }
@@ -281,6 +289,48 @@ final class CentralDriver {
         }
     }
 
+    /// `AcquireNotify` when the characteristic offers it (`NotifyAcquired` present); the socket is
+    /// handed to a `NotificationSocket` so that it is read even while the loop is busy.
+    private func acquireNotify(_ id: CharacteristicID) {
+        guard let client else { return feed(.notifyAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
+        guard client.tree.characteristic(at: path(id))?.notifyAcquired != nil else {
+            return feed(.notifyAcquireFailed(BlueZError(.notSupported, "no NotifyAcquired property")))
+        }
+        client.acquireNotify(characteristic: path(id)) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let link):
+                let socket: NotificationSocket
+                do {
+                    socket = try NotificationSocket(taking: link, loop: self.loop)
+                } catch {
+                    link.close()
+                    return self.feed(.notifyAcquireFailed(BlueZError(.failed, "notification reader: \(error)")))
+                }
+                self.notifySocket?.close()
+                self.notifySocket = socket
+                socket.onEvent = { [weak self, weak socket] event in
+                    guard let self, let socket, self.notifySocket === socket else { return }
+                    self.notifySocketEvent(event)
+                }
+                self.feed(.notifyAcquired)
+            case .failure(let error):
+                self.feed(.notifyAcquireFailed(error))
+            }
+        }
+    }
+
+    private func notifySocketEvent(_ event: AcquiredLink.Event) {
+        switch event {
+        case .received(let value):
+            feed(.notification(value, at: loop.now))
+        case .writable: break
+        case .closed:
+            notifySocket = nil
+            feed(.notifySocketClosed)
+        }
+    }
+
     private func write(_ value: [UInt8], via: WritePath, to id: CharacteristicID) {
         switch via {
         case .socket:
@@ -355,6 +405,8 @@ final class CentralDriver {
         case .device(.disconnected): break
         case .gatt(.valueChanged(let characteristic, let value)):
             guard characteristic.path.rawValue == session.notifyCharacteristic?.path else { return }
+            // With the AcquireNotify socket, a `Value` change is a read's echo, not a notification.
+            guard notifySocket == nil else { return }
             if valuesDuringRead != nil {
                 valuesDuringRead?.append(value)
             } else {

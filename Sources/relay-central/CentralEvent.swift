@@ -9,7 +9,8 @@ enum CentralEvent: Equatable, Sendable {
     case discovered(Candidate)
     case connecting(Peer)
     case connected(Peer)
-    case ready(Peer, mtu: MTU, path: WritePath)
+    /// Subscribed and MTU known; `path` says how values are written, `notify` how notifications arrive.
+    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath)
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
@@ -99,10 +100,10 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateFields(candidate)
         case .connecting(let peer), .connected(let peer):
             return Self.peerFields(peer)
-        case .ready(let peer, let mtu, let path):
+        case .ready(let peer, let mtu, let path, let notify):
             return Self.peerFields(peer) + [
                 ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength))),
-                ("path", .string(path.rawValue)),
+                ("path", .string(path.rawValue)), ("notify", .string(notify.rawValue)),
             ]
         case .mtu(let mtu):
             return [("mtu", .integer(Int64(mtu.value)))]
@@ -175,8 +176,8 @@ extension CentralEvent: ReportableEvent {
             return "[\(candidate.index)] \(candidate.address) \(candidate.name) RSSI \(candidate.rssi.map(String.init) ?? "?")"
         case .connecting(let peer): return "Connecting to \(peer)…"
         case .connected(let peer): return "Connected to \(peer), resolving services…"
-        case .ready(let peer, let mtu, let path):
-            return "Ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes, via \(path.rawValue))"
+        case .ready(let peer, let mtu, let path, let notify):
+            return "Ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes, via \(path.rawValue); notifications via \(notify.rawValue))"
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "Disconnected from \(peer): \(reason)"
         case .reconnecting(let address): return "Reconnecting to \(address)…"

@@ -36,6 +36,12 @@ enum CentralInput: Equatable, Sendable {
     case characteristicsFound(DeviceID, [RemoteCharacteristic])
     /// `StartNotify` replied (nil: success).
     case notifyStarted(BlueZError?)
+    /// `AcquireNotify` gave a socket: notifications arrive as its datagrams.
+    case notifyAcquired
+    /// `AcquireNotify` was refused (or the characteristic lacks `NotifyAcquired`): use `StartNotify`.
+    case notifyAcquireFailed(BlueZError)
+    /// The `AcquireNotify` socket closed (BlueZ released it or the link dropped).
+    case notifySocketClosed
     /// `AcquireWrite` gave a socket with this MTU.
     case writeAcquired(MTU)
     case writeAcquireFailed(BlueZError)
@@ -78,13 +84,15 @@ enum CentralAction: Equatable, Sendable {
     /// Look up the characteristics under the device and answer `characteristicsFound`.
     case findCharacteristics(DeviceID)
     case startNotify(CharacteristicID)
+    /// Subscribe through an `AcquireNotify` socket; answer `notifyAcquired` or `notifyAcquireFailed`.
+    case acquireNotify(CharacteristicID)
     case acquireWrite(CharacteristicID)
     /// Read the characteristic's `MTU` property and answer `mtuRead`.
     case readMTU(CharacteristicID)
     /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
     case write([UInt8], via: WritePath, to: CharacteristicID)
-    /// Close the `AcquireWrite` socket, if any.
-    case releaseWrite
+    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
+    case releaseSockets
     case readValue(CharacteristicRole, CharacteristicID)
     case startReconnectTimer(seconds: Double)
     case cancelReconnectTimer

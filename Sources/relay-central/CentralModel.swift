@@ -123,6 +123,15 @@ enum WritePath: String, Sendable, Equatable {
     case writeValue = "write-value"
 }
 
+/// How notifications reach the central.
+enum NotifyPath: String, Sendable, Equatable {
+    /// The `AcquireNotify` socket: one datagram per notification, read on its own thread (no
+    /// dbus-daemon hop); `StartNotify` when BlueZ refuses it.
+    case socket
+    /// `StartNotify`, then `Value` changes (`PropertiesChanged` signals through dbus-daemon).
+    case signal
+}
+
 /// The connected (or connecting) peripheral.
 struct Peer: Equatable, Sendable, CustomStringConvertible {
     var id: DeviceID

@@ -67,6 +67,8 @@ struct CentralOptions: Equatable, Sendable {
     var saveDirectory: String?
     /// How values are written: the `AcquireWrite` socket (falling back to `WriteValue`), or `WriteValue` only.
     var writePath = WritePath.socket
+    /// How notifications arrive: the `AcquireNotify` socket (falling back to `StartNotify`), or signals only.
+    var notifyPath = NotifyPath.signal
 }
 
 /// What the command line asks for.
@@ -80,7 +82,8 @@ extension CentralLaunch {
     static let usage = """
         usage: relay-central [--adapter hciN|ADDRESS] [--name NAME] [--json] [--scan-timeout S]
                              [--connect NAME|ADDRESS] [--reconnect] [--max-message BYTES]
-                             [--save-dir DIR] [--write-path socket|write-value] [--help] [--version]
+                             [--save-dir DIR] [--write-path socket|write-value]
+                             [--notify-path socket|signal] [--help] [--version]
         """
 
     static let optionHelp = """
@@ -95,6 +98,8 @@ extension CentralLaunch {
           --save-dir DIR          save every received message to a file in DIR
           --write-path PATH       socket (default: AcquireWrite, WriteValue when refused) or write-value
                                   (always WriteValue commands, each after the previous one completed)
+          --notify-path PATH      signal (default: StartNotify, values as PropertiesChanged signals) or socket
+                                  (AcquireNotify, read on its own thread; StartNotify when refused)
           --help                  show this help and exit
           --version               show the version and exit
         Commands (type 'help' inside): scan, scan stop, list, connect N|ADDRESS, disconnect, write [N],
@@ -157,6 +162,12 @@ extension CentralLaunch {
                     throw UsageError("--write-path: \(ArgumentParser.quoted(text)) is neither socket nor write-value")
                 }
                 options.writePath = path
+            case "--notify-path":
+                let text = try value(for: option, inline: inline)
+                guard let path = NotifyPath(rawValue: text) else {
+                    throw UsageError("--notify-path: \(ArgumentParser.quoted(text)) is neither socket nor signal")
+                }
+                options.notifyPath = path
             case "--save-dir":
                 let directory = try value(for: option, inline: inline)
                 guard !directory.isEmpty else { throw UsageError("--save-dir needs a directory") }

@@ -187,14 +187,16 @@ extension CentralSession {
         guard notify.flags.contains(.notify) else {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
-        // StartNotify, not AcquireNotify: BlueZ drops notifications when an AcquireNotify socket's
-        // short queue is full (seen on 5.66 with a 1 MiB message), while D-Bus queues the signals.
+        // AcquireNotify only with --notify-path socket: bluetoothd drops a notification when the
+        // socket is full, so the driver reads it on its own thread (see NotificationSocket).
+        let subscribe: CentralAction =
+            settings.notifyPath == .socket ? .acquireNotify(notify.id) : .startNotify(notify.id)
         if settings.writePath == .writeValue {
             link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id, path: .writeValue))
-            return [.startNotify(notify.id), .readMTU(write.id)]
+            return [subscribe, .readMTU(write.id)]
         }
         link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
-        return [.startNotify(notify.id), .acquireWrite(write.id)]
+        return [subscribe, .acquireWrite(write.id)]
     }
 
     /// The device answered but is not a relay peripheral: say so and disconnect. While reconnecting
@@ -234,7 +236,40 @@ extension CentralSession {
                 disconnectReason: "subscription failed")
         }
         relay.notifying = true
+        relay.notifyVia = .signal
         return checkReady(peer, relay)
+    }
+
+    mutating func notifyAcquired() -> [CentralAction] {
+        guard case .subscribing(let peer, var relay) = link else { return [] }
+        relay.notifying = true
+        relay.notifyVia = .socket
+        return checkReady(peer, relay)
+    }
+
+    /// `AcquireNotify` was refused: subscribe with `StartNotify` (its failure abandons the link).
+    mutating func notifyAcquireFailed() -> [CentralAction] {
+        guard case .subscribing(_, let relay) = link, !relay.notifying else { return [] }
+        return [.startNotify(relay.notify)]
+    }
+
+    /// The `AcquireNotify` socket closed under a link that is still up as far as we know:
+    /// subscribe again with `StartNotify` so that notifications keep coming (when the link is
+    /// going down, that call fails and the disconnection is reported as usual).
+    mutating func notifySocketClosed() -> [CentralAction] {
+        switch link {
+        case .subscribing(let peer, var relay) where relay.notifyVia == .socket:
+            relay.notifying = false
+            relay.notifyVia = nil
+            link = .subscribing(peer, relay)
+            return [.startNotify(relay.notify)]
+        case .ready(let peer, var relay) where relay.notifyVia == .socket:
+            relay.notifyVia = .signal
+            link = .ready(peer, relay)
+            return [.startNotify(relay.notify)]
+        default:
+            return []
+        }
     }
 
     mutating func writeAcquired(_ mtu: MTU) -> [CentralAction] {
@@ -286,7 +321,8 @@ extension CentralSession {
         autoConnect = nil
         autoConnectPersistent = false
         _ = reassembler.reset()
-        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path))]
+        let notify = relay.notifyVia ?? .signal
+        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path, notify: notify))]
         if let token = connectToken {
             connectToken = nil
             actions.append(.finish(token, .success))
@@ -347,7 +383,7 @@ extension CentralSession {
             readsPending = 0
             actions.append(.finish(token, .failure("read interrupted: \(reason)")))
         }
-        actions.append(.releaseWrite)
+        actions.append(.releaseSockets)
         return actions
     }
 }

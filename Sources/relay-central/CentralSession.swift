@@ -11,6 +11,8 @@ struct CentralSettings: Equatable, Sendable {
     var startupTarget: StartupTarget?
     /// `.writeValue`: never ask for the `AcquireWrite` socket.
     var writePath = WritePath.socket
+    /// `.socket`: subscribe with `AcquireNotify` (falling back to `StartNotify`).
+    var notifyPath = NotifyPath.signal
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
     /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
@@ -37,6 +39,7 @@ struct CentralSettings: Equatable, Sendable {
         saveDirectory = options.saveDirectory
         startupTarget = options.connect
         writePath = options.writePath
+        notifyPath = options.notifyPath
     }
 }
 
@@ -65,6 +68,8 @@ struct CentralSession {
         var write: CharacteristicID
         var notify: CharacteristicID
         var notifying = false
+        /// How notifications arrive, once subscribed.
+        var notifyVia: NotifyPath?
         var mtu: MTU?
         var path: WritePath?
     }
@@ -229,6 +234,9 @@ struct CentralSession {
         case .disconnectFinished(let id, let error): return disconnectFinished(id, error)
         case .characteristicsFound(let id, let characteristics): return characteristicsFound(id, characteristics)
         case .notifyStarted(let error): return notifyStarted(error)
+        case .notifyAcquired: return notifyAcquired()
+        case .notifyAcquireFailed: return notifyAcquireFailed()
+        case .notifySocketClosed: return notifySocketClosed()
         case .writeAcquired(let mtu): return writeAcquired(mtu)
         case .writeAcquireFailed: return writeAcquireFailed()
         case .mtuRead(let mtu): return mtuRead(mtu)

@@ -16,7 +16,7 @@ final class BluezooCentralTests: XCTestCase {
         if !loop.run(until: condition, timeout: timeout) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
     }
 
-    func runExchange(acquire: Bool) throws {
+    func runExchange(acquire: Bool, notifySocket: Bool = false, askForNotifySocket: Bool = false) throws {
         let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress])
         let loop = EventLoop()
 
@@ -30,7 +30,8 @@ final class BluezooCentralTests: XCTestCase {
             LocalService(uuid: RelayProfile.service, characteristics: [
                 LocalCharacteristic(uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse],
                                     supportsAcquireWrite: acquire),
-                LocalCharacteristic(uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify], value: [0, 0, 0, 0]),
+                LocalCharacteristic(uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify], value: [0, 0, 0, 0],
+                                    supportsAcquireNotify: notifySocket),
             ]),
         ])
         var written: [[UInt8]] = []
@@ -47,6 +48,7 @@ final class BluezooCentralTests: XCTestCase {
         let console = Console(format: .json, output: { lines.append($0) })
         var options = CentralOptions()
         options.adapter = .name("hci1")
+        if notifySocket || askForNotifySocket { options.notifyPath = .socket }
         let driver = CentralDriver(options: options, loop: loop, console: console)
         driver.start(bus: .address(bus.address))
         wait("powered on", loop) { driver.session.adapterState == .poweredOn }
@@ -61,6 +63,8 @@ final class BluezooCentralTests: XCTestCase {
         wait("ready", loop) { driver.session.readyLink != nil }
         XCTAssertEqual(driver.session.scan, .idle, "scanning stopped once connected")
         XCTAssertEqual(driver.session.readyLink?.path, acquire ? .socket : .writeValue)
+        XCTAssertEqual(driver.session.readyLink?.notifyVia, notifySocket ? .socket : .signal)
+        XCTAssertTrue(lines.contains { $0.contains(#""event":"ready""#) && $0.contains(notifySocket ? #""notify":"socket""# : #""notify":"signal""#) })
         wait("subscribed on the server", loop) { application.isNotifying(RelayProfile.notifyCharacteristic) }
 
         for token in 102...104 { driver.feed(.command(.write(value: nil), token: token)) }
@@ -108,4 +112,12 @@ final class BluezooCentralTests: XCTestCase {
     func testArticleFlowOverWriteValue() throws { try runExchange(acquire: false) }
 
     func testArticleFlowOverAcquireWrite() throws { try runExchange(acquire: true) }
+
+    /// `--notify-path socket`: notifications through the `AcquireNotify` socket, read on its own thread.
+    func testArticleFlowOverBothSockets() throws { try runExchange(acquire: true, notifySocket: true) }
+
+    /// `--notify-path socket` against a server without `AcquireNotify`: `StartNotify` instead.
+    func testNotifySocketFallsBackToStartNotify() throws {
+        try runExchange(acquire: true, notifySocket: false, askForNotifySocket: true)
+    }
 }

@@ -18,10 +18,10 @@ final class EventRenderingTests: XCTestCase {
 
     func testReadyMessageAndDisconnectedFields() {
         let peer = Peer(id: DeviceID("/d"), address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
-        let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket)
+        let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket)
         XCTAssertEqual(
             console.jsonLine(name: ready.name, fields: ready.fields),
-            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket"}"#)
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket"}"#)
         let message = CentralEvent.message(kind: .text, length: 2, sha256: "ab", text: "hi", file: nil)
         XCTAssertEqual(
             console.jsonLine(name: message.name, fields: message.fields),
@@ -40,7 +40,7 @@ final class EventRenderingTests: XCTestCase {
         let all: [CentralEvent] = [
             .state(.poweredOn, adapter: nil), .scanning(timeout: 1, seeking: nil),
             .scanStopped(reason: .timeout, found: 0), .discovered(Candidate(index: 0, id: DeviceID("/d"), address: peer.address, name: "s", rssi: nil)),
-            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue), .mtu(MTU(23)!),
+            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal), .mtu(MTU(23)!),
             .disconnected(peer, reason: "x"), .reconnecting(peer.address), .counter(Counter(1)), .written(Counter(1)),
             .receiving(ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9)),
             .message(kind: .binary, length: 0, sha256: "", text: nil, file: nil), .dropped(partial, reason: "x"),

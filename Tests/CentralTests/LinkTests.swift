@@ -24,7 +24,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(harness.feed(.notifyStarted(nil)), [])
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         let peer = Peer(id: SessionHarness.peerID, address: SessionHarness.peerAddress, name: "sample")
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(peer, mtu: MTU(517)!, path: .socket)])
+        XCTAssertEqual(SessionHarness.events(ready), [.ready(peer, mtu: MTU(517)!, path: .socket, notify: .signal)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: ready), .success)
         XCTAssertEqual(harness.session.chunker.mtu, MTU(517)!)
     }
@@ -39,7 +39,7 @@ final class ConnectTests: XCTestCase {
         let fallback = harness.feed(.writeAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
         XCTAssertEqual(fallback, [.readMTU(SessionHarness.writeID)])
         let ready = harness.feed(.mtuRead(MTU(247)!))
-        guard case .ready(_, let mtu, let path)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
+        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
         XCTAssertEqual(mtu, MTU(247)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
@@ -57,7 +57,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .readMTU(SessionHarness.writeID)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.mtuRead(MTU(517)!))
-        guard case .ready(_, let mtu, let path)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
+        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
         XCTAssertEqual(mtu, MTU(517)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
@@ -168,7 +168,7 @@ final class DisconnectTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(done).first else { return XCTFail("\(done)") }
         XCTAssertEqual(reason, "disconnected on request")
         XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
-        XCTAssertTrue(done.contains(.releaseWrite))
+        XCTAssertTrue(done.contains(.releaseSockets))
         XCTAssertFalse(done.contains(.startDiscovery))
         XCTAssertEqual(harness.feed(.disconnectFinished(SessionHarness.peerID, nil)), [])
     }

@@ -12,12 +12,14 @@ final class CentralOptionsTests: XCTestCase {
         XCTAssertEqual(options.maxMessage, 1 << 20)
         XCTAssertFalse(options.reconnect)
         XCTAssertEqual(options.writePath, .socket)
+        XCTAssertEqual(options.notifyPath, .signal)
     }
 
     func testEveryOption() throws {
         let launch = try CentralLaunch(parsing: [
             "--adapter", "hci1", "--name=lab", "--json", "--scan-timeout", "2.5", "--connect", "00:aa:01:00:00:00",
             "--reconnect", "--max-message", "64K", "--save-dir", "/tmp/x", "--write-path", "write-value",
+            "--notify-path", "socket",
         ])
         var expected = CentralOptions()
         expected.adapter = .name("hci1")
@@ -29,6 +31,7 @@ final class CentralOptionsTests: XCTestCase {
         expected.maxMessage = 65536
         expected.saveDirectory = "/tmp/x"
         expected.writePath = .writeValue
+        expected.notifyPath = .socket
         XCTAssertEqual(launch, .run(expected))
         XCTAssertEqual(try CentralLaunch(parsing: ["--connect", "sample"]), .run({
             var options = CentralOptions()
@@ -54,6 +57,7 @@ final class CentralOptionsTests: XCTestCase {
             (["--bogus"], "unknown option"), (["scan"], "unexpected argument"), (["--json=yes"], "takes no value"),
             (["--name", ""], "--name"), (["--connect", ""], "--connect"),
             (["--write-path", "acquire"], "--write-path"), (["--write-path"], "needs a value"),
+            (["--notify-path", "value"], "--notify-path"), (["--notify-path"], "needs a value"),
         ]
         for (arguments, expected) in cases {
             XCTAssertThrowsError(try CentralLaunch(parsing: arguments), "\(arguments)") { error in

@@ -89,6 +89,16 @@ public final class AcquiredLink {
         return .failed(code)
     }
 
+    /// Hands the descriptor over to a new owner: the link stops watching it, will not close it,
+    /// and counts as closed from now on. Returns -1 when already closed.
+    public func releaseDescriptor() -> Int32 {
+        if let token { loop.cancel(token) }
+        token = nil
+        let descriptor = fd
+        fd = -1
+        return descriptor
+    }
+
     /// Closes the descriptor (releases the acquisition in BlueZ). No event follows.
     public func close() {
         if let token { loop.cancel(token) }
