@@ -37,6 +37,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             controller.handle(.adapter(.notAvailable(detail), name: nil))
             return
         }
+        StartupTrace.mark("bus connected (Hello answered)")
         self.connection = connection
         connection.onAccessDenied = { [weak self] call in self?.reportRefused(call) }
         let client = BlueZClient(connection: connection)
@@ -54,6 +55,13 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         ownerWatcher = NameOwnerWatcher(connection: connection, name: BlueZInterface.service) { [weak self] state in
             if state == .unowned { self?.evaluateAdapter() }
         }
+        StartupTrace.mark("matches and GetNameOwner sent")
+        // Put our objects on the bus while bluetoothd's answers are on their way, so that the
+        // registrations do not wait for that work. A failure here is reported by the
+        // registration, which exports again.
+        try? application.export()
+        try? advertisement.export()
+        StartupTrace.mark("objects exported")
     }
 
     /// Refused calls from other bus clients, reported at most 3 per 5 s.
@@ -74,6 +82,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private func handleBlueZ(_ event: BlueZEvent) {
         switch event {
         case .serviceVanished, .objectsLoaded:
+            if case .objectsLoaded = event { StartupTrace.once("GetManagedObjects answered") }
             evaluateAdapter()
         case .adapter:
             evaluateAdapter()
@@ -81,7 +90,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             handleDevice(deviceEvent)
         case .problem(let error) where error.kind == .accessDenied:
             controller.handle(.adapter(.notPermitted(Self.notPermittedDetail), name: nil))
-        case .serviceAppeared, .gatt, .problem:
+        case .serviceAppeared:
+            StartupTrace.once("org.bluez owner known")
+        case .gatt, .problem:
             break
         }
     }
@@ -121,6 +132,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
                     + "(check ControllerMode in /etc/bluetooth/main.conf and run bluetoothd 5.50 or newer)"),
                 name: selected.name))
         }
+        if selected.powered { StartupTrace.once("adapter found, powered") }
         controller.handle(.adapter(selected.powered ? .poweredOn : .poweredOff, name: selected.name))
         if selected.powered {
             for device in client.tree.devices(on: selected.path) where device.connected { noteDevice(device) }
@@ -196,8 +208,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         guard let application, let adapter else {
             return controller.handle(.applicationFailed(ticket, "no adapter to register the GATT service on"))
         }
+        StartupTrace.once("RegisterApplication sent")
         application.register(adapter: adapter.path) { [weak self] result in
             guard let self else { return }
+            StartupTrace.once("RegisterApplication answered")
             switch result {
             case .success:
                 self.controller.handle(.applicationRegistered(ticket))
@@ -220,8 +234,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             return controller.handle(.advertisementFailed(ticket, "no adapter to advertise on"))
         }
         advertisement.data = RelayGattProfile.advertisement(name: name)
+        StartupTrace.once("RegisterAdvertisement sent")
         advertisement.register(adapter: adapter.path) { [weak self] result in
             guard let self else { return }
+            StartupTrace.once("RegisterAdvertisement answered")
             switch result {
             case .success:
                 self.controller.handle(.advertisementRegistered(ticket))

@@ -14,6 +14,7 @@ extension PeripheralController {
                     Then: wait advertising.
                     """
             ) { [unowned self] _ in
+                StartupTrace.once("start command read")
                 self.perform(self.session.start())
                 return .success
             },

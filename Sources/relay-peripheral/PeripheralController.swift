@@ -61,7 +61,9 @@ final class PeripheralController {
             case .unregisterApplication: backend?.unregisterApplication()
             case .registerAdvertisement(let ticket, let name): backend?.registerAdvertisement(ticket, name: name)
             case .unregisterAdvertisement: backend?.unregisterAdvertisement()
-            case .report(let event): console.report(event)
+            case .report(let event):
+                console.report(event)
+                if case .advertising = event { StartupTrace.once("advertising printed") }
             case .note(let text): console.print(text)
             case .startSending: schedulePump()
             case .save(let bytes, let path, let event): save(bytes, to: path, then: event)
@@ -197,7 +199,7 @@ final class PeripheralController {
         var parts: [String] = []
         switch session.adapter {
         case .poweredOn?:
-            parts.append(session.advertisement == .active ? "advertising" : session.application == .active ? "idle" : "on")
+            parts.append(session.isAdvertising ? "advertising" : session.application == .active ? "idle" : "on")
         case .some(let other): parts.append(other.phrase)
         case nil: parts.append("waiting")
         }

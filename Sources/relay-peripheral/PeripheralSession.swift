@@ -56,6 +56,10 @@ struct PeripheralSession {
     }
 
     var isPoweredOn: Bool { adapter == .poweredOn }
+    /// Advertising as the user sees it: the advertisement and the service it names are both
+    /// registered (`advertising` was reported). The two registrations are requested together
+    /// and may complete in either order.
+    var isAdvertising: Bool { advertisement == .active && application == .active }
     /// Values waiting to be notified.
     var hasPendingValues: Bool { !outbox.isEmpty }
     var pendingCount: Int { outbox.count }
@@ -68,7 +72,7 @@ struct PeripheralSession {
         wantsAdvertising = true
         releasedByBlueZ = false
         var actions = reconcile()
-        if advertisement == .active, actions.isEmpty {
+        if isAdvertising, actions.isEmpty {
             actions.append(.report(.advertising(name: configuration.name.text)))
         } else if !isPoweredOn {
             let why = adapter.map { "the adapter is \($0.phrase)" } ?? "waiting for the adapter"
@@ -92,7 +96,8 @@ struct PeripheralSession {
         wantsApplication = false
         var actions: [PeripheralAction] = []
         if advertisement == .active {
-            actions += [.unregisterAdvertisement, .report(.stopped(.quit))]
+            actions.append(.unregisterAdvertisement)
+            if isAdvertising { actions.append(.report(.stopped(.quit))) }
         }
         if application == .active { actions.append(.unregisterApplication) }
         advertisement = .absent
@@ -206,20 +211,31 @@ struct PeripheralSession {
         case .applicationRegistered(let ticket):
             guard application == .pending(ticket) else { return [] }
             application = .active
-            return [.report(.registered)] + reconcile()
+            var actions: [PeripheralAction] = [.report(.registered)]
+            // The advertisement's reply came first: advertising starts now.
+            if isAdvertising { actions.append(.report(.advertising(name: configuration.name.text))) }
+            return actions + reconcile()
         case .applicationFailed(let ticket, let message):
             guard application == .pending(ticket) else { return [] }
             application = .absent
             wantsApplication = false
             wantsAdvertising = false
-            return [.report(.error(message, from: nil))]
+            var actions: [PeripheralAction] = [.report(.error(message, from: nil))]
+            // Never advertise a service that is not there: take back an advertisement already
+            // registered (one still pending is taken back when its reply comes).
+            if advertisement == .active {
+                advertisement = .absent
+                actions.insert(.unregisterAdvertisement, at: 0)
+            }
+            return actions
         case .advertisementRegistered(let ticket):
             guard advertisement == .pending(ticket) else { return [] }
             advertisement = .active
             if wantsAdvertising && isPoweredOn {
-                return [.report(.advertising(name: configuration.name.text))]
+                // Reported once the service is registered too (`applicationRegistered`).
+                return isAdvertising ? [.report(.advertising(name: configuration.name.text))] : []
             }
-            // Stopped or powered off while the request was on its way: take it back.
+            // Stopped, powered off or the service failed while the request was on its way: take it back.
             advertisement = .absent
             return [.unregisterAdvertisement]
         case .advertisementFailed(let ticket, let message):
@@ -229,10 +245,11 @@ struct PeripheralSession {
             return [.report(.error(message, from: nil))]
         case .advertisementReleased:
             guard advertisement != .absent else { return [] }
+            let wasAdvertising = isAdvertising
             advertisement = .absent
             guard wantsAdvertising else { return [] }
             if isPoweredOn { releasedByBlueZ = true }
-            return [.report(.stopped(isPoweredOn ? .released : .poweredOff))]
+            return wasAdvertising ? [.report(.stopped(isPoweredOn ? .released : .poweredOff))] : []
         case .connected(let address):
             return ensureCentral(address)
         case .disconnected(let address):
@@ -253,6 +270,7 @@ struct PeripheralSession {
     private mutating func adapterChanged(to status: AdapterStatus, name: String?) -> [PeripheralAction] {
         guard status != adapter || name != adapterName else { return [] }
         let wasOn = isPoweredOn
+        let wasAdvertising = isAdvertising
         adapter = status
         adapterName = name
         var actions: [PeripheralAction] = [.report(.state(status, adapter: name))]
@@ -268,7 +286,7 @@ struct PeripheralSession {
         }
         if advertisement == .active {
             if !lostBlueZ { actions.append(.unregisterAdvertisement) }
-            if wasOn { actions.append(.report(.stopped(lostBlueZ ? .unavailable : .poweredOff))) }
+            if wasOn, wasAdvertising { actions.append(.report(.stopped(lostBlueZ ? .unavailable : .poweredOff))) }
             advertisement = .absent
         } else if case .pending = advertisement, lostBlueZ {
             advertisement = .absent
@@ -286,7 +304,9 @@ struct PeripheralSession {
         return actions
     }
 
-    /// Issues the registrations the wishes and the state call for.
+    /// Issues the registrations the wishes and the state call for. The application and the
+    /// advertisement are requested together (they are independent in bluetoothd: one round trip
+    /// instead of two at start-up); `advertising` is reported once both are registered.
     private mutating func reconcile() -> [PeripheralAction] {
         guard isPoweredOn else { return [] }
         var actions: [PeripheralAction] = []
@@ -295,14 +315,16 @@ struct PeripheralSession {
             application = .pending(ticket)
             actions.append(.registerApplication(ticket))
         }
-        if wantsAdvertising, !releasedByBlueZ, application == .active, advertisement == .absent {
+        if wantsAdvertising, !releasedByBlueZ, application != .absent, advertisement == .absent {
             let ticket = makeTicket()
             advertisement = .pending(ticket)
             actions.append(.registerAdvertisement(ticket, name: configuration.name))
         }
         if !wantsAdvertising, advertisement == .active {
+            let wasAdvertising = isAdvertising
             advertisement = .absent
-            actions += [.unregisterAdvertisement, .report(.stopped(.command))]
+            actions.append(.unregisterAdvertisement)
+            if wasAdvertising { actions.append(.report(.stopped(.command))) }
         }
         return actions
     }

@@ -37,7 +37,7 @@ struct PeripheralStatus: Equatable, Sendable {
         self.adapter = adapter
         state = session.adapter
         registered = session.application == .active
-        advertising = session.advertisement == .active
+        advertising = session.isAdvertising
         name = session.configuration.name.text
         nextCounter = session.counter.value
         lastNotified = session.lastNotified?.value

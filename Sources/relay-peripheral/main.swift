@@ -5,6 +5,8 @@ import Shared
 
 // relay-peripheral: the article's iPhone app as a Linux program with a REPL (see docs/cli.md).
 
+StartupTrace.mark("main entered")
+
 let options: PeripheralOptions
 do {
     switch try PeripheralOptions.parse(Array(CommandLine.arguments.dropFirst())) {
@@ -46,5 +48,7 @@ if let directory = options.saveDirectory {
 let backend = BlueZPeripheralBackend(
     controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
 controller.backend = backend
+StartupTrace.mark("REPL and controller made")
 backend.start()
+StartupTrace.mark("backend started, entering the loop")
 exit(repl.run())

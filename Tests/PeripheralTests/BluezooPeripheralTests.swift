@@ -27,7 +27,7 @@ final class BluezooPeripheralTests: XCTestCase {
         backend.start(bus: .address(bus.address))
         wait("powered on", loop) { controller.session.adapter == .poweredOn }
         controller.perform(controller.session.start())
-        wait("advertising", loop) { controller.session.advertisement == .active }
+        wait("advertising", loop) { controller.session.isAdvertising }
         XCTAssertTrue(lines.contains { $0.contains(#""event":"registered""#) })
 
         // The central side.

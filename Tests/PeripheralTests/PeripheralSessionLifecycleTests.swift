@@ -5,26 +5,110 @@ import XCTest
 @testable import relay_peripheral
 
 final class PeripheralSessionLifecycleTests: XCTestCase {
-    func testStartBeforeAdapterWaitsThenRegistersApplicationThenAdvertisement() {
+    func testStartBeforeAdapterWaitsThenRegistersApplicationAndAdvertisementTogether() {
         var session = PeripheralSession()
         let early = session.start()
         XCTAssertNil(early.applicationTicket, "nothing is registered before the adapter is powered on")
+        XCTAssertNil(early.advertisementTicket)
         XCTAssertTrue(early.contains { if case .note = $0 { return true } else { return false } })
 
         let powered = session.handle(.adapter(.poweredOn, name: "hci0"))
         XCTAssertEqual(powered.events.first, .state(.poweredOn, adapter: "hci0"))
         let app = try! XCTUnwrap(powered.applicationTicket)
-        XCTAssertNil(powered.advertisementTicket, "the advertisement waits for the service")
-
-        let registered = session.handle(.applicationRegistered(app))
-        XCTAssertEqual(registered.events, [.registered])
-        guard case .registerAdvertisement(let ad, let name)? = registered.last else {
-            return XCTFail("expected an advertisement registration, got \(registered)")
+        guard case .registerAdvertisement(let ad, let name)? = powered.last else {
+            return XCTFail("expected the advertisement requested with the service, got \(powered)")
         }
         XCTAssertEqual(name, .default)
-        XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
+        XCTAssertEqual(
+            powered.filter { if case .report = $0 { false } else { true } },
+            [.registerApplication(app), .registerAdvertisement(ad, name: .default)],
+            "both registrations in one go, the service first")
+
+        XCTAssertEqual(session.handle(.applicationRegistered(app)), [.report(.registered)])
+        XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.report(.advertising(name: "sample"))])
         XCTAssertEqual(session.advertisement, .active)
         XCTAssertEqual(session.application, .active)
+        XCTAssertTrue(session.isAdvertising)
+    }
+
+    func testAdvertisementAnsweredFirstIsReportedOnceTheServiceIsRegistered() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        let app = try! XCTUnwrap(started.applicationTicket)
+        let ad = try! XCTUnwrap(started.advertisementTicket)
+        XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [], "not advertising the service before it is there")
+        XCTAssertFalse(session.isAdvertising)
+        XCTAssertEqual(session.application, .pending(app))
+        XCTAssertEqual(
+            session.handle(.applicationRegistered(app)),
+            [.report(.registered), .report(.advertising(name: "sample"))])
+        XCTAssertTrue(session.isAdvertising)
+        XCTAssertEqual(session.start().events, [.advertising(name: "sample")])
+    }
+
+    func testServiceFailingAfterTheAdvertisementTakesTheAdvertisementBack() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
+        let failed = session.handle(.applicationFailed(started.applicationTicket!, "cannot register the GATT service"))
+        XCTAssertEqual(failed, [.unregisterAdvertisement, .report(.error("cannot register the GATT service", from: nil))])
+        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.application, .absent)
+        XCTAssertFalse(session.wantsAdvertising)
+        let again = session.start()
+        XCTAssertNotNil(again.applicationTicket, "start tries both again")
+        XCTAssertNotNil(again.advertisementTicket)
+    }
+
+    func testServiceFailingBeforeTheAdvertisementTakesTheAdvertisementBackWhenItComes() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        let failed = session.handle(.applicationFailed(started.applicationTicket!, "cannot register the GATT service"))
+        XCTAssertEqual(failed, [.report(.error("cannot register the GATT service", from: nil))])
+        XCTAssertEqual(session.handle(.advertisementRegistered(started.advertisementTicket!)), [.unregisterAdvertisement])
+        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertFalse(session.isAdvertising)
+    }
+
+    func testAdvertisementFailingWhileTheServiceIsPendingKeepsTheService() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        let failed = session.handle(.advertisementFailed(started.advertisementTicket!, "Maximum advertisements reached"))
+        XCTAssertEqual(failed, [.report(.error("Maximum advertisements reached", from: nil))])
+        XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
+        XCTAssertEqual(session.application, .active)
+        XCTAssertFalse(session.isAdvertising)
+        let again = session.start()
+        XCTAssertNil(again.applicationTicket)
+        XCTAssertNotNil(again.advertisementTicket, "start tries the advertisement again")
+    }
+
+    func testStopWhileOnlyTheAdvertisementIsRegisteredTakesItBackSilently() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
+        XCTAssertEqual(session.stop(), [.unregisterAdvertisement], "advertising was never reported: no stopped")
+        XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
+        XCTAssertFalse(session.isAdvertising)
+    }
+
+    func testPowerOffWhileOnlyTheAdvertisementIsRegisteredResumesAtPowerOn() {
+        var session = PeripheralSession()
+        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let started = session.start()
+        _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
+        let off = session.handle(.adapter(.poweredOff, name: "hci0"))
+        XCTAssertEqual(off, [.report(.state(.poweredOff, adapter: "hci0")), .unregisterAdvertisement])
+        XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
+        let on = session.handle(.adapter(.poweredOn, name: "hci0"))
+        XCTAssertNil(on.applicationTicket)
+        let ad = try! XCTUnwrap(on.advertisementTicket)
+        XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
     }
 
     func testStartIsIdempotent() {
@@ -57,8 +141,9 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
     func testStopWhileRegistrationPendingUnregistersWhenTheReplyComes() {
         var session = PeripheralSession()
         _ = session.handle(.adapter(.poweredOn, name: "hci0"))
-        let app = session.start().applicationTicket!
-        let ad = session.handle(.applicationRegistered(app)).advertisementTicket!
+        let started = session.start()
+        let ad = started.advertisementTicket!
+        _ = session.handle(.applicationRegistered(started.applicationTicket!))
         _ = session.stop()
         let late = session.handle(.advertisementRegistered(ad))
         XCTAssertEqual(late.first, .unregisterAdvertisement)
@@ -92,8 +177,9 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
     func testPowerOffWhileAdvertisementPendingTakesItBackAndResumesAtPowerOn() {
         var session = PeripheralSession()
         _ = session.handle(.adapter(.poweredOn, name: "hci0"))
-        let app = session.start().applicationTicket!
-        let ad = session.handle(.applicationRegistered(app)).advertisementTicket!
+        let started = session.start()
+        let ad = started.advertisementTicket!
+        _ = session.handle(.applicationRegistered(started.applicationTicket!))
         _ = session.handle(.adapter(.poweredOff, name: "hci0"))
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.unregisterAdvertisement])
         XCTAssertEqual(session.advertisement, .absent)
@@ -119,7 +205,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
         let back = session.handle(.adapter(.poweredOn, name: "hci0"))
         let app = try! XCTUnwrap(back.applicationTicket)
-        let ad = try! XCTUnwrap(session.handle(.applicationRegistered(app)).advertisementTicket)
+        let ad = try! XCTUnwrap(back.advertisementTicket)
+        XCTAssertEqual(session.handle(.applicationRegistered(app)).events, [.registered])
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
     }
 
@@ -138,8 +225,9 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
     func testRegistrationFailuresAreReportedAndNotRetriedInALoop() {
         var session = PeripheralSession()
         _ = session.handle(.adapter(.poweredOn, name: "hci0"))
-        let app = session.start().applicationTicket!
-        let ad = session.handle(.applicationRegistered(app)).advertisementTicket!
+        let started = session.start()
+        let ad = started.advertisementTicket!
+        _ = session.handle(.applicationRegistered(started.applicationTicket!))
         let failed = session.handle(.advertisementFailed(ad, "Maximum advertisements reached"))
         XCTAssertEqual(failed, [.report(.error("Maximum advertisements reached", from: nil))])
         XCTAssertFalse(session.wantsAdvertising)

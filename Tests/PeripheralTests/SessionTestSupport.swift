@@ -37,9 +37,9 @@ extension PeripheralSession {
     static func advertising(_ configuration: Configuration = Configuration()) -> PeripheralSession {
         var session = PeripheralSession(configuration: configuration)
         _ = session.handle(.adapter(.poweredOn, name: "hci0"))
-        let app = session.start().applicationTicket!
-        let ad = session.handle(.applicationRegistered(app)).advertisementTicket!
-        _ = session.handle(.advertisementRegistered(ad))
+        let started = session.start()
+        _ = session.handle(.applicationRegistered(started.applicationTicket!))
+        _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
         return session
     }
 

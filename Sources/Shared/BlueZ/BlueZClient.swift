@@ -2,7 +2,9 @@
 ///
 /// `start()` subscribes to `InterfacesAdded`/`InterfacesRemoved`/`PropertiesChanged` first,
 /// then tracks who owns `org.bluez`; each time an owner appears it reads `GetManagedObjects`,
-/// so no change is missed. When bluetoothd goes away every object is reported removed and
+/// so no change is missed. The first read is sent right behind the owner lookup, without
+/// waiting for its answer (the bus answers in order, and any owner change in between arrives
+/// as a signal before the read's reply), saving a round trip at start-up. When bluetoothd goes away every object is reported removed and
 /// `.serviceVanished` follows; when it comes back `.serviceAppeared` and fresh `added` events
 /// follow. Everything runs on the connection's `EventLoop`; every call completes through a
 /// callback on that loop, exactly once.
@@ -23,6 +25,9 @@ public final class BlueZClient {
     private var subscriptions: [SignalSubscription] = []
     private var ownerWatcher: NameOwnerWatcher?
     private var loading: DBusPendingCall?
+    /// The owner the outstanding `GetManagedObjects` counts for; `nil` while it was sent
+    /// ahead of the owner lookup's answer.
+    private var loadingOwner: String?
     private var ownerObservers: [Int: (String?) -> Void] = [:]
     private var nextObserver = 0
 
@@ -57,6 +62,7 @@ public final class BlueZClient {
         ownerWatcher = NameOwnerWatcher(connection: connection, name: service) { [weak self] state in
             self?.ownerChanged(state)
         }
+        loadObjects(of: nil, attempt: 1)
     }
 
     /// Stops listening (objects stay as they were; no more events).
@@ -72,8 +78,17 @@ public final class BlueZClient {
     // MARK: Owner and objects
 
     private func ownerChanged(_ state: NameOwnerWatcher.State) {
+        if owner == nil, loading != nil, loadingOwner == nil, case .owned(let first) = state {
+            // The first answer of the lookup: the read sent right behind it went to this owner.
+            owner = first
+            loadingOwner = first
+            for (_, observer) in ownerObservers.sorted(by: { $0.key < $1.key }) { observer(first) }
+            emit([.serviceAppeared(owner: first)])
+            return
+        }
         loading?.cancel()
         loading = nil
+        loadingOwner = nil
         if owner != nil {
             owner = nil
             isLoaded = false
@@ -88,15 +103,25 @@ public final class BlueZClient {
         loadObjects(of: newOwner, attempt: 1)
     }
 
-    /// Reads `GetManagedObjects`. A fresh owner may take its name before exporting its object
-    /// manager (bluezoo does), so failures are retried a few times while the owner stays.
-    private func loadObjects(of expectedOwner: String, attempt: Int) {
+    /// Reads `GetManagedObjects` (`expectedOwner` nil: sent ahead of the owner lookup's answer,
+    /// which then sets it). A fresh owner may take its name before exporting its object manager
+    /// (bluezoo does), so failures are retried a few times while the owner stays.
+    private func loadObjects(of expectedOwner: String?, attempt: Int) {
+        loadingOwner = expectedOwner
         loading = connection.call(
             destination: BlueZInterface.service, path: .root, interface: BlueZInterface.objectManager,
-            method: "GetManagedObjects", timeout: callTimeout
+            method: "GetManagedObjects", timeout: callTimeout, autoStart: false
         ) { [weak self] result in
-            guard let self, self.owner == expectedOwner else { return }
+            guard let self else { return }
+            guard let expectedOwner = self.loadingOwner, self.owner == expectedOwner else {
+                // Answered before the owner was known (not expected: the bus answers in order):
+                // drop it; the owner's arrival reads again.
+                self.loading = nil
+                self.loadingOwner = nil
+                return
+            }
             self.loading = nil
+            self.loadingOwner = nil
             switch result {
             case .success(let values):
                 guard let managed = values.first?.asManagedObjects else {

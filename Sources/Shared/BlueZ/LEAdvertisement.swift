@@ -54,6 +54,19 @@ public final class LEAdvertisement {
         onReleased?()
     }
 
+    /// Puts the object on the bus (done by `register` if needed; doing it early takes the work
+    /// off the registration's path). The properties are read from `data` when BlueZ asks.
+    public func export() throws(BlueZError) {
+        guard object == nil else { return }
+        let exported = ExportedObject(path: path, interfaces: [makeInterface()])
+        do {
+            try client.connection.export(exported)
+        } catch {
+            throw BlueZError(error)
+        }
+        object = exported
+    }
+
     /// Exports the object (if needed) and registers it on `adapter`. Registering again while
     /// registered completes with the existing registration. BlueZ refuses content that does not
     /// fit (`Failed`), or more advertisements than the controller supports (`NotPermitted`).
@@ -62,15 +75,11 @@ public final class LEAdvertisement {
             client.loop.schedule(after: 0) { completion(.success(registration)) }
             return
         }
-        if object == nil {
-            let exported = ExportedObject(path: path, interfaces: [makeInterface()])
-            do {
-                try client.connection.export(exported)
-            } catch {
-                client.loop.schedule(after: 0) { completion(.failure(BlueZError(error))) }
-                return
-            }
-            object = exported
+        do {
+            try export()
+        } catch {
+            client.loop.schedule(after: 0) { completion(.failure(error)) }
+            return
         }
         if ownerObserver == nil {
             ownerObserver = client.observeOwner { [weak self] owner in

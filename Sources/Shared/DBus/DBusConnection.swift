@@ -100,17 +100,19 @@ public final class DBusConnection {
 
     /// Calls `method` asynchronously; `reply` runs on the loop with the reply's arguments,
     /// `.remote` for an error reply, `.timeout` after `timeout` seconds, or `.disconnected`.
-    /// `reply` runs exactly once unless the returned call is cancelled.
+    /// `reply` runs exactly once unless the returned call is cancelled. With `autoStart` false
+    /// the bus does not start (activate) the destination: an unowned name fails at once.
     @discardableResult
     public func call(
         destination: String?, path: ObjectPath, interface: String?, method: String,
-        arguments: [DBusValue] = [], timeout: Double = 25,
+        arguments: [DBusValue] = [], timeout: Double = 25, autoStart: Bool = true,
         reply: @escaping (Result<[DBusValue], DBusError>) -> Void
     ) -> DBusPendingCall {
         let pending = DBusPendingCall(handler: reply)
         do {
             let message = try Message.methodCall(
                 destination: destination, path: path, interface: interface, member: method)
+            if !autoStart { dbus_message_set_auto_start(message.raw, 0) }
             try message.append(arguments)
             try send(message, expectingReplyWithin: timeout, to: pending)
         } catch {
