@@ -7,7 +7,8 @@
 #   arrives once, in order, with the right SHA-256; no error or dropped event; memory (VmRSS) of
 #   both programs flat: the RSS after the last message is at most SOAK_RSS_SLACK_KIB (default
 #   8192) above the RSS sampled once the first hundred messages had arrived.
-# The commands reach the programs through FIFOs while they run; the run ends when both sides have
+# The commands reach the programs through FIFOs while they run, each side at most SOAK_WINDOW
+# messages (default 4) ahead of what the other side has received (tests/vm/soak-feed.py); the run ends when both sides have
 # every message and counter, or when nothing arrived for SOAK_STALL seconds (default 180), or after
 # SOAK_MAX_SECONDS (default 0: no limit; a run stopped early fails with what had arrived), and
 # always prints its figures (duration, counts lost/duplicated/reordered/corrupted each way, RSS
@@ -16,7 +17,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
 counters=${SOAK_COUNTERS:-10000} messages=${SOAK_MESSAGES:-1000} max_bytes=${SOAK_MAX_BYTES:-65536}
-slack=${SOAK_RSS_SLACK_KIB:-8192} stall=${SOAK_STALL:-180} limit=${SOAK_MAX_SECONDS:-0}
+slack=${SOAK_RSS_SLACK_KIB:-8192} stall=${SOAK_STALL:-180} limit=${SOAK_MAX_SECONDS:-0} window=${SOAK_WINDOW:-4}
 p=$out/peripheral.out c=$out/central.out
 
 # The messages (random bytes, sizes 0, max, then random), their SHA-256 in order, and the command
@@ -67,9 +68,11 @@ if [ "${SOAK_KEEP_FIFO:-0}" != 1 ]; then
   chrt -o -a -p 0 "$(pidof bluetoothd)" || fail "cannot put bluetoothd back on normal scheduling"
 fi
 started_at=$(date +%s)
-cat "$out/p.commands" >&7 &
+# Each side runs at most $window of its messages ahead of what the other side has received
+# (tests/vm/soak-feed.py says why; SOAK_WINDOW=0 hands everything over at once).
+python3 "$(dirname "$0")/soak-feed.py" "$out/p.commands" "$c" "$window" >&7 &
 feeders=$!
-cat "$out/c.commands" >&8 &
+python3 "$(dirname "$0")/soak-feed.py" "$out/c.commands" "$p" "$window" >&8 &
 feeders="$feeders $!"
 # RSS samples: seconds, messages and counters received by each, RSS of each (KiB).
 echo "# seconds messages@p messages@c counters@p counters@c rss-p rss-c" > "$out/rss"
