@@ -12,7 +12,10 @@ Sessions: --runs "main" sessions of relay and --peer-runs of the peers, interlea
 1000 counters, --size bytes of goodput each way, CPU and peak RSS; the first relay session
 repeats its transfers for the memory trend), once per side an "echo" session (peripheral
 echoes counters: round trips) and, when the programs have the options, one relay main session
-on the D-Bus paths (central WriteValue, peripheral PropertiesChanged notifications).
+on the D-Bus paths (central WriteValue + StartNotify signals, peripheral PropertiesChanged
+notifications), and one relay main + echo session with the central on its other notification
+path (`relay-central --notify-path`: AcquireNotify socket or StartNotify signals). Relay main
+sessions also notify 1000 counters peripheral -> central at full speed (lost ones counted).
 The relay binaries are copied to the guest's tmpfs first, as an installed program is on a
 local disk (the host share is 9p).
 """
@@ -196,6 +199,16 @@ def has_option(program, option):
     return option in text.stdout + text.stderr
 
 
+def central_notify_default():
+    """The notification path relay-central uses by default (from its --help), None without the option."""
+    text = subprocess.run([os.path.join(LOCAL_BIN, "relay-central"), "--help"], capture_output=True, text=True).stdout
+    for line in text.splitlines():
+        words = line.split()
+        if words[:2] == ["--notify-path", "PATH"] and len(words) > 3 and words[3].startswith("(default"):
+            return words[2]
+    return None
+
+
 class Side:
     """How one side (relay or peers) is launched and asked for each job."""
 
@@ -233,6 +246,12 @@ class RelaySide(Side):
 
     def write(self, central, value):
         return central.send(f"write {value}\n")
+
+    def notify_counters(self, central, peripheral, count):
+        """The peripheral notifies `count` counters back to back (`notify N` lines)."""
+        since = central.mark()
+        started = peripheral.send("".join(f"notify {value}\n" for value in range(count)))
+        return started, since
 
     def send_c2p(self, central, peripheral, size, chunk):
         since = peripheral.mark()
@@ -308,6 +327,10 @@ def main_session(side, logs, options, result, transfers):
     try:
         central, central_startup, mtu = side.central(logs)
         chunk = min(mtu - 3, 510)
+        with central.condition:
+            ready = [event for _, event in central.events if event.get("event") == "ready"]
+        if ready and ready[-1].get("notify"):
+            result["notify_path"] = ready[-1]["notify"]
         result["startup_peripheral"].append(peripheral_startup)
         result["startup_central"].append(central_startup)
         result["mtu"] = mtu
@@ -335,6 +358,14 @@ def main_session(side, logs, options, result, transfers):
                                    "lost": options.counters - received})
         log(f"{side.name}: {received}/{options.counters} counters in {last - started:.3f} s")
         time.sleep(1.0)
+
+        # 1b. counters the other way (relay only): every notification must reach the central
+        if hasattr(side, "notify_counters"):
+            started, since = side.notify_counters(central, peripheral, options.counters)
+            entry = wait_counters(central, since, started, options.counters)
+            result["counters_p2c"].append(entry)
+            log(f"{side.name}: {entry['received']}/{options.counters} notified counters in {entry['seconds']:.3f} s")
+            time.sleep(1.0)
 
         # 2. goodput, both directions, repeated (memory trend), CPU per MiB
         processes = {"central": central, "peripheral": peripheral}
@@ -369,6 +400,23 @@ def main_session(side, logs, options, result, transfers):
         peripheral.stop()
 
 
+def wait_counters(receiver, since, started, count):
+    """Waits until `receiver` showed counters 0..count-1 (or 10 s without a new one)."""
+    seen, last, progress = set(), started, time.monotonic()
+    while len(seen) < count and time.monotonic() - progress < 10:
+        time.sleep(0.02)
+        with receiver.condition:
+            counters = [(stamp, event.get("value")) for stamp, event in receiver.events[since:]
+                        if event.get("event") == "counter"]
+        if len(counters) > len(seen):
+            progress = time.monotonic()
+        seen = {value for _, value in counters}
+        if counters:
+            last = counters[-1][0]
+    received = len(seen & set(range(count)))
+    return {"seconds": last - started, "received": received, "lost": count - received}
+
+
 def echo_session(side, logs, options, result):
     os.makedirs(logs, exist_ok=True)
     restart_bluetooth(logs)
@@ -398,7 +446,7 @@ def echo_session(side, logs, options, result):
 
 
 def fresh_result():
-    return {"startup_peripheral": [], "startup_central": [], "counters": [], "goodput_c2p": [],
+    return {"startup_peripheral": [], "startup_central": [], "counters": [], "counters_p2c": [], "goodput_c2p": [],
             "goodput_p2c": [], "round_trips": [], "rss_kib": {"central": [], "peripheral": []},
             "hwm_kib": {"central": [], "peripheral": []}, "errors": []}
 
@@ -414,6 +462,9 @@ def main():
     parser.add_argument("--size", type=int, default=MIB // 4, help="bytes per goodput transfer")
     parser.add_argument("--paths", choices=("auto", "no"), default="auto",
                         help="auto: one more relay main session on the D-Bus paths, if the programs have the options")
+    parser.add_argument("--notify-paths", choices=("auto", "no"), default="auto",
+                        help="auto: one more relay main + echo session with relay-central on its other notification path")
+    parser.add_argument("--notify-runs", type=int, default=1, help="main sessions of that other notification path")
     parser.add_argument("--round-trips", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--sides", default="relay,peers")
@@ -444,9 +495,25 @@ def main():
         order = chosen if run % 2 == 0 else chosen[::-1]
         plan += [(run, side, "main") for side in order if run < runs[side.name]]
     plan += [(0, side, "echo") for side in chosen]
-    if "relay" in sides and options.paths == "auto" and "relay" in options.sides.split(","):
+    relay_chosen = "relay" in options.sides.split(",")
+    notify_default = central_notify_default()
+    if relay_chosen and options.notify_paths == "auto":
+        if notify_default in ("socket", "signal"):
+            other = "signal" if notify_default == "socket" else "socket"
+            alternative = RelaySide(f"relay-central-notify-{other}", files,
+                                    central_options=["--notify-path", other], size=options.size)
+            results[alternative.name] = fresh_result()
+            for run in range(options.notify_runs):
+                plan.insert(min(len(plan), 2 * run + 1), (run, alternative, "main"))
+            echo_at = next((index + 1 for index, (_, side, kind) in enumerate(plan)
+                            if side.name == "relay" and kind == "echo"), len(plan))
+            plan.insert(echo_at, (0, alternative, "echo"))  # next to relay's: the round trips compared
+        else:
+            log("relay-central has no --notify-path: no session on its other notification path")
+    if relay_chosen and options.paths == "auto":
         if has_option("relay-central", "--write-path") and has_option("relay-peripheral", "--notify-path"):
-            dbus = RelaySide("relay-dbus-paths", files, central_options=["--write-path", "write-value"],
+            central_dbus = ["--write-path", "write-value"] + (["--notify-path", "signal"] if notify_default else [])
+            dbus = RelaySide("relay-dbus-paths", files, central_options=central_dbus,
                              peripheral_options=["--notify-path", "signal"], size=options.size)
             results[dbus.name] = fresh_result()
             plan += [(0, dbus, "main"), (0, dbus, "echo")]
@@ -457,7 +524,8 @@ def main():
         log(f"session {side.name} {kind} {run + 1}")
         try:
             if kind == "main":
-                transfers = options.transfers if (side.name == "relay" and run == 0) else (
+                first = side.name == "relay" or side.name.startswith("relay-central-notify")
+                transfers = options.transfers if (first and run == 0) else (
                     options.peer_transfers if side.name == "peers" else 1)
                 main_session(side, logs, options, results[side.name], transfers)
             else:

@@ -169,6 +169,13 @@ def rows(results):
     peers_lost = sum(entry["lost"] for entry in peers["counters"])
     add("counters lost (all runs)", (str(relay_lost), None), (str(peers_lost), None),
         goal_text(relay_lost == 0, "0"))
+    notified = relay.get("counters_p2c", [])
+    if notified:
+        notified_lost = sum(entry["lost"] for entry in notified)
+        add("1000 counters peripheral -> central (notified back to back): until all received (s)",
+            [entry["seconds"] for entry in notified], ("n/a", None))
+        add("notified counters lost (all runs)", (str(notified_lost), None), ("n/a", None),
+            goal_text(notified_lost == 0, "0"))
     # 2. goodput
     mtu = f"MTU {relay.get('mtu')} / {peers.get('mtu')}"
     add("ATT MTU (relay / peers); chunk min(MTU-3, 510)", (mtu, None), ("", None))
@@ -231,6 +238,63 @@ def rows(results):
 
 
 PATHS = "relay-dbus-paths"
+NOTIFY_PREFIX = "relay-central-notify-"
+
+
+def notify_rows(results, other):
+    """relay with relay-central on its default notification path against the other one
+    (`--notify-path`: AcquireNotify socket or StartNotify signals), sessions of the same boot."""
+    default, alternative = results["relay"], results[other]
+    size = results["machine"].get("options", {}).get("size", MIB)
+    label = size_label(size)
+    table = []
+
+    def add(measure, left, right, digits=2, scale=1.0):
+        left_text, left_middle = spread(left, scale, digits) if isinstance(left, list) else left
+        right_text, right_middle = spread(right, scale, digits) if isinstance(right, list) else right
+        value = ratio(right_middle, left_middle)
+        table.append((measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a"))
+
+    def single(value, digits=2):
+        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+
+    def lost(side, key):
+        return str(sum(entry["lost"] for entry in side.get(key, []))), None
+
+    def trip(side, fraction):
+        trips = side["round_trips"]
+        value = median(trips) if fraction is None else percentile(trips, fraction)
+        return single(value and value * 1000)
+
+    add("round trip median (ms)", trip(default, None), trip(alternative, None))
+    add("round trip 99th percentile (ms)", trip(default, 0.99), trip(alternative, 0.99))
+    add("central start-up: launch -> ready (s)", default["startup_central"], alternative["startup_central"])
+    add("1000 counters central -> peripheral (s)", [e["seconds"] for e in default["counters"]],
+        [e["seconds"] for e in alternative["counters"]])
+    add("1000 counters peripheral -> central, notified back to back (s)",
+        [e["seconds"] for e in default.get("counters_p2c", [])],
+        [e["seconds"] for e in alternative.get("counters_p2c", [])])
+    add("notified counters lost (of 1000 per session)", lost(default, "counters_p2c"), lost(alternative, "counters_p2c"))
+    for direction, name in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
+        add(f"{label} goodput {name} (KiB/s)", [e["bytes_per_second"] for e in default[f"goodput_{direction}"]],
+            [e["bytes_per_second"] for e in alternative[f"goodput_{direction}"]], digits=1, scale=1 / 1024)
+        add(f"{label} {name}: transfers intact / bytes lost",
+            (f"{sum(e['intact'] for e in default[f'goodput_{direction}'])}/{len(default[f'goodput_{direction}'])}"
+             f" / {lost(default, f'goodput_{direction}')[0]}", None),
+            (f"{sum(e['intact'] for e in alternative[f'goodput_{direction}'])}/"
+             f"{len(alternative[f'goodput_{direction}'])} / {lost(alternative, f'goodput_{direction}')[0]}", None))
+    for process in ("central", "bluetoothd"):
+        add(f"CPU s per MiB sent: {process}", single(cpu_per_mib(default, process, size), 3),
+            single(cpu_per_mib(alternative, process, size), 3))
+    peak = [max(side["hwm_kib"]["central"], default=None) for side in (default, alternative)]
+    add("peak RSS (VmHWM) central (MB)", single(peak[0] and peak[0] * 1024 / 1e6, 1),
+        single(peak[1] and peak[1] * 1024 / 1e6, 1))
+    default_path = default.get("notify_path", "signal")
+    header = ("measure (relay only)", f"relay-central notifications via {default_path} (default)",
+              f"via {other[len(NOTIFY_PREFIX):]}", "ratio other/default")
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in table]
+    return "\n".join(lines)
 
 
 def path_rows(results):
@@ -277,7 +341,8 @@ def render(results):
         lines.append("| " + " | ".join(row) + " |")
     guest = results["machine"]
     options = guest.get("options", {})
-    sides = [side for side in ("relay", "peers", PATHS) if side in results]
+    others = [name for name in results if isinstance(name, str) and name.startswith(NOTIFY_PREFIX)]
+    sides = [side for side in ("relay", "peers", PATHS, *others) if side in results]
     errors = [f"{side}: {error}" for side in sides for error in results[side].get("errors", [])]
     size = size_label(options.get("size", MIB))
     notes = [
@@ -292,9 +357,12 @@ def render(results):
     if errors:
         notes.append("Failed sessions: " + "; ".join(errors) + ".")
     text = "\n".join(lines)
+    for other in others:
+        text += (f"\n\nrelay-central's notification paths, relay only (same boot; `relay-central --notify-path "
+                 f"{other[len(NOTIFY_PREFIX):]}` against its default):\n\n" + notify_rows(results, other))
     if PATHS in results:
         text += ("\n\nD-Bus paths against the socket paths, relay only (same boot; D-Bus paths: `relay-central "
-                 "--write-path write-value`, `relay-peripheral --notify-path signal`):\n\n" + path_rows(results))
+                 "--write-path write-value --notify-path signal`, `relay-peripheral --notify-path signal`):\n\n" + path_rows(results))
     return text, notes
 
 
