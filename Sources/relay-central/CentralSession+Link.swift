@@ -187,8 +187,9 @@ extension CentralSession {
         guard notify.flags.contains(.notify) else {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
-        // AcquireNotify only with --notify-path socket: bluetoothd drops a notification when the
-        // socket is full, so the driver reads it on its own thread (see NotificationSocket).
+        // AcquireNotify unless --notify-path signal: one dbus-daemon hop less per notification.
+        // bluetoothd drops a notification when the socket is full, so the driver reads it on its
+        // own thread (see NotificationSocket).
         let subscribe: CentralAction =
             settings.notifyPath == .socket ? .acquireNotify(notify.id) : .startNotify(notify.id)
         if settings.writePath == .writeValue {

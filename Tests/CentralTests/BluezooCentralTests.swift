@@ -48,7 +48,7 @@ final class BluezooCentralTests: XCTestCase {
         let console = Console(format: .json, output: { lines.append($0) })
         var options = CentralOptions()
         options.adapter = .name("hci1")
-        if notifySocket || askForNotifySocket { options.notifyPath = .socket }
+        options.notifyPath = notifySocket || askForNotifySocket ? .socket : .signal
         let driver = CentralDriver(options: options, loop: loop, console: console)
         driver.start(bus: .address(bus.address))
         wait("powered on", loop) { driver.session.adapterState == .poweredOn }

@@ -4,7 +4,7 @@ import XCTest
 
 @testable import relay_central
 
-/// `--notify-path socket`: the session subscribes through `AcquireNotify` and falls back to
+/// `--notify-path socket` (the default): the session subscribes through `AcquireNotify` and falls back to
 /// `StartNotify`; the events and `ready` are those of the signal path.
 final class NotifyPathTests: XCTestCase {
     private static func socketSettings() -> CentralSettings {
@@ -33,8 +33,15 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(harness.session.readyLink?.notifyVia, .socket)
     }
 
-    func testSignalPathIsTheDefaultAndNeverAcquires() {
-        var harness = SessionHarness()
+    func testSocketPathIsTheDefault() {
+        XCTAssertEqual(CentralSettings().notifyPath, .socket)
+        XCTAssertEqual(CentralSettings(options: CentralOptions()).notifyPath, .socket)
+    }
+
+    func testSignalPathNeverAcquires() {
+        var settings = CentralSettings()
+        settings.notifyPath = .signal
+        var harness = SessionHarness(settings: settings)
         let found = Self.subscribing(&harness)
         XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
         XCTAssertFalse(harness.log.contains(.acquireNotify(SessionHarness.notifyID)))

@@ -79,7 +79,7 @@ struct SessionHarness {
         feed(.connectFinished(id, nil))
         feed(.deviceUpdated(Self.device(id: id, connected: true, resolved: true)))
         feed(.characteristicsFound(id, Self.relayCharacteristics))
-        feed(.notifyStarted(nil))
+        feed(session.settings.notifyPath == .socket ? .notifyAcquired : .notifyStarted(nil))
         feed(.writeAcquired(MTU(mtu)!))
     }
 
