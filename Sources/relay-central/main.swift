@@ -30,6 +30,12 @@ case .run(let chosen):
     options = chosen
 }
 
+// One malloc arena for the whole process: the AcquireNotify reader thread (NotificationSocket)
+// would otherwise make glibc reserve an arena of its own, 64-128 MiB of address space that
+// nothing here needs (two threads, a few hundred allocations a second) and that would hide a
+// real over-allocation in VmPeak.
+NotificationSocket.useOneMallocArena()
+
 let loop = EventLoop()
 let console = Console(format: options.json ? .json : .human)
 var configuration = REPLConfiguration(programName: "relay-central")

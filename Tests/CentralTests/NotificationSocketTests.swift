@@ -182,3 +182,11 @@ final class NotificationSocketTests: XCTestCase {
         XCTAssertTrue(loop.run(until: { received.count == 2 }, timeout: 30))
     }
 }
+
+final class MallocArenaTests: XCTestCase {
+    func testOneArenaIsAcceptedByGlibc() {
+        #if canImport(Glibc)
+            XCTAssertTrue(NotificationSocket.useOneMallocArena(), "mallopt(M_ARENA_MAX, 1) found and accepted")
+        #endif
+    }
+}

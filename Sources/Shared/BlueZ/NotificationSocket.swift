@@ -13,7 +13,9 @@
 /// a pipe; the loop then delivers them, in order, as `AcquiredLink.Event`s on its thread.
 ///
 /// Owns the descriptor, the thread and two pipes: `close()` or deinit stops and joins the
-/// thread, then closes them. No event follows `close()`.
+/// thread, then closes them. No event follows `close()`. The thread allocates (one array per
+/// notification): a program that cares about its address space limits glibc to one malloc arena
+/// (`useOneMallocArena()`, as relay-central does), or the thread gets an arena of its own.
 public final class NotificationSocket {
     /// The MTU that came with the descriptor.
     public let mtu: ATTMTU
@@ -63,7 +65,11 @@ public final class NotificationSocket {
         let context = ReaderContext(socketFD: fd, stopFD: stop.read, wakeFD: wake.write, inbox: inbox)
         let retained = Unmanaged.passRetained(context).toOpaque()
         var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { argument in
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        _ = pthread_attr_setstacksize(&attributes, Self.stackSize)
+        let status = pthread_create(&handle, &attributes, { argument in
             guard let argument else { return nil }
             Unmanaged<ReaderContext>.fromOpaque(argument).takeRetainedValue().run()
             return nil
@@ -79,6 +85,26 @@ public final class NotificationSocket {
         wakeReadFD = wake.read
         thread = handle
         token = loop.watch(fd: wake.read, for: .readable) { [weak self] _ in self?.deliver() }
+    }
+
+    /// The reader's stack: it only polls, reads into a heap buffer and appends (the default
+    /// would reserve 8 MiB of address space).
+    static let stackSize = 512 * 1024
+
+    /// Makes every thread of the process allocate from glibc's main malloc arena
+    /// (`mallopt(M_ARENA_MAX, 1)`). Otherwise the reader thread's first allocation makes glibc
+    /// reserve an arena of its own: 64 MiB of address space, 128 MiB for a moment, which a
+    /// program with one loop thread and one reader does not need. Call it before the first
+    /// `NotificationSocket`; without glibc's `mallopt` (musl) it does nothing. Returns whether it applied.
+    @discardableResult
+    public static func useOneMallocArena() -> Bool {
+        // malloc.h is not part of the Glibc module: look the function up instead.
+        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+        guard let program = dlopen(nil, RTLD_NOW) else { return false }
+        defer { dlclose(program) }
+        guard let symbol = dlsym(program, "mallopt") else { return false }
+        let arenaMax: Int32 = -8  // M_ARENA_MAX in glibc's malloc.h
+        return unsafeBitCast(symbol, to: Mallopt.self)(arenaMax, 1) == 1
     }
 
     /// A non-blocking, close-on-exec pipe.
