@@ -1,6 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// relay-peripheral's modules are compiled without the implicit `_Concurrency` and
+// `_StringProcessing` imports: they use neither (one EventLoop on the main thread, no async, no
+// Regex), and without the imports the program does not load libswift_Concurrency, libdispatch,
+// libBlocksRuntime, libswift_StringProcessing, libswift_RegexParser and libswift_Builtin_float
+// at start (6 of 24 shared objects; launch -> advertising is a goal, docs/performance.md). A
+// module that needs one of them says so with `import _Concurrency` / `import _StringProcessing`.
+let withoutImplicitRuntimeImports: [SwiftSetting] = [
+    .unsafeFlags([
+        "-Xfrontend", "-disable-implicit-concurrency-module-import",
+        "-Xfrontend", "-disable-implicit-string-processing-module-import",
+    ])
+]
+
 let package = Package(
     name: "relay",
     products: [
@@ -11,7 +24,7 @@ let package = Package(
     ],
     targets: [
         // Pure wire codec: counters, frames, chunker, reassembler. No I/O, no C.
-        .target(name: "RelayProtocol"),
+        .target(name: "RelayProtocol", swiftSettings: withoutImplicitRuntimeImports),
 
         // C libraries, brought in as system libraries.
         .systemLibrary(
@@ -23,17 +36,23 @@ let package = Package(
 
         // Shared runtime, split by layer so C stays at the edge.
         // RelayRuntime: the poll(2) event loop that owns every fd and timer.
-        .target(name: "RelayRuntime", path: "Sources/Shared/Runtime"),
+        .target(name: "RelayRuntime", path: "Sources/Shared/Runtime", swiftSettings: withoutImplicitRuntimeImports),
         // RelayDBus: the only module importing CDBus.
-        .target(name: "RelayDBus", dependencies: ["CDBus", "RelayRuntime"], path: "Sources/Shared/DBus"),
+        .target(
+            name: "RelayDBus", dependencies: ["CDBus", "RelayRuntime"], path: "Sources/Shared/DBus",
+            swiftSettings: withoutImplicitRuntimeImports),
         // RelayREPL: the only module importing CReadline.
-        .target(name: "RelayREPL", dependencies: ["CReadline", "RelayRuntime"], path: "Sources/Shared/REPL"),
+        .target(
+            name: "RelayREPL", dependencies: ["CReadline", "RelayRuntime"], path: "Sources/Shared/REPL",
+            swiftSettings: withoutImplicitRuntimeImports),
         // Shared: the typed BlueZ model, re-exporting the layers below.
         .target(
             name: "Shared", dependencies: ["RelayDBus", "RelayREPL", "RelayRuntime", "RelayProtocol"],
-            path: "Sources/Shared/BlueZ"),
+            path: "Sources/Shared/BlueZ", swiftSettings: withoutImplicitRuntimeImports),
 
-        .executableTarget(name: "relay-peripheral", dependencies: ["Shared", "RelayProtocol"]),
+        .executableTarget(
+            name: "relay-peripheral", dependencies: ["Shared", "RelayProtocol"],
+            swiftSettings: withoutImplicitRuntimeImports),
         .executableTarget(name: "relay-central", dependencies: ["Shared", "RelayProtocol"]),
 
         // Codec benchmark (make bench-codec); release build.

@@ -5,50 +5,56 @@ import Shared
 
 // relay-peripheral: the article's iPhone app as a Linux program with a REPL (see docs/cli.md).
 
-StartupTrace.mark("main entered")
+/// Everything lives in this function's scope, not in globals: nothing here is shared across
+/// threads, and the program does not need the Concurrency runtime (see Package.swift).
+func runPeripheral() -> Int32 {
+    StartupTrace.mark("main entered")
 
-let options: PeripheralOptions
-do {
-    switch try PeripheralOptions.parse(Array(CommandLine.arguments.dropFirst())) {
-    case .print(let text):
-        Console.writeAll(fd: 1, text + "\n")
-        exit(0)
-    case .run(let parsed):
-        options = parsed
+    let options: PeripheralOptions
+    do {
+        switch try PeripheralOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+        case .print(let text):
+            Console.writeAll(fd: 1, text + "\n")
+            exit(0)
+        case .run(let parsed):
+            options = parsed
+        }
+    } catch {
+        PeripheralOptions.parser.exitWithUsageError(error)
     }
-} catch {
-    PeripheralOptions.parser.exitWithUsageError(error)
+
+    let loop = EventLoop()
+    let console = Console(format: options.json ? .json : .human)
+    var replConfiguration = REPLConfiguration(programName: "relay-peripheral")
+    replConfiguration.eventNames = PeripheralEvent.names
+    let repl = REPL(configuration: replConfiguration, loop: loop, console: console)
+
+    var configuration = PeripheralSession.Configuration()
+    configuration.name = options.name
+    configuration.maxMessage = options.maxMessage
+    configuration.echo = options.echo
+    configuration.saveDirectory = options.saveDirectory
+    let controller = PeripheralController(configuration: configuration, loop: loop, console: console)
+    for spec in controller.commandSpecs() { repl.add(spec) }
+    controller.onPromptChange = { repl.prompt = $0 }
+    repl.prompt = controller.prompt
+    repl.endOfInputHook = { done in controller.whenSendsFinished(done) }
+    repl.shutdownHook = { done in controller.shutdown(done) }
+
+    if let directory = options.saveDirectory {
+        var info = stat()
+        if stat(directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
+            PeripheralOptions.parser.exitWithUsageError(UsageError("--save-dir: '\(directory)' is not a directory"))
+        }
+    }
+
+    let backend = BlueZPeripheralBackend(
+        controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
+    controller.backend = backend
+    StartupTrace.mark("REPL and controller made")
+    backend.start()
+    StartupTrace.mark("backend started, entering the loop")
+    return repl.run()
 }
 
-let loop = EventLoop()
-let console = Console(format: options.json ? .json : .human)
-var replConfiguration = REPLConfiguration(programName: "relay-peripheral")
-replConfiguration.eventNames = PeripheralEvent.names
-let repl = REPL(configuration: replConfiguration, loop: loop, console: console)
-
-var configuration = PeripheralSession.Configuration()
-configuration.name = options.name
-configuration.maxMessage = options.maxMessage
-configuration.echo = options.echo
-configuration.saveDirectory = options.saveDirectory
-let controller = PeripheralController(configuration: configuration, loop: loop, console: console)
-for spec in controller.commandSpecs() { repl.add(spec) }
-controller.onPromptChange = { repl.prompt = $0 }
-repl.prompt = controller.prompt
-repl.endOfInputHook = { done in controller.whenSendsFinished(done) }
-repl.shutdownHook = { done in controller.shutdown(done) }
-
-if let directory = options.saveDirectory {
-    var info = stat()
-    if stat(directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
-        PeripheralOptions.parser.exitWithUsageError(UsageError("--save-dir: '\(directory)' is not a directory"))
-    }
-}
-
-let backend = BlueZPeripheralBackend(
-    controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
-controller.backend = backend
-StartupTrace.mark("REPL and controller made")
-backend.start()
-StartupTrace.mark("backend started, entering the loop")
-exit(repl.run())
+exit(runPeripheral())

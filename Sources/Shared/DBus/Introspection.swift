@@ -48,8 +48,17 @@ extension DBusConnection {
     }
 
     private static func escape(_ text: String) -> String {
-        text.replacing("&", with: "&amp;").replacing("<", with: "&lt;")
-            .replacing(">", with: "&gt;").replacing("\"", with: "&quot;")
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
     }
 
     private static let standardInterfacesXML = """

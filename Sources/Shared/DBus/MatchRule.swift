@@ -29,7 +29,8 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
-            let escaped = value.replacing("'", with: "'\\''")
+            // A quote ends the quoted text, is escaped, and quoting resumes: ' -> '\''.
+            let escaped = value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''")
             parts.append("\(key)='\(escaped)'")
         }
         add("sender", sender)
