@@ -58,9 +58,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         StartupTrace.mark("matches and GetNameOwner sent")
         // Put our objects on the bus while bluetoothd's answers are on their way, so that the
         // registrations do not wait for that work. A failure here is reported by the
-        // registration, which exports again.
-        try? application.export()
+        // registration, which exports again. The advertisement goes first: with no object
+        // manager above it yet, nobody is sent an InterfacesAdded for it (GetManagedObjects
+        // lists it all the same).
         try? advertisement.export()
+        try? application.export()
         StartupTrace.mark("objects exported")
     }
 
