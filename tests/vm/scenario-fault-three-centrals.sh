@@ -8,20 +8,23 @@
 #   2. writes told apart: A, B and C each write their own counter and send their own message at
 #      the same time: the peripheral attributes each counter and message (sha256) to its sender;
 #   3. one leaves mid-message: C starts a 1 MiB message, A and B send 8000 bytes each and the
-#      peripheral broadcasts 8000 bytes, all at once; C is killed (SIGKILL) mid-message: A's and
-#      B's messages still arrive intact, A and B still get the broadcast and the next counter,
-#      C's partial message is reported dropped (C's address, bytes, total), the peripheral keeps
-#      advertising.
-#   Blocked by the test bed, so NOT part of make test: btvirt cannot give one controller a second
-#   LE connection. When B connects to hci0, the kernel logs `kobject_add_internal failed for
-#   hci0:42 with -EEXIST` (btvirt 5.66 and 5.82 give every LE connection handle 42; 5.87 gives
-#   each initiator's first link handle 1, same clash) and both links drop about 2 s later
-#   (runs of 17:19 and 17:31 on 29 Nov). The multi-central behaviour is unit-tested in
-#   Tests/PeripheralTests/PeripheralSessionManyCentralsTests.swift. Rename to scenario-* once a
-#   test bed can hold several connections per controller.
+#      peripheral broadcasts 8000 bytes, all at once; once frames of C's message reach the
+#      peripheral, C is killed (SIGKILL) and its link cut (`btmgmt --index 3 disconnect`, as
+#      when a watch's OS drops the link of an app that died or the radio goes): the peripheral
+#      reports C disconnected and its partial message dropped (C's address, bytes, 1 MiB
+#      total) and forgets C; A's and B's messages arrive intact, A and B get the broadcast and
+#      the next counter, the peripheral keeps advertising, everyone quits cleanly.
+#   Needs the patched btvirt (scripts/vm/build-btvirt.sh): BlueZ's own gives a peripheral's
+#   second link the handle of its first (kernel: `hci0:42 -EEXIST`, both links drop).
+#   Why the link is cut: BlueZ keeps a killed central's link (bluetoothd made it), and while
+#   other centrals stay subscribed bluetoothd does not tell the peripheral that C disabled
+#   notifications, so the partial message is dropped only by the 120 s stall timer (seen on
+#   real bluetoothd at 19:27 on 29 Nov: "stalled: no frame for 120 s"; unit-tested in
+#   Tests/PeripheralTests). C writes with WriteValue calls: through the AcquireWrite socket
+#   bluetoothd takes the whole 1 MiB within seconds and the kill would come too late.
 
 # vm-controllers: 4
-# vm-timeout: 200
+# vm-timeout: 420
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
 declare -A address=([a]=${RELAY_VM_HCI1_ADDRESS:-00:AA:01:01:00:01} [b]=${RELAY_VM_HCI2_ADDRESS:-00:AA:01:02:00:02}
@@ -64,7 +67,9 @@ start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hc
 for who in "${centrals[@]}"; do
   open_input "$who" "${fd[$who]}"
   # Niced: framing C's 1 MiB in a debug build under TCG must not starve the others on the same vCPU.
-  start_fed "$who" "$fifos/$who.in" nice -n 10 "$bin/relay-central" --scan-timeout 60 --adapter "${adapter[$who]}" --json
+  # C writes with WriteValue calls, one chunk after the other (see the header).
+  start_fed "$who" "$fifos/$who.in" nice -n 10 "$bin/relay-central" --scan-timeout 60 --adapter "${adapter[$who]}" --json \
+    $([ "$who" = c ] && echo --write-path write-value)
   say "$who" "wait state 30" scan
 done
 # Scanning first: btvirt reports an advertiser to a scan that was already on when it started.
@@ -118,7 +123,7 @@ for who in "${centrals[@]}"; do
 done
 echo "writes told apart at $(since) s"
 
-# 3. C leaves mid-message while A, B and the peripheral send.
+# 3. C leaves mid-message while A, B and the peripheral send: killed, and its link lost with it.
 say c "send-file $out/c-big.bin"
 say a "send-file $out/a-2.bin"
 say b "send-file $out/b-2.bin"
@@ -132,43 +137,41 @@ done
 grep -q '"event":"sent".*"length":1048576' "$out/c.out" && fail "C's 1 MiB message was already sent: cannot kill mid-message"
 kill -KILL "${started[c]}"
 finish c 5 || true
-exec 10>&-
-echo "C killed at $(since) s"
-wait_for_count "$out/peripheral.out" '"event":"message"' 5 90 || fail "the peripheral got $(count "$out/peripheral.out" '"event":"message"') of 5 messages after C was killed"
-for who in a b; do
-  [ "$(messages_from peripheral "\"from\":\"${address[$who]}\"")" = "$(sha "$out/$who-1.bin"),$(sha "$out/$who-2.bin")," ] ||
-    fail "messages from $who after C was killed: '$(messages_from peripheral "\"from\":\"${address[$who]}\"")'"
-  wait_for_count "$out/$who.out" '"event":"message"' 3 60 || fail "central $who did not get the broadcast sent while C was killed"
-done
-wait_for_line "$out/peripheral.out" '"event":"dropped"' 30 || fail "C's partial message was not reported dropped"
-dropped=$(grep '"event":"dropped"' "$out/peripheral.out")
-[ "$(wc -l <<< "$dropped")" = 1 ] || fail "more than one drop: $dropped"
-grep -q "\"from\":\"${address[c]}\"" <<< "$dropped" || fail "the drop is not C's: $dropped"
-grep -q '"total":1048576' <<< "$dropped" || fail "the drop does not name C's 1 MiB total: $dropped"
+btmgmt --index 3 disconnect -t 1 "$RELAY_VM_HCI0_ADDRESS" > "$out/btmgmt.log" 2>&1 ||
+  fail "btmgmt disconnect failed: $(cat "$out/btmgmt.log")"
+echo "C killed and cut off at $(since) s"
+wait_for_line "$out/peripheral.out" "\"event\":\"disconnected\".*\"address\":\"${address[c]}\"" 30 ||
+  fail "the peripheral did not report C disconnected"
+dropped=$(grep '"event":"dropped"' "$out/peripheral.out" || true)
+[ "$(wc -l <<< "$dropped")" = 1 ] && grep -q "\"from\":\"${address[c]}\".*\"total\":1048576" <<< "$dropped" ||
+  fail "not one drop of C's 1 MiB message: $dropped"
 received=$(sed -n 's/.*"received":\([0-9]*\).*/\1/p' <<< "$dropped")
 [ "${received:-0}" -gt 0 ] && [ "$received" -lt 1048576 ] || fail "dropped after $received bytes"
+wait_for_count "$out/peripheral.out" '"event":"message"' 5 90 || fail "the peripheral got $(count "$out/peripheral.out" '"event":"message"') of 5 messages"
+for who in a b; do
+  wait_for_count "$out/$who.out" '"event":"message"' 3 60 || fail "central $who did not get the broadcast sent while C left"
+done
 echo "notify 50" >&7
 for who in a b; do
   wait_for_line "$out/$who.out" '"event":"counter".*"value":50' 30 || fail "central $who did not get counter 50 after C left"
 done
 status=$(status_now)
 grep -q '"advertising":true' <<< "$status" || fail "the peripheral stopped advertising: $status"
-if grep -q "\"address\":\"${address[c]}\"" <<< "$status"; then  # BlueZ keeps a killed central's link
-  grep -q "\"address\":\"${address[c]}\"[^{}]*\"receiving\":null" <<< "$status" || fail "C's partial message is still held: $status"
-fi
-grep -q '"event":"stopped"' "$out/peripheral.out" && fail "advertising stopped: $(grep '"event":"stopped"' "$out/peripheral.out")"
+grep -q "${address[c]}" <<< "$status" && fail "the peripheral still holds C: $status"
 echo "C's departure checked at $(since) s"
 
-for who in a b; do eval "exec ${fd[$who]}>&-"; done
-for who in a b; do finish "$who" 30 || fail "central $who did not end cleanly: $(grep '"event":"error"' "$out/$who.out" | head -n 2)"; done
+for who in a b; do say "$who" quit; done
+for who in a b; do finish "$who" 30 || fail "central $who did not quit cleanly: $(tail -n 2 "$out/$who.err")"; done
 echo quit >&7
-exec 7>&-
-finish peripheral 20 || true
+finish peripheral 20 || fail "the peripheral did not quit cleanly: $(tail -n 2 "$out/peripheral.err")"
 for who in a b; do
   [ "$(counters_from "$who")" = "0,1,2,50," ] || fail "central $who got counters '$(counters_from "$who")'"
   [ "$(messages_from "$who")" = "$(sha "$out/bcast.bin"),$(sha "$out/text"),$(sha "$out/bcast2.bin")," ] ||
     fail "central $who got messages '$(messages_from "$who")'"
+  [ "$(messages_from peripheral "\"from\":\"${address[$who]}\"")" = "$(sha "$out/$who-1.bin"),$(sha "$out/$who-2.bin")," ] ||
+    fail "messages from $who: '$(messages_from peripheral "\"from\":\"${address[$who]}\"")'"
   grep -q '"event":"error"' "$out/$who.out" && fail "central $who reported: $(grep '"event":"error"' "$out/$who.out" | head -n 2)"
+  grep -q "still running" "$out/$who.err" && fail "central $who had to be killed"
 done
 [ "$(count "$out/peripheral.out" '"event":"message"')" = 5 ] || fail "the peripheral got $(count "$out/peripheral.out" '"event":"message"') messages, not 5"
 echo "PASS fault-three-centrals: each central got every counter and message once and intact, writes told apart," \
