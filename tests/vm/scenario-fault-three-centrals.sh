@@ -78,8 +78,8 @@ for who in "${centrals[@]}"; do
 done
 echo start >&7
 wait_for_line "$out/peripheral.out" '"event":"advertising"' 30 || fail "the peripheral never advertised"
-# One after the other: with three Connect calls at the same instant (and btvirt 5.66) the
-# guest's single bluetoothd, serving all four controllers, stopped answering (NoReply).
+# One after the other: with three Connect calls at the same instant (seen with the unpatched
+# btvirt) the guest's single bluetoothd, serving all four controllers, stopped answering.
 for who in "${centrals[@]}"; do
   say "$who" "wait discovered 60" "connect 0"
   wait_for_line "$out/$who.out" '"event":"ready"' 60 ||
