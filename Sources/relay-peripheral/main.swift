@@ -52,8 +52,13 @@ func runPeripheral() -> Int32 {
         controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
     controller.backend = backend
     StartupTrace.mark("REPL and controller made")
-    backend.start()
-    StartupTrace.mark("backend started, entering the loop")
+    // Connect on the loop's first turn: the REPL's input is watched by then (and served first
+    // in a turn), so a `start` typed at launch is read before bluetoothd's first answers and
+    // the registrations go out as soon as the adapter is known.
+    loop.post {
+        backend.start()
+        StartupTrace.mark("backend started")
+    }
     return repl.run()
 }
 
