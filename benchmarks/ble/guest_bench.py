@@ -437,7 +437,8 @@ def echo_session(side, logs, options, result):
             stamp, _ = central.wait("counter", since, timeout=10, where=lambda event: event.get("value") == value)
             if value >= options.warmup:
                 trips.append(stamp - started)
-        result["round_trips"] = trips
+        result["round_trips"] += trips
+        result.setdefault("round_trip_medians", []).append(statistics.median(trips))
         log(f"{side.name}: round trip median {statistics.median(trips) * 1000:.2f} ms over {len(trips)}")
     finally:
         if central is not None:
@@ -467,6 +468,8 @@ def main():
     parser.add_argument("--notify-runs", type=int, default=1, help="main sessions of that other notification path")
     parser.add_argument("--round-trips", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--echo-runs", type=int, default=1,
+                        help="echo sessions per side, interleaved (their round trips are pooled)")
     parser.add_argument("--sides", default="relay,peers")
     parser.add_argument("--keep-fifo", action="store_true",
                         help="leave bluetoothd SCHED_FIFO during the measurements (as before 2026-11-29)")
@@ -494,7 +497,9 @@ def main():
     for run in range(max(runs.values())):
         order = chosen if run % 2 == 0 else chosen[::-1]
         plan += [(run, side, "main") for side in order if run < runs[side.name]]
-    plan += [(0, side, "echo") for side in chosen]
+    for run in range(options.echo_runs):
+        order = chosen if run % 2 == 0 else chosen[::-1]
+        plan += [(run, side, "echo") for side in order]
     relay_chosen = "relay" in options.sides.split(",")
     notify_default = central_notify_default()
     if relay_chosen and options.notify_paths == "auto":
@@ -505,9 +510,10 @@ def main():
             results[alternative.name] = fresh_result()
             for run in range(options.notify_runs):
                 plan.insert(min(len(plan), 2 * run + 1), (run, alternative, "main"))
-            echo_at = next((index + 1 for index, (_, side, kind) in enumerate(plan)
-                            if side.name == "relay" and kind == "echo"), len(plan))
-            plan.insert(echo_at, (0, alternative, "echo"))  # next to relay's: the round trips compared
+            for run in range(options.echo_runs):  # next to relay's: the round trips compared
+                echo_at = next((index + 1 for index, (number, side, kind) in enumerate(plan)
+                                if side.name == "relay" and kind == "echo" and number == run), len(plan))
+                plan.insert(echo_at, (run, alternative, "echo"))
         else:
             log("relay-central has no --notify-path: no session on its other notification path")
     if relay_chosen and options.paths == "auto":

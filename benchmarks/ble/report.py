@@ -204,6 +204,8 @@ def rows(results):
                                   "back: the peripheral's counter line -> the central's")):
         add(f"round trip, median {half} (ms)",
             single(splits["relay"] and splits["relay"][index]), single(splits["peers"] and splits["peers"][index]))
+    if len(relay.get("round_trip_medians", [])) > 1 or len(peers.get("round_trip_medians", [])) > 1:
+        add("round trip, each echo session's median (ms)", session_medians(relay), session_medians(peers))
     add("round trip, 99th percentile (ms)",
         single(percentile(relay_trips, 0.99) and percentile(relay_trips, 0.99) * 1000),
         single(percentile(peers_trips, 0.99) and percentile(peers_trips, 0.99) * 1000))
@@ -238,6 +240,12 @@ def rows(results):
 
 
 PATHS = "relay-dbus-paths"
+
+
+def session_medians(side):
+    """The echo sessions' own medians, in order, as a table cell."""
+    values = side.get("round_trip_medians", [])
+    return (", ".join(f"{value * 1000:.1f}" for value in values) or "n/a"), None
 NOTIFY_PREFIX = "relay-central-notify-"
 
 
@@ -267,6 +275,8 @@ def notify_rows(results, other):
         return single(value and value * 1000)
 
     add("round trip median (ms)", trip(default, None), trip(alternative, None))
+    if len(default.get("round_trip_medians", [])) > 1 or len(alternative.get("round_trip_medians", [])) > 1:
+        add("round trip, each echo session's median (ms)", session_medians(default), session_medians(alternative))
     add("round trip 99th percentile (ms)", trip(default, 0.99), trip(alternative, 0.99))
     add("central start-up: launch -> ready (s)", default["startup_central"], alternative["startup_central"])
     add("1000 counters central -> peripheral (s)", [e["seconds"] for e in default["counters"]],
