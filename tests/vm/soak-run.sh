@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make soak: builds, then runs tests/vm/soak.sh in one boot of the real-BlueZ VM (scripts/bluez-vm)
 # and prints its figures. SOAK_COUNTERS, SOAK_MESSAGES, SOAK_MAX_BYTES and SOAK_RSS_SLACK_KIB pass
-# through, and SOAK_STALL, SOAK_KEEP_FIFO, SOAK_MAX_SECONDS, SOAK_WINDOW (see tests/vm/soak.sh; RELAY_SCRATCH_PATH selects the build
+# through, and SOAK_STALL, SOAK_KEEP_FIFO, SOAK_MAX_SECONDS, SOAK_WINDOW, SOAK_CENTRAL_ARGS (see tests/vm/soak.sh; RELAY_SCRATCH_PATH selects the build
 # folder, default .build).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +10,7 @@ scratch=${RELAY_SCRATCH_PATH:-.build}
 ${SWIFT:-swift} build --scratch-path "$scratch"
 scripts/python-env.sh > /dev/null
 env=()
-for name in SOAK_COUNTERS SOAK_MESSAGES SOAK_MAX_BYTES SOAK_RSS_SLACK_KIB SOAK_STALL SOAK_KEEP_FIFO SOAK_MAX_SECONDS SOAK_WINDOW; do
+for name in SOAK_COUNTERS SOAK_MESSAGES SOAK_MAX_BYTES SOAK_RSS_SLACK_KIB SOAK_STALL SOAK_KEEP_FIFO SOAK_MAX_SECONDS SOAK_WINDOW SOAK_CENTRAL_ARGS; do
   [ -n "${!name:-}" ] && env+=(-e "$name=${!name}")
 done
 out=$(scripts/bluez-vm outdir soak)

@@ -11,6 +11,7 @@
 # messages (default 4) ahead of what the other side has received (tests/vm/soak-feed.py); the run ends when both sides have
 # every message and counter, or when nothing arrived for SOAK_STALL seconds (default 180), or after
 # SOAK_MAX_SECONDS (default 0: no limit; a run stopped early fails with what had arrived), and
+# SOAK_CENTRAL_ARGS adds options to relay-central (e.g. `--notify-path socket`); the run
 # always prints its figures (duration, counts lost/duplicated/reordered/corrupted each way, RSS
 # samples), also into $out/figures.
 # vm-timeout: 7200
@@ -51,7 +52,7 @@ make_side c write 2
 open_input peripheral 7
 open_input central 8
 start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json \
-  --max-message 1048576 --connect sample
+  --max-message 1048576 --connect sample ${SOAK_CENTRAL_ARGS:-}
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
 start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --max-message 1048576
 echo start >&7
