@@ -68,7 +68,7 @@ struct CentralOptions: Equatable, Sendable {
     /// How values are written: the `AcquireWrite` socket (falling back to `WriteValue`), or `WriteValue` only.
     var writePath = WritePath.socket
     /// How notifications arrive: the `AcquireNotify` socket (falling back to `StartNotify`), or signals only.
-    var notifyPath = NotifyPath.socket
+    var notifyPath = NotifyPath.signal
 }
 
 /// What the command line asks for.
@@ -98,8 +98,9 @@ extension CentralLaunch {
           --save-dir DIR          save every received message to a file in DIR
           --write-path PATH       socket (default: AcquireWrite, WriteValue when refused) or write-value
                                   (always WriteValue commands, each after the previous one completed)
-          --notify-path PATH      socket (default: AcquireNotify, read on its own thread; StartNotify when
-                                  refused) or signal (StartNotify, values as PropertiesChanged signals)
+          --notify-path PATH      signal (default: StartNotify, values as PropertiesChanged signals) or
+                                  socket (AcquireNotify, read on its own thread; StartNotify when refused;
+                                  faster, but bluetoothd drops notifications when that socket is full)
           --help                  show this help and exit
           --version               show the version and exit
         Commands (type 'help' inside): scan, scan stop, list, connect N|ADDRESS, disconnect, write [N],

@@ -12,7 +12,7 @@ struct CentralSettings: Equatable, Sendable {
     /// `.writeValue`: never ask for the `AcquireWrite` socket.
     var writePath = WritePath.socket
     /// `.socket`: subscribe with `AcquireNotify` (falling back to `StartNotify`); `.signal`: `StartNotify` only.
-    var notifyPath = NotifyPath.socket
+    var notifyPath = NotifyPath.signal
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
     /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the

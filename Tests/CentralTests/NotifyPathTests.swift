@@ -33,9 +33,9 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(harness.session.readyLink?.notifyVia, .socket)
     }
 
-    func testSocketPathIsTheDefault() {
-        XCTAssertEqual(CentralSettings().notifyPath, .socket)
-        XCTAssertEqual(CentralSettings(options: CentralOptions()).notifyPath, .socket)
+    func testSignalPathIsTheDefault() {
+        XCTAssertEqual(CentralSettings().notifyPath, .signal)
+        XCTAssertEqual(CentralSettings(options: CentralOptions()).notifyPath, .signal)
     }
 
     func testSignalPathNeverAcquires() {

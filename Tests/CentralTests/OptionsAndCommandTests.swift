@@ -12,14 +12,14 @@ final class CentralOptionsTests: XCTestCase {
         XCTAssertEqual(options.maxMessage, 1 << 20)
         XCTAssertFalse(options.reconnect)
         XCTAssertEqual(options.writePath, .socket)
-        XCTAssertEqual(options.notifyPath, .socket)
+        XCTAssertEqual(options.notifyPath, .signal)
     }
 
     func testEveryOption() throws {
         let launch = try CentralLaunch(parsing: [
             "--adapter", "hci1", "--name=lab", "--json", "--scan-timeout", "2.5", "--connect", "00:aa:01:00:00:00",
             "--reconnect", "--max-message", "64K", "--save-dir", "/tmp/x", "--write-path", "write-value",
-            "--notify-path", "signal",
+            "--notify-path", "socket",
         ])
         var expected = CentralOptions()
         expected.adapter = .name("hci1")
@@ -31,7 +31,7 @@ final class CentralOptionsTests: XCTestCase {
         expected.maxMessage = 65536
         expected.saveDirectory = "/tmp/x"
         expected.writePath = .writeValue
-        expected.notifyPath = .signal
+        expected.notifyPath = .socket
         XCTAssertEqual(launch, .run(expected))
         XCTAssertEqual(try CentralLaunch(parsing: ["--connect", "sample"]), .run({
             var options = CentralOptions()

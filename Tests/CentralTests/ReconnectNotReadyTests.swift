@@ -54,8 +54,8 @@ final class ReconnectNotReadyTests: XCTestCase {
 
         // relay-peripheral is registered again: the link comes up and the back-off starts over.
         let found = harness.feed(.characteristicsFound(SessionHarness.peerID, SessionHarness.relayCharacteristics))
-        XCTAssertEqual(found, [.acquireNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
-        harness.feed(.notifyAcquired)
+        XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
+        harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         XCTAssertEqual(SessionHarness.eventNames(ready), ["ready"])
         XCTAssertNil(harness.session.autoConnect)
