@@ -62,3 +62,17 @@ exchange_round() { # round [seconds to wait for the subscription]
   wait_for_count "$c" '"event":"counter"' "$round" 30 || fail "round $round: no counter at the central"
   wait_for_count "$c" '"event":"message"' "$round" 30 || fail "round $round: no message at the central"
 }
+
+# The SHA-256 (hex) of a file.
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+# Asks the peripheral (commands on fd 7, output in $out/peripheral.out) for `status` and prints
+# the answer (its JSON line).
+status_now() {
+  local before
+  before=$(count "$out/peripheral.out" '"event":"status"')
+  echo status >&7
+  wait_for_count "$out/peripheral.out" '"event":"status"' $((before + 1)) 10 || fail "no answer to status"
+  grep '"event":"status"' "$out/peripheral.out" | tail -n 1
+}
+# receiving ADDRESS STATUS: bytes of the incomplete message from ADDRESS in a status line.
+receiving() { grep -o "\"address\":\"$1\"[^{}]*\"receiving\":{\"received\":[0-9]*" <<< "$2" | sed 's/.*://'; }

@@ -31,17 +31,6 @@ since() { echo $(($(date +%s) - began)); }
 head -c 2097152 /dev/urandom > "$out/big.bin"
 head -c 3000 /dev/urandom > "$out/to-b.bin"
 to_p="hello peripheral from B"  # no comma: field() splits on commas
-sha() { sha256sum "$1" | cut -d' ' -f1; }
-# Asks the peripheral for `status` and prints the answer (its JSON line).
-status_now() {
-  local before
-  before=$(count "$out/peripheral.out" '"event":"status"')
-  echo status >&7
-  wait_for_count "$out/peripheral.out" '"event":"status"' $((before + 1)) 10 || fail "no answer to status"
-  grep '"event":"status"' "$out/peripheral.out" | tail -n 1
-}
-# receiving ADDRESS STATUS: bytes of the incomplete message from ADDRESS in a status line.
-receiving() { grep -o "\"address\":\"$1\"[^{}]*\"receiving\":{\"received\":[0-9]*" <<< "$2" | sed 's/.*://'; }
 
 # The peripheral reads its commands from a FIFO so it keeps running while the scenario acts.
 open_input peripheral 7

@@ -34,20 +34,9 @@ declare -A fd=([a]=8 [b]=9 [c]=10)
 centrals=(a b c)
 began=$(date +%s.%N)
 since() { awk -v a="$began" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 say() { local who=$1; shift; printf '%s\n' "$@" >&"${fd[$who]}"; }
 # The sha256 of every message event of NAME's log that came from ADDRESS (any when empty).
 messages_from() { grep '"event":"message"' "$out/$1.out" | grep -- "${2:-}" | sed -n 's/.*"sha256":"\([0-9a-f]*\)".*/\1/p' | tr '\n' ','; }
-# Asks the peripheral for `status` and prints the answer (its JSON line).
-status_now() {
-  local before
-  before=$(count "$out/peripheral.out" '"event":"status"')
-  echo status >&7
-  wait_for_count "$out/peripheral.out" '"event":"status"' $((before + 1)) 10 || fail "no answer to status"
-  grep '"event":"status"' "$out/peripheral.out" | tail -n 1
-}
-# receiving ADDRESS STATUS: bytes of the incomplete message from ADDRESS in a status line.
-receiving() { grep -o "\"address\":\"$1\"[^{}]*\"receiving\":{\"received\":[0-9]*" <<< "$2" | sed 's/.*://'; }
 counters_from() { grep '"event":"counter"' "$out/$1.out" | grep -- "${2:-}" | sed -n 's/.*"value":\([0-9]*\).*/\1/p' | tr '\n' ','; }
 
 text="hello to all three"
