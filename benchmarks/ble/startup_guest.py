@@ -42,6 +42,12 @@ def to_advertising(binary):
         if b'"advertising"' in line:
             advertising = stamp
             break
+    quit_peripheral(process)
+    return first, advertising
+
+
+def quit_peripheral(process):
+    """Types `quit` into a launched relay-peripheral and waits for it (killed after 15 s)."""
     process.stdin.write(b"quit\n")
     process.stdin.close()
     try:
@@ -49,7 +55,6 @@ def to_advertising(binary):
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
-    return first, advertising
 
 
 def main():

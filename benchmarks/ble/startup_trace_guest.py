@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+from startup_guest import quit_peripheral
+
 REPO = os.environ.get("RELAY_REPO", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 OUT = os.environ.get("RELAY_VM_OUT", "/tmp")
 REPEAT = int(os.environ.get("STARTUP_REPEAT", "7"))
@@ -37,13 +39,7 @@ def launch(binary):
         if b'"error"' in line:
             print("  error:", line.decode().strip(), flush=True)
             break
-    process.stdin.write(b"quit\n")
-    process.stdin.close()
-    try:
-        process.wait(15)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    quit_peripheral(process)
     steps = []
     for line in process.stderr.read().decode(errors="replace").splitlines():
         parts = line.split(" ", 2)
