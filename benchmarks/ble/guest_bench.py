@@ -342,21 +342,9 @@ def main_session(side, logs, options, result, transfers):
 
         # 1. counters
         started, since = side.counters(central, peripheral, options.counters)
-        seen, last, progress = set(), started, time.monotonic()
-        while len(seen) < options.counters and time.monotonic() - progress < 10:
-            time.sleep(0.02)
-            with peripheral.condition:
-                counters = [(stamp, event.get("value")) for stamp, event in peripheral.events[since:]
-                            if event.get("event") == "counter"]
-            if len(counters) > len(seen):
-                progress = time.monotonic()
-            seen = {value for _, value in counters}
-            if counters:
-                last = counters[-1][0]
-        received = len(seen & set(range(options.counters)))
-        result["counters"].append({"seconds": last - started, "received": received,
-                                   "lost": options.counters - received})
-        log(f"{side.name}: {received}/{options.counters} counters in {last - started:.3f} s")
+        entry = wait_counters(peripheral, since, started, options.counters)
+        result["counters"].append(entry)
+        log(f"{side.name}: {entry['received']}/{options.counters} counters in {entry['seconds']:.3f} s")
         time.sleep(1.0)
 
         # 1b. counters the other way (relay only): every notification must reach the central

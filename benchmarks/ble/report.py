@@ -146,9 +146,6 @@ def rows(results):
         table.append((measure, relay_text, peers_text, f"{value:.2f}" if value is not None else "n/a", goal))
         return relay_middle, peers_middle, value
 
-    def single(value, digits=2):
-        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
-
     def goal_text(met, wanted):
         return f"{wanted}: {'met' if met else 'NOT met'}"
 
@@ -249,6 +246,26 @@ def session_medians(side):
 NOTIFY_PREFIX = "relay-central-notify-"
 
 
+def single(value, digits=2):
+    """A cell for one figure: its text (n/a when missing) and the value ratios use."""
+    return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+
+
+def comparison_row(measure, left, right, digits=2, scale=1.0):
+    """One row of a relay-only comparison: each side a list of samples (shown as their spread)
+    or a ready (text, value) cell, then right/left as the ratio."""
+    left_text, left_middle = spread(left, scale, digits) if isinstance(left, list) else left
+    right_text, right_middle = spread(right, scale, digits) if isinstance(right, list) else right
+    value = ratio(right_middle, left_middle)
+    return (measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a")
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
 def notify_rows(results, other):
     """relay with relay-central on its default notification path against the other one
     (`--notify-path`: AcquireNotify socket or StartNotify signals), sessions of the same boot."""
@@ -258,13 +275,7 @@ def notify_rows(results, other):
     table = []
 
     def add(measure, left, right, digits=2, scale=1.0):
-        left_text, left_middle = spread(left, scale, digits) if isinstance(left, list) else left
-        right_text, right_middle = spread(right, scale, digits) if isinstance(right, list) else right
-        value = ratio(right_middle, left_middle)
-        table.append((measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a"))
-
-    def single(value, digits=2):
-        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+        table.append(comparison_row(measure, left, right, digits, scale))
 
     def lost(side, key):
         return str(sum(entry["lost"] for entry in side.get(key, []))), None
@@ -302,9 +313,7 @@ def notify_rows(results, other):
     default_path = default.get("notify_path", "signal")
     header = ("measure (relay only)", f"relay-central notifications via {default_path} (default)",
               f"via {other[len(NOTIFY_PREFIX):]}", "ratio other/default")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table]
-    return "\n".join(lines)
+    return markdown_table(header, table)
 
 
 def path_rows(results):
@@ -317,13 +326,7 @@ def path_rows(results):
     table = []
 
     def add(measure, left, right, digits=2, scale=1.0):
-        left_text, left_middle = spread(left, scale, digits) if isinstance(left, list) else left
-        right_text, right_middle = spread(right, scale, digits) if isinstance(right, list) else right
-        value = ratio(right_middle, left_middle)
-        table.append((measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a"))
-
-    def single(value, digits=2):
-        return (f"{value:.{digits}f}" if value is not None else "n/a"), value
+        table.append(comparison_row(measure, left, right, digits, scale))
 
     add("1000 counters central -> peripheral (s)", [e["seconds"] for e in default["counters"]],
         [e["seconds"] for e in dbus["counters"]])
@@ -339,16 +342,11 @@ def path_rows(results):
         add(f"CPU s per MiB sent: {process}", single(cpu_per_mib(default, process, size), 3),
             single(cpu_per_mib(dbus, process, size), 3))
     header = ("measure (relay only)", "default: socket paths where used", "D-Bus paths", "ratio D-Bus/default")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table]
-    return "\n".join(lines)
+    return markdown_table(header, table)
 
 
 def render(results):
     header = ("measure", "relay", "peers", "ratio relay/peers", "goal")
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
-    for row in rows(results):
-        lines.append("| " + " | ".join(row) + " |")
     guest = results["machine"]
     options = guest.get("options", {})
     others = [name for name in results if isinstance(name, str) and name.startswith(NOTIFY_PREFIX)]
@@ -366,7 +364,7 @@ def render(results):
     ]
     if errors:
         notes.append("Failed sessions: " + "; ".join(errors) + ".")
-    text = "\n".join(lines)
+    text = markdown_table(header, rows(results))
     for other in others:
         text += (f"\n\nrelay-central's notification paths, relay only (same boot; `relay-central --notify-path "
                  f"{other[len(NOTIFY_PREFIX):]}` against its default):\n\n" + notify_rows(results, other))
