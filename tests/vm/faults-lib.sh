@@ -76,3 +76,13 @@ status_now() {
 }
 # receiving ADDRESS STATUS: bytes of the incomplete message from ADDRESS in a status line.
 receiving() { grep -o "\"address\":\"$1\"[^{}]*\"receiving\":{\"received\":[0-9]*" <<< "$2" | sed 's/.*://'; }
+# wait_receiving ADDRESS SECONDS: asks the peripheral for `status` once a second until it shows
+# a message from ADDRESS arriving (some bytes received); false after SECONDS.
+wait_receiving() {
+  local ticks=0
+  until [ "$(receiving "$1" "$(status_now)")" -gt 0 ] 2>/dev/null; do
+    ticks=$((ticks + 1))
+    [ $ticks -gt "$2" ] && return 1
+    sleep 1
+  done
+}

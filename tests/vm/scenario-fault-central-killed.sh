@@ -50,12 +50,7 @@ wait_for_line "$out/peripheral.out" '"event":"advertising"' 30 || fail "the peri
 wait_for_line "$out/a.out" '"event":"ready"' 90 || fail "central A never became ready"
 # Mid-message: once the peripheral's status shows A's message arriving, kill A without a
 # chance to clean up.
-ticks=0
-until [ "$(receiving "$a_address" "$(status_now)")" -gt 0 ] 2>/dev/null; do
-  ticks=$((ticks + 1))
-  [ $ticks -gt 120 ] && fail "no frame of A's message reached the peripheral in 120 s"
-  sleep 1
-done
+wait_receiving "$a_address" 120 || fail "no frame of A's message reached the peripheral in 120 s"
 grep -q '"event":"sent"' "$out/a.out" && fail "the 2 MiB message was already sent: cannot kill mid-message"
 kill -KILL "${started[a]}"
 killed=$(date +%s.%N)

@@ -117,12 +117,7 @@ say c "send-file $out/c-big.bin"
 say a "send-file $out/a-2.bin"
 say b "send-file $out/b-2.bin"
 echo "send-file $out/bcast2.bin" >&7
-ticks=0
-until [ "$(receiving "${address[c]}" "$(status_now)")" -gt 0 ] 2>/dev/null; do
-  ticks=$((ticks + 1))
-  [ $ticks -gt 60 ] && fail "no frame of C's message reached the peripheral in 60 s"
-  sleep 1
-done
+wait_receiving "${address[c]}" 60 || fail "no frame of C's message reached the peripheral in 60 s"
 grep -q '"event":"sent".*"length":1048576' "$out/c.out" && fail "C's 1 MiB message was already sent: cannot kill mid-message"
 kill -KILL "${started[c]}"
 finish c 5 || true
