@@ -30,11 +30,13 @@ case .run(let chosen):
     options = chosen
 }
 
-// One malloc arena for the whole process: the AcquireNotify reader thread (NotificationSocket)
-// would otherwise make glibc reserve an arena of its own, 64-128 MiB of address space that
-// nothing here needs (two threads, a few hundred allocations a second) and that would hide a
-// real over-allocation in VmPeak.
-NotificationSocket.useOneMallocArena()
+// One malloc arena for the whole process when notifications come through the AcquireNotify
+// socket: its reader thread (NotificationSocket) would otherwise make glibc reserve an arena of
+// its own, 64-128 MiB of address space that nothing here needs (two threads, a few hundred
+// allocations a second) and that would hide a real over-allocation in VmPeak.
+if options.notifyPath == .socket {
+    NotificationSocket.useOneMallocArena()
+}
 
 let loop = EventLoop()
 let console = Console(format: options.json ? .json : .human)
