@@ -83,7 +83,7 @@ extension CentralLaunch {
         usage: relay-central [--adapter hciN|ADDRESS] [--name NAME] [--json] [--scan-timeout S]
                              [--connect NAME|ADDRESS] [--reconnect] [--max-message BYTES]
                              [--save-dir DIR] [--write-path socket|write-value]
-                             [--notify-path socket|signal] [--help] [--version]
+                             [--notify-path signal|socket] [--help] [--version]
         """
 
     static let optionHelp = """
