@@ -14,17 +14,43 @@ let withoutImplicitRuntimeImports: [SwiftSetting] = [
     ])
 ]
 
+/// What a program's tests import: the program and the modules it is built from.
+func programTestDependencies(_ program: String) -> [Target.Dependency] {
+    [.target(name: program), "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayRuntime", "RelayProtocol"]
+}
+
+/// A library module in `Sources/<name>` (the folder has the module's name).
+func module(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: withoutImplicitRuntimeImports)
+}
+
 let package = Package(
     name: "relay",
     products: [
-        .library(name: "RelayProtocol", targets: ["RelayProtocol"]),
-        .library(name: "Shared", targets: ["Shared"]),
         .executable(name: "relay-peripheral", targets: ["relay-peripheral"]),
         .executable(name: "relay-central", targets: ["relay-central"]),
     ],
     targets: [
-        // Pure wire codec: counters, frames, chunker, reassembler. No I/O, no C.
-        .target(name: "RelayProtocol", swiftSettings: withoutImplicitRuntimeImports),
+        // The layers, from the bottom (ARCHITECTURE.md). C stays in two edge modules.
+        // The wire protocol: counters, frames, chunker, reassembler, checksums. Pure: no I/O.
+        module("RelayProtocol"),
+        // The poll(2) event loop that owns every fd and timer.
+        module("RelayRuntime"),
+        // Console, JSON events, option and argument parsing, rate limiting, file arguments.
+        module("RelayCLI"),
+        // The readline REPL: the only module importing CReadline.
+        module("RelayREPL", ["CReadline", "RelayRuntime", "RelayCLI"]),
+        // The D-Bus client over libdbus-1: the only module importing CDBus.
+        module("RelayDBus", ["CDBus", "RelayRuntime"]),
+        // The typed BlueZ model: adapters, devices, remote GATT, our GATT application and
+        // advertisement, acquired sockets.
+        module("RelayBlueZ", ["RelayDBus", "RelayRuntime", "RelayProtocol"]),
+        // One end of a relay link: the inbound pipeline and the outbound queue. Pure: no I/O,
+        // time is an input.
+        module("RelayEndpoint", ["RelayProtocol", "RelayCLI"]),
+        // What both programs share: the relay GATT profile, options, adapter state, message
+        // events and their shapes.
+        module("RelayApp", ["RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"]),
 
         // C libraries, brought in as system libraries.
         .systemLibrary(
@@ -34,40 +60,40 @@ let package = Package(
             name: "CReadline", path: "Sources/CReadline",
             providers: [.apt(["libreadline-dev"])]),
 
-        // Shared runtime, split by layer so C stays at the edge.
-        // RelayRuntime: the poll(2) event loop that owns every fd and timer.
-        .target(name: "RelayRuntime", path: "Sources/Shared/Runtime", swiftSettings: withoutImplicitRuntimeImports),
-        // RelayDBus: the only module importing CDBus.
-        .target(
-            name: "RelayDBus", dependencies: ["CDBus", "RelayRuntime"], path: "Sources/Shared/DBus",
-            swiftSettings: withoutImplicitRuntimeImports),
-        // RelayREPL: the only module importing CReadline.
-        .target(
-            name: "RelayREPL", dependencies: ["CReadline", "RelayRuntime"], path: "Sources/Shared/REPL",
-            swiftSettings: withoutImplicitRuntimeImports),
-        // Shared: the typed BlueZ model, re-exporting the layers below.
-        .target(
-            name: "Shared", dependencies: ["RelayDBus", "RelayREPL", "RelayRuntime", "RelayProtocol"],
-            path: "Sources/Shared/BlueZ", swiftSettings: withoutImplicitRuntimeImports),
-
         .executableTarget(
-            name: "relay-peripheral", dependencies: ["Shared", "RelayProtocol"],
+            name: "relay-peripheral",
+            dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"],
             swiftSettings: withoutImplicitRuntimeImports),
-        .executableTarget(name: "relay-central", dependencies: ["Shared", "RelayProtocol"]),
+        .executableTarget(
+            name: "relay-central",
+            dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"]),
 
         // Codec benchmark (make bench-codec); release build.
-        .executableTarget(name: "relay-codec-bench", dependencies: ["RelayProtocol", "RelayDBus"], path: "benchmarks/codec"),
+        .executableTarget(
+            name: "relay-codec-bench", dependencies: ["RelayProtocol", "RelayDBus"], path: "benchmarks/codec"),
 
         // Test support shared by the integration tests: a private dbus-daemon, bluezoo.
         .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),
 
+        // Unit tests: pure values, state machines, codecs, files and pipes; no bus.
         .testTarget(name: "RelayProtocolTests", dependencies: ["RelayProtocol"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["RelayRuntime"]),
-        .testTarget(name: "DBusTests", dependencies: ["RelayDBus", "RelayRuntime", "RelayTestSupport"]),
-        .testTarget(name: "REPLTests", dependencies: ["RelayREPL", "RelayRuntime"]),
-        .testTarget(name: "BlueZTests", dependencies: ["Shared", "RelayTestSupport"]),
-        .testTarget(name: "PeripheralTests", dependencies: ["relay-peripheral", "Shared", "RelayTestSupport"]),
-        .testTarget(name: "CentralTests", dependencies: ["relay-central", "Shared", "RelayTestSupport"]),
+        .testTarget(name: "RelayEndpointTests", dependencies: ["RelayEndpoint", "RelayProtocol", "RelayCLI"]),
+        .testTarget(name: "RelayRuntimeTests", dependencies: ["RelayRuntime"]),
+        .testTarget(name: "RelayCLITests", dependencies: ["RelayCLI"]),
+        .testTarget(name: "RelayREPLTests", dependencies: ["RelayREPL", "RelayCLI", "RelayRuntime"]),
+        .testTarget(name: "RelayDBusTests", dependencies: ["RelayDBus"]),
+        .testTarget(name: "RelayBlueZTests", dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol"]),
+        .testTarget(name: "RelayAppTests", dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayProtocol"]),
+        .testTarget(name: "PeripheralTests", dependencies: programTestDependencies("relay-peripheral")),
+        .testTarget(name: "CentralTests", dependencies: programTestDependencies("relay-central")),
+
+        // Integration tests: D-Bus round trips on a private bus, BlueZ against bluezoo.
+        .testTarget(name: "RelayDBusIntegrationTests", dependencies: ["RelayDBus", "RelayRuntime", "RelayTestSupport"]),
+        .testTarget(
+            name: "RelayBlueZIntegrationTests",
+            dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol", "RelayTestSupport"]),
+        .testTarget(name: "PeripheralIntegrationTests", dependencies: programTestDependencies("relay-peripheral") + ["RelayTestSupport"]),
+        .testTarget(name: "CentralIntegrationTests", dependencies: programTestDependencies("relay-central") + ["RelayTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

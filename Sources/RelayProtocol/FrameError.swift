@@ -37,7 +37,4 @@ public enum FrameError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Two lower-case hex digits.
-func hexByte(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16)
-    return byte < 0x10 ? "0" + digits : digits
-}
+func hexByte(_ byte: UInt8) -> String { Hex.string([byte]) }

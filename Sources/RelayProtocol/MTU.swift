@@ -39,6 +39,10 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// silently truncated by BlueZ and longer write commands are refused.
     public var maxValueLength: Int { min(value - 3, Self.valueLengthCeiling) }
 
+    /// The largest value one ATT write command or notification can carry: `MTU - 3` bytes (the
+    /// attribute protocol's limit, before relay's own ceiling).
+    public var attributeValueLimit: Int { value - 3 }
+
     /// Orders MTUs by size.
     public static func < (lhs: MTU, rhs: MTU) -> Bool { lhs.value < rhs.value }
 

@@ -94,7 +94,4 @@ public enum ReassemblyEvent: Sendable, Hashable {
     case error(ReassemblyError, dropped: DroppedPartial?)
 }
 
-func hex32(_ value: UInt32) -> String {
-    let digits = String(value, radix: 16)
-    return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
-}
+func hex32(_ value: UInt32) -> String { Hex.fixed(UInt64(value), width: 8) }

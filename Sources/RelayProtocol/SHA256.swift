@@ -9,16 +9,7 @@ public struct SHA256: Sendable {
         public let bytes: [UInt8]
 
         /// Lower-case hexadecimal, 64 characters (the form `sha256sum` prints).
-        public var hex: String {
-            let digits: [UInt8] = Array("0123456789abcdef".utf8)
-            var out: [UInt8] = []
-            out.reserveCapacity(64)
-            for byte in bytes {
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0x0f)])
-            }
-            return String(decoding: out, as: UTF8.self)
-        }
+        public var hex: String { Hex.string(bytes) }
 
         public var description: String { hex }
     }

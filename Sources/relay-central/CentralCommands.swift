@@ -1,37 +1,101 @@
-import Shared
+import RelayApp
+import RelayBlueZ
+import RelayCLI
+import RelayREPL
 
-/// The REPL commands of relay-central (the REPL adds `wait`, `sleep`, `help` and `quit`).
+/// The REPL commands of relay-central (the REPL adds `wait`, `sleep`, `help` and `quit`): each
+/// spec builds a `CentralCommand` from its checked arguments and hands it to the driver.
 enum CentralCommands {
-    static func register(in repl: REPL, driver: CentralDriver) {
-        for info in CentralCommand.all {
-            let shape: ArgumentShape
-            var completion = ArgumentCompletion.none
-            var transparent = false
-            switch info.name {
-            case "scan":
-                shape = .words(min: 0, max: 1)
-                completion = .words(["stop"])
-            case "connect":
-                shape = .words(min: 1, max: 1)
-                completion = .dynamic { [weak driver] in
-                    guard let driver else { return [] }
-                    return driver.session.candidates.flatMap { [String($0.index), $0.address.description] }
-                }
-            case "write": shape = .words(min: 0, max: 1)
-            case "send": shape = .restOfLine(required: true)
-            case "send-file":
-                shape = .restOfLine(required: true)
-                completion = .paths
-            case "list", "status":
-                shape = .none
-                transparent = true
-            default: shape = .none
+    /// The command a checked line asks for (`send` and `send-file` are `MessageCommands`).
+    static func command(_ context: CommandContext) throws(CommandError) -> CentralCommand {
+        try command(context.name, context.arguments)
+    }
+
+    /// The command `name` with its split `arguments` (as the command table split them).
+    static func command(_ name: String, _ arguments: [String]) throws(CommandError) -> CentralCommand {
+        switch name {
+        case "scan":
+            guard let word = arguments.first else { return .scan }
+            guard word == "stop" else {
+                throw CommandError("scan: \(ArgumentParser.quoted(word)) is not 'stop' (usage: scan [stop])")
             }
-            let synopsis = String(info.synopsis.dropFirst(info.name.count).drop { $0 == " " })
-            repl.add(CommandSpec(
-                info.name, synopsis: info.name == "scan" ? "[stop]" : synopsis, summary: info.summary,
-                details: info.details, shape: shape, completion: completion, isTransparentToWait: transparent
-            ) { [unowned driver] context in try driver.run(context) })
+            return .scanStop
+        case "list": return .list
+        case "connect":
+            let word = arguments.first ?? ""
+            if !word.isEmpty, word.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(word) {
+                return .connect(.index(index))
+            }
+            guard word.contains(":"), let address = BluetoothAddress(word) else {
+                throw CommandError(
+                    "connect: \(ArgumentParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00")
+            }
+            return .connect(.address(address))
+        case "disconnect": return .disconnect
+        case "write":
+            guard let word = arguments.first else { return .write(value: nil) }
+            return .write(value: try ArgumentParser.uint32(word, "N", command: "write"))
+        case "read": return .read
+        case "status": return .status
+        default: throw CommandError("\(name): not a relay-central command")
         }
+    }
+
+    static func specs(driver: CentralDriver) -> [CommandSpec] {
+        [
+            CommandSpec(
+                "scan", synopsis: "[stop]", summary: "Look for relay peripherals (or stop looking).",
+                details: """
+                    Starts LE discovery filtered on the relay service UUID. Peripherals advertising the name
+                    given by --name (default sample) are listed as they appear, each once, with an index, address
+                    and RSSI. The scan stops by itself after --scan-timeout seconds (default 10), or with 'scan stop'.
+                    """,
+                shape: .words(min: 0, max: 1), completion: .words(["stop"])
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "list", summary: "Show the peripherals found by the last scan.",
+                details: "Lists the candidates found so far with their index, address, name and last RSSI.",
+                isTransparentToWait: true
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "connect", synopsis: "N|ADDRESS", summary: "Connect, subscribe, learn the MTU.",
+                details: """
+                    Connects to candidate N of the list (or to ADDRESS), resolves its services, checks it is a relay
+                    peripheral, subscribes to notifications and learns the MTU. A 'ready' event follows. Scanning stops.
+                    """,
+                shape: .words(min: 1, max: 1),
+                completion: .dynamic { [weak driver] in
+                    driver?.session.candidates.flatMap { [String($0.index), $0.address.description] } ?? []
+                }
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "disconnect", summary: "Disconnect from the peripheral.",
+                details: "Ends the connection (no automatic reconnect follows, even with --reconnect)."
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "write", synopsis: "[N]", summary: "Write the counter, then count up.",
+                details: """
+                    Writes the counter as a bare 4-byte little-endian UInt32 without response, like the original
+                    app, then adds 1. With N (0 to 4294967295), writes N and counts on from N+1.
+                    """,
+                shape: .words(min: 0, max: 1)
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            MessageCommands.send(chunking: "chunked at min(MTU-3, 510) bytes and paced so nothing is lost") {
+                [unowned driver] message, context in driver.run(.send(message), context)
+            },
+            MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },
+            CommandSpec(
+                "read", summary: "Read both characteristics.",
+                details: "Reads the write and the notify characteristic of the connected peripheral and shows their values."
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "status", summary: "Show the adapter, the link, the MTU and the counters.",
+                details: """
+                    Prints the adapter and its state, the connection state, the peer, the MTU and the write path,
+                    the next counter to write and the last counter received.
+                    """,
+                isTransparentToWait: true
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+        ]
     }
 }

@@ -1,5 +1,6 @@
 import RelayProtocol
-import Shared
+import RelayApp
+import RelayBlueZ
 
 /// How a disconnection we asked for (`CentralSession.Link.disconnecting`) ends.
 struct Leaving: Equatable {

@@ -1,5 +1,7 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
 
 extension CentralSession {
     mutating func connectCommand(_ target: ConnectTarget, token: CommandToken) -> [CentralAction] {
@@ -58,7 +60,7 @@ extension CentralSession {
         link = .connecting(peer, seenConnected: seen)
         var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
         if seen { actions.append(.report(.connected(peer))) }
-        actions.append(.connect(peer.id))
+        actions.append(.connect(peer.id, timeout: settings.connectTimeout))
         return actions
     }
 
@@ -321,7 +323,7 @@ extension CentralSession {
         retries = 0
         autoConnect = nil
         autoConnectPersistent = false
-        _ = reassembler.reset()
+        _ = inbound.reset(because: .linkEnded("reconnected"))
         let notify = relay.notifyVia ?? .signal
         var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path, notify: notify))]
         if let token = connectToken {
@@ -361,24 +363,34 @@ extension CentralSession {
     /// Whatever a link carried ends with it: the partial message, queued sends, a pending read.
     mutating func cleanUpLink(reason: String) -> [CentralAction] {
         var actions: [CentralAction] = []
-        announcedMessage = nil
         vanishedCharacteristic = nil
-        if let partial = reassembler.reset() {
-            actions.append(.report(.dropped(partial, reason: "\(reason) before the message was complete")))
+        valuesDuringRead = nil
+        if let dropped = inbound.reset(because: .linkEnded("\(reason) before the message was complete")),
+            let event = TransferEvent(dropped, from: PeerName(.peripheral, peer?.address))
+        {
+            actions.append(.report(.transfer(event)))
         }
-        for item in outgoing {
+        // What was queued, and the value in flight, go with the link. Frames taken count as
+        // sent: all of a message whose last frame was in flight, some of the one in front.
+        var lost: [(item: Outbox<CommandToken?>.Completion, framesTaken: Int)] = []
+        if let completion = inFlight?.completion {
+            if case .message(let message, _) = completion { lost.append((completion, message.frames)) } else { lost.append((completion, 0)) }
+        }
+        let front = outbox.frontMessageProgress
+        for (index, item) in outbox.removeAll().enumerated() {
+            lost.append((item, index == 0 ? front?.taken ?? 0 : 0))
+        }
+        inFlight = nil
+        for (item, taken) in lost {
             switch item {
             case .counter(let counter, let token):
                 if let token { actions.append(.finish(token, .failure("counter \(counter) not written: \(reason)"))) }
-            case .message(let frames, let token, _, let sentFrames):
-                let message =
-                    "message \(frames.id) not sent: \(reason) after \(sentFrames) of \(frames.count) frames"
-                actions.append(.report(.error(message)))
-                if let token { actions.append(.finish(token, .failure(message))) }
+            case .message(let message, let token):
+                let text = "message \(message.id) not sent: \(reason) after \(taken) of \(message.frames) frames"
+                actions.append(.report(.error(text)))
+                if let token { actions.append(.finish(token, .failure(text))) }
             }
         }
-        outgoing = []
-        writeInFlight = false
         if let token = readToken {
             readToken = nil
             readsPending = 0

@@ -1,5 +1,6 @@
 import RelayProtocol
-import Shared
+import RelayApp
+import RelayBlueZ
 
 extension CentralSession {
     /// Whether a device is a candidate: it advertises the relay service and the expected name.

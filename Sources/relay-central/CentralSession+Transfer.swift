@@ -1,56 +1,60 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
 
+/// Counters and messages: writing the outbox one value at a time, and what the peripheral notifies.
 extension CentralSession {
     /// Starts writing the next value when the link is ready and nothing is in flight.
     mutating func pump() -> [CentralAction] {
-        guard !writeInFlight, !outgoing.isEmpty, case .ready(_, let relay) = link, let path = relay.path else {
+        guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path, let value = outbox.next() else {
             return []
         }
-        switch outgoing[0] {
-        case .counter(let counter, _):
-            writeInFlight = true
-            return [.write(counter.encoded, via: path, to: relay.write)]
-        case .message(var frames, let token, let sha256, let sentFrames):
-            guard let value = frames.next() else { return [] }
-            outgoing[0] = .message(frames, token: token, sha256: sha256, sentFrames: sentFrames + 1)
-            writeInFlight = true
-            return [.write(value, via: path, to: relay.write)]
-        }
+        inFlight = value
+        return [.write(value.bytes, via: path, to: relay.write)]
     }
 
     mutating func writeFinished(_ error: BlueZError?) -> [CentralAction] {
-        guard writeInFlight, !outgoing.isEmpty else { return [] }
-        writeInFlight = false
+        guard let value = inFlight else { return [] }
+        inFlight = nil
         var actions: [CentralAction] = []
-        switch outgoing[0] {
-        case .counter(let counter, let token):
-            outgoing.removeFirst()
-            if let error {
-                let message = "counter \(counter) not written: \(Self.writeProblem(error))"
-                actions.append(.report(.error(message)))
-                if let token { actions.append(.finish(token, .failure(message))) }
+        if let error {
+            let failed: (message: String, token: CommandToken?)?
+            if let counter = value.counter {
+                failed = ("counter \(counter) not written: \(Self.writeProblem(error))", value.completion?.token ?? nil)
+            } else if let (message, taken, token) = frameFailed(value) {
+                failed = ("message \(message.id) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))", token)
             } else {
+                failed = nil
+            }
+            if let failed {
+                actions.append(.report(.error(failed.message)))
+                if let token = failed.token { actions.append(.finish(token, .failure(failed.message))) }
+            }
+        } else {
+            switch value.completion {
+            case .counter(let counter, let token)?:
                 actions.append(.report(.written(counter)))
                 if let token { actions.append(.finish(token, .success)) }
-            }
-        case .message(let frames, let token, let sha256, let sentFrames):
-            if let error {
-                outgoing.removeFirst()
-                let message =
-                    "message \(frames.id) not sent: frame \(sentFrames) of \(frames.count) failed: \(Self.writeProblem(error))"
-                actions.append(.report(.error(message)))
-                if let token { actions.append(.finish(token, .failure(message))) }
-            } else if sentFrames == frames.count {
-                outgoing.removeFirst()
+            case .message(let message, let token)?:
                 messagesSent += 1
-                actions.append(.report(.sent(
-                    kind: frames.message.kind, length: frames.message.bytes.count, sha256: sha256,
-                    frames: frames.count, mtu: frames.mtu)))
+                actions.append(.report(.transfer(.sent(message))))
                 if let token { actions.append(.finish(token, .success)) }
+            case nil:
+                break
             }
         }
         return actions + pump()
+    }
+
+    /// The message a failed frame belonged to (dropped from the outbox with its remaining frames),
+    /// the frame's number and the command waiting for it.
+    private mutating func frameFailed(_ value: Outbox<CommandToken?>.Value) -> (OutgoingMessage, Int, CommandToken?)? {
+        if case .message(let message, let token)? = value.completion { return (message, message.frames, token) }
+        guard let (message, taken) = outbox.frontMessageProgress, let (_, token) = outbox.dropFrontMessage() else {
+            return nil
+        }
+        return (message, taken, token)
     }
 
     /// The cause and the fix of a failed write.
@@ -72,70 +76,65 @@ extension CentralSession {
         return []
     }
 
-    mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
-        switch link {
-        case .subscribing, .ready: break
-        default: return []
+    /// A `Value` change of a characteristic: on the notify characteristic, a notification (signal
+    /// path) unless it echoes a read, which sets `Value` too.
+    mutating func valueChanged(_ id: CharacteristicID, _ value: [UInt8], at time: Double) -> [CentralAction] {
+        guard case .some(let relay) = subscribingOrReadyLink, id == relay.notify else { return [] }
+        // Through the socket, notifications never change `Value`: only a read does.
+        if relay.notifyVia == .socket { return [] }
+        if valuesDuringRead != nil {
+            valuesDuringRead?.append(value)
+            return []
         }
+        return notified(value, at: time)
+    }
+
+    /// A notification from the peripheral.
+    mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
+        guard subscribingOrReadyLink != nil else { return [] }
+        let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []
-        for event in reassembler.receive(value) {
+        for event in inbound.receive(value, at: time) {
             switch event {
             case .counter(let counter):
                 lastReceived = counter
-                actions.append(.report(.counter(counter)))
-            case .message(let received):
-                actions += delivered(received.message)
-            case .error(let error, let dropped):
-                actions += protocolError(error, dropped: dropped, at: time)
+                actions.append(.report(.transfer(.counter(from: sender, counter))))
+            case .message(let message, let id, let number):
+                actions += delivered(message, id: id, number: number, from: sender)
+            case .receiving, .protocolError, .dropped:
+                if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
             }
         }
-        let progress = reassembler.progress
-        if let progress, progress.id != announcedMessage, case .allow = receivingLimiter.admit(now: time) {
-            actions.append(.report(.receiving(progress)))
-        }
-        announcedMessage = progress?.id
         return actions
     }
 
-    /// One protocol error (and the partial message it dropped) as one report, at most 5 a
-    /// second: a peripheral notifying garbage at full speed cannot drown the REPL. What was held
-    /// back is counted and said once, with the next report let through.
-    mutating func protocolError(_ error: ReassemblyError, dropped: DroppedPartial?, at time: Double) -> [CentralAction] {
-        guard case .allow(let suppressed) = protocolErrorLimiter.admit(now: time) else { return [] }
-        var actions: [CentralAction] = []
-        if suppressed > 0 {
-            actions.append(.report(.error("\(suppressed) more protocol errors from the peripheral were not shown")))
+    /// The relay characteristics of a link being subscribed or ready.
+    var subscribingOrReadyLink: RelayLink? {
+        switch link {
+        case .subscribing(_, let relay), .ready(_, let relay): return relay
+        default: return nil
         }
-        actions.append(.report(.error("protocol error from the peripheral: \(error)")))
-        if let dropped { actions.append(.report(.dropped(dropped, reason: error.description))) }
-        return actions
     }
 
     /// A complete message: saved when `--save-dir` is set, and reported.
-    mutating func delivered(_ message: Message) -> [CentralAction] {
+    private mutating func delivered(_ message: Message, id: MessageID, number: Int, from sender: PeerName) -> [CentralAction] {
         messagesReceived += 1
-        let digest = SHA256.hash(message.bytes).hex
-        var actions: [CentralAction] = []
-        var file: String? = nil
-        if let directory = settings.saveDirectory {
-            let number = String(messagesReceived)
-            let padded = String(repeating: "0", count: max(0, 4 - number.count)) + number
-            let suffix = message.kind == .text ? "txt" : "bin"
-            let path = (directory.hasSuffix("/") ? directory : directory + "/")
-                + "message-\(padded)-\(digest.prefix(8)).\(suffix)"
-            file = path
-            actions.append(.save(message.bytes, path: path))
-        }
-        let text: String? = message.kind == .text ? String(decoding: message.bytes, as: UTF8.self) : nil
-        actions.append(.report(.message(
-            kind: message.kind, length: message.bytes.count, sha256: digest, text: text, file: file)))
-        return actions
+        let report = ReceivedMessageReport(from: sender, id: id, message: message)
+        guard let directory = settings.saveDirectory else { return [.report(.transfer(.message(report)))] }
+        return [.save(SaveRequest(message, report: report, number: messagesReceived, directory: directory))]
     }
 
     mutating func readFinished(_ role: CharacteristicRole, _ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
         guard let token = readToken, readsPending > 0 else { return [] }
         readsPending -= 1
         var actions: [CentralAction] = []
+        var held: [[UInt8]] = []
+        if role == .notify, let seen = valuesDuringRead {
+            held = seen
+            valuesDuringRead = nil
+            // Reading updates `Value` too: that change is the read, not a notification.
+            if case .success(let value) = result, let echo = held.firstIndex(of: value) { held.remove(at: echo) }
+        }
         switch result {
         case .success(let value):
             actions.append(.report(.read(role, value: value)))
@@ -148,6 +147,16 @@ extension CentralSession {
             actions.append(.finish(token, readFailure.map { .failure($0) } ?? .success))
             readFailure = nil
         }
+        for value in held { actions += notified(value) }
         return actions
+    }
+}
+
+extension Outbox.Completion {
+    /// The tag of the counter or message this completes.
+    var token: Tag {
+        switch self {
+        case .counter(_, let tag), .message(_, let tag): return tag
+        }
     }
 }

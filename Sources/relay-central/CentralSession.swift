@@ -1,12 +1,15 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
+import RelayREPL
 
 /// The settings of a session, taken from the command line.
 struct CentralSettings: Equatable, Sendable {
     var name = "sample"
     var scanTimeout = CentralOptions.defaultScanTimeout
     var reconnect = false
-    var maxMessage = CentralOptions.defaultMaxMessage
+    var maxMessage = CommonOptions.defaultMaxMessage
     var saveDirectory: String?
     var startupTarget: StartupTarget?
     /// `.writeValue`: never ask for the `AcquireWrite` socket.
@@ -35,11 +38,11 @@ struct CentralSettings: Equatable, Sendable {
         name = options.name
         scanTimeout = options.scanTimeout
         reconnect = options.reconnect
-        maxMessage = options.maxMessage
-        saveDirectory = options.saveDirectory
+        maxMessage = options.common.maxMessage
+        saveDirectory = options.common.saveDirectory
         startupTarget = options.connect
         writePath = options.writePath
-        notifyPath = options.notifyPath
+        notifyPath = options.common.notifyPath
     }
 }
 
@@ -47,8 +50,8 @@ struct CentralSettings: Equatable, Sendable {
 /// returns what to do (`CentralAction`); the driver performs the I/O and feeds the results back.
 ///
 /// It owns the scan list, the link (connect → services resolved → characteristics checked →
-/// subscribed + MTU learned → ready), the counters, the reassembler for notifications and the
-/// paced queue of outgoing values (one in flight at a time).
+/// subscribed + MTU learned → ready), the counters, the inbound pipeline for notifications and
+/// the paced queue of outgoing values (one in flight at a time).
 struct CentralSession {
     /// The link to a peripheral.
     enum Link: Equatable {
@@ -95,12 +98,6 @@ struct CentralSession {
         }
     }
 
-    /// A value waiting to be written, or being written.
-    enum Outgoing {
-        case counter(Counter, token: CommandToken?)
-        case message(MessageFrames, token: CommandToken?, sha256: String, sentFrames: Int)
-    }
-
     let settings: CentralSettings
     var adapterState: AdapterState = .unknown
     var adapter: AdapterInfo?
@@ -134,17 +131,16 @@ struct CentralSession {
     /// Whether the discovery being started is a silent refresh of a running scan.
     var refreshingScan = false
 
-    var reassembler: Reassembler
-    /// Paces the protocol-error lines a misbehaving peripheral causes (at most 5 a second).
-    var protocolErrorLimiter = RateLimiter(limit: 5, per: 1)
-    /// Paces `receiving` lines (at most 5 a second): a peripheral sending first frames of ever
-    /// new messages that never go on must not flood the REPL either.
-    var receivingLimiter = RateLimiter(limit: 5, per: 1)
-    /// The incomplete message a `receiving` event was reported for.
-    var announcedMessage: MessageID?
+    /// Counters and messages the peripheral notifies.
+    var inbound: InboundPipeline
+    /// Values of the notify characteristic seen while a read of it is pending on the signal
+    /// path: reading changes `Value` too, and that change is the read, not a notification.
+    var valuesDuringRead: [[UInt8]]?
     var chunker = Chunker()
-    var outgoing: [Outgoing] = []
-    var writeInFlight = false
+    /// Counters and messages to write, with the command waiting for each (nil: none).
+    var outbox = Outbox<CommandToken?>()
+    /// The value being written (one at a time).
+    var inFlight: Outbox<CommandToken?>.Value?
 
     var scanToken: CommandToken?
     var connectToken: CommandToken?
@@ -155,7 +151,7 @@ struct CentralSession {
 
     init(settings: CentralSettings) {
         self.settings = settings
-        self.reassembler = Reassembler(maxMessageLength: settings.maxMessage)
+        self.inbound = InboundPipeline(maxMessage: settings.maxMessage)
         switch settings.startupTarget {
         case .address(let address)?: autoConnect = .address(address)
         case .name(let name)?: autoConnect = .name(name)
@@ -200,7 +196,7 @@ struct CentralSession {
     }
 
     /// Whether nothing is pending that quitting would cut short (sends, connect, read).
-    var isQuiescent: Bool { outgoing.isEmpty && !writeInFlight }
+    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil }
 
     /// The `status` snapshot.
     var status: CentralStatus {
@@ -217,14 +213,14 @@ struct CentralSession {
             adapter: adapter, adapterState: adapterState, link: linkWord, peer: peer, mtu: readyLink?.mtu,
             path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outgoing.count)
+            pendingSends: outbox.count)
     }
 
     /// Handles one input and returns the actions to perform, in order.
     mutating func handle(_ input: CentralInput) -> [CentralAction] {
         switch input {
         case .command(let command, let token): return handle(command, token: token)
-        case .adapter(let availability): return adapterChanged(availability)
+        case .adapter(let state, let info): return adapterChanged(state, info)
         case .discoveryStarted: return discoveryStarted()
         case .discoveryFailed(let error): return discoveryFailed(error)
         case .scanTimerFired: return scanTimedOut()
@@ -240,7 +236,8 @@ struct CentralSession {
         case .writeAcquired(let mtu): return writeAcquired(mtu)
         case .writeAcquireFailed: return writeAcquireFailed()
         case .mtuRead(let mtu): return mtuRead(mtu)
-        case .mtuChanged(let mtu): return mtuChanged(mtu)
+        case .mtuChanged(let id, let mtu): return id == notifyCharacteristic ? mtuChanged(mtu) : []
+        case .valueChanged(let id, let value, let time): return valueChanged(id, value, at: time)
         case .notification(let value, let time): return notified(value, at: time)
         case .writeFinished(let error): return writeFinished(error)
         case .writeSocketClosed: return writeSocketClosed()
@@ -253,7 +250,7 @@ struct CentralSession {
         }
     }
 
-    private mutating func handle(_ command: SessionCommand, token: CommandToken) -> [CentralAction] {
+    private mutating func handle(_ command: CentralCommand, token: CommandToken) -> [CentralAction] {
         switch command {
         case .scan: return startListing(token: token)
         case .scanStop: return stopScanCommand(token: token)
@@ -269,19 +266,8 @@ struct CentralSession {
 
     // MARK: Adapter
 
-    private mutating func adapterChanged(_ availability: AdapterAvailability) -> [CentralAction] {
-        let newState: AdapterState
-        switch availability {
-        case .present(let info, let powered):
-            adapter = info
-            newState = powered ? .poweredOn : .poweredOff
-        case .absent(let reason):
-            newState = .notAvailable(reason)
-        case .bluetoothdStopped:
-            newState = .notAvailable("bluetoothd is not running (start it: systemctl start bluetooth)")
-        case .notPermitted(let reason):
-            newState = .notPermitted(reason)
-        }
+    private mutating func adapterChanged(_ newState: AdapterState, _ info: AdapterInfo?) -> [CentralAction] {
+        if let info { adapter = info }
         guard newState != adapterState else { return [] }
         let wasOn = adapterState == .poweredOn
         adapterState = newState
@@ -334,7 +320,7 @@ struct CentralSession {
         guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
         let counter = value.map(Counter.init) ?? nextCounter
         nextCounter = counter.next
-        outgoing.append(.counter(counter, token: token))
+        outbox.append(counter: counter, tag: token)
         return pump()
     }
 
@@ -343,9 +329,7 @@ struct CentralSession {
         guard message.bytes.count <= Int(UInt32.max) else {
             return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
         }
-        let frames = chunker.frames(for: message)
-        let digest = SHA256.hash(message.bytes).hex
-        outgoing.append(.message(frames, token: token, sha256: digest, sentFrames: 0))
+        outbox.append(message, chunker: &chunker, tag: token)
         return pump()
     }
 
@@ -357,6 +341,7 @@ struct CentralSession {
         readToken = token
         readsPending = 2
         readFailure = nil
+        valuesDuringRead = relay.notifyVia == .socket ? nil : []
         return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
     }
 

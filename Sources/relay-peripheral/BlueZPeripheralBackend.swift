@@ -1,60 +1,62 @@
+import RelayApp
+import RelayBlueZ
 import RelayProtocol
-import Shared
+import RelayRuntime
 
 /// The peripheral's Bluetooth side on bluetoothd: one system-bus connection, the adapter
-/// chosen with `--adapter` (or the first one), our GATT application and advertisement.
-/// Everything bluetoothd reports becomes a `PeripheralInput` for the controller.
+/// chosen with `--adapter` (or the first one with LE advertising), our GATT application and
+/// advertisement. Everything bluetoothd reports becomes a `PeripheralInput` for the driver.
 final class BlueZPeripheralBackend: PeripheralBackend {
-    private let controller: PeripheralController
+    private let driver: PeripheralDriver
     private let loop: EventLoop
     private let choice: AdapterChoice?
     private let notifyPath: NotifyPath
-    private var connection: DBusConnection?
     private var client: BlueZClient?
-    private var ownerWatcher: NameOwnerWatcher?
     private var application: GattApplication?
     private var advertisement: LEAdvertisement?
-    /// The adapter in use (path and name), while there is one.
+    /// The adapter in use, while there is one.
     private var adapter: AdapterSnapshot?
-    private var connectedDevices: [ObjectPath: BluetoothAddress] = [:]
+    private var connectedDevices: [DeviceID: BluetoothAddress] = [:]
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
-    init(controller: PeripheralController, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket) {
-        self.controller = controller
+    init(driver: PeripheralDriver, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket) {
+        self.driver = driver
         self.loop = loop
         self.choice = choice
         self.notifyPath = notifyPath
     }
 
     /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
-    func start(bus: DBusConnection.Bus = .system) {
-        let connection: DBusConnection
+    func start(bus: BlueZBus = .system) {
+        let client: BlueZClient
         do {
-            connection = try DBusConnection(bus: bus, loop: loop)
+            client = try BlueZClient.connect(to: bus, loop: loop)
         } catch {
-            let detail = "cannot connect to the system D-Bus (\(error)): is dbus running? (systemctl start dbus)"
-            controller.handle(.adapter(.notAvailable(detail), name: nil))
-            return
+            let problem: AdapterProblem
+            switch error {
+            case .accessDenied: problem = .accessDenied
+            case .unreachable(let detail): problem = .noSystemBus(detail: detail)
+            }
+            return driver.handle(.adapter(.unavailable(problem), nil))
         }
         StartupTrace.mark("bus connected (Hello answered)")
-        self.connection = connection
-        connection.onAccessDenied = { [weak self] call in self?.reportRefused(call) }
-        let client = BlueZClient(connection: connection)
         self.client = client
-        let application = GattApplication(client: client, root: "/org/relay/peripheral", services: [RelayGattProfile.localService(notifyPath: notifyPath)])
+        client.onRefusedCall = { [weak self] call in
+            guard let self else { return }
+            self.driver.handle(.refusedCall(call, time: self.loop.now))
+        }
+        let application = GattApplication(
+            client: client, root: "/org/relay/peripheral", services: [PeripheralGattProfile.localService(notifyPath: notifyPath)])
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/peripheral/advertisement0",
-            data: RelayGattProfile.advertisement(name: controller.session.configuration.name))
-        advertisement.onReleased = { [weak self] in self?.controller.handle(.advertisementReleased) }
+            data: PeripheralGattProfile.advertisement(name: driver.session.configuration.name))
+        advertisement.onReleased = { [weak self] in self?.driver.handle(.advertisementReleased) }
         self.advertisement = advertisement
         client.onEvent = { [weak self] event in self?.handleBlueZ(event) }
         client.start()
-        ownerWatcher = NameOwnerWatcher(connection: connection, name: BlueZInterface.service) { [weak self] state in
-            if state == .unowned { self?.evaluateAdapter() }
-        }
         StartupTrace.mark("matches and GetNameOwner sent")
         // Put our objects on the bus while bluetoothd's answers are on their way, so that the
         // registrations do not wait for that work. A failure here is reported by the
@@ -64,19 +66,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         try? advertisement.export()
         try? application.export()
         StartupTrace.mark("objects exported")
-    }
-
-    /// Refused calls from other bus clients, reported at most 3 per 5 s.
-    private var refusedCalls = RateLimiter(limit: 3, per: 5)
-
-    /// Another bus client called our objects (only bluetoothd may): the bus layer answered
-    /// AccessDenied; this reports it, rate-limited so that a flood cannot drown the REPL.
-    private func reportRefused(_ call: DeniedCall) {
-        guard case .allow(let suppressed) = refusedCalls.admit(now: loop.now) else { return }
-        let member = (call.interface.map { $0 + "." } ?? "") + call.member
-        let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
-        let text = "refused \(member) on \(call.path) from \(call.sender): only bluetoothd may call the peripheral's objects\(more)"
-        controller.perform([.report(.error(text, from: nil))])
     }
 
     // MARK: Adapter
@@ -91,7 +80,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .device(let deviceEvent):
             handleDevice(deviceEvent)
         case .problem(let error) where error.kind == .accessDenied:
-            controller.handle(.adapter(.notPermitted(Self.notPermittedDetail), name: nil))
+            driver.handle(.adapter(.unavailable(.accessDenied), nil))
         case .serviceAppeared:
             StartupTrace.once("org.bluez owner known")
         case .gatt, .problem:
@@ -99,45 +88,30 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    static let notPermittedDetail =
-        "the system bus policy does not let this user talk to bluetoothd: run as root or as a member of the "
-        + "'bluetooth' group (policy: /etc/dbus-1/system.d/bluetooth.conf)"
-
     private func evaluateAdapter() {
         guard let client else { return }
         guard client.owner != nil else {
             dropAdapter()
-            return controller.handle(.adapter(.notAvailable(
-                "bluetoothd is not running (nobody owns org.bluez on the system bus): start it, e.g. systemctl start bluetooth"),
-                name: nil))
+            return driver.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         }
         guard client.isLoaded else { return }
-        let adapters = client.tree.adapters
-        let selected: AdapterSnapshot?
-        switch choice {
-        case .name(let name)?: selected = adapters.first { $0.name == name }
-        case .address(let address)?: selected = adapters.first { $0.address == address }
-        case nil: selected = adapters.first { $0.advertising != nil && $0.hasGattManager } ?? adapters.first
-        }
-        guard let selected else {
+        let selected: AdapterSnapshot
+        switch AdapterSelection.choose(choice, from: client.tree.adapters, preferring: { $0.advertising != nil && $0.hasGattManager }) {
+        case .success(let adapter): selected = adapter
+        case .failure(let problem):
             dropAdapter()
-            let known = adapters.map(\.description).joined(separator: ", ")
-            let detail = choice.map { "adapter \($0) not found (bluetoothd has: \(known.isEmpty ? "none" : known))" }
-                ?? "bluetoothd has no adapter: plug one in or load its driver, then check with 'bluetoothctl list'"
-            return controller.handle(.adapter(.notAvailable(detail), name: nil))
+            return driver.handle(.adapter(.unavailable(problem), nil))
         }
-        if let current = adapter, current.path != selected.path { dropAdapter() }
+        if let current = adapter, current.id != selected.id { dropAdapter() }
         adapter = selected
+        let info = AdapterInfo(selected)
         guard selected.hasGattManager, selected.advertising != nil else {
-            return controller.handle(.adapter(.notAvailable(
-                "\(selected.name) offers no GattManager1/LEAdvertisingManager1: it needs Bluetooth LE "
-                    + "(check ControllerMode in /etc/bluetooth/main.conf and run bluetoothd 5.50 or newer)"),
-                name: selected.name))
+            return driver.handle(.adapter(.unavailable(.noLowEnergy(adapter: selected.name)), info))
         }
         if selected.powered { StartupTrace.once("adapter found, powered") }
-        controller.handle(.adapter(selected.powered ? .poweredOn : .poweredOff, name: selected.name))
+        driver.handle(.adapter(selected.powered ? .poweredOn : .poweredOff, info))
         if selected.powered {
-            for device in client.tree.devices(on: selected.path) where device.connected { noteDevice(device) }
+            for device in client.tree.devices(on: selected.id) where device.connected { noteDevice(device) }
         }
     }
 
@@ -149,7 +123,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         advertisement?.registration?.unregister()
     }
 
-    var adapterDescription: String? { adapter.map { "\($0.name) \($0.address)" } }
+    var adapterDescription: String? { adapter.map { AdapterInfo($0).description } }
 
     // MARK: Centrals
 
@@ -157,48 +131,44 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         switch event {
         case .added(let device), .changed(let device, _):
             noteDevice(device)
-        case .removed(let path, let address):
-            if let known = connectedDevices.removeValue(forKey: path) ?? address {
-                controller.handle(.disconnected(known))
+        case .removed(let id, let address):
+            if let known = connectedDevices.removeValue(forKey: id) ?? address {
+                driver.handle(.disconnected(known))
             }
-        case .disconnected(let path, _, _):
-            if let known = connectedDevices.removeValue(forKey: path) { controller.handle(.disconnected(known)) }
+        case .disconnected(let id, _, _):
+            if let known = connectedDevices.removeValue(forKey: id) { driver.handle(.disconnected(known)) }
         }
     }
 
     private func noteDevice(_ device: DeviceSnapshot) {
-        guard let adapter, device.adapter == adapter.path else { return }
+        guard let adapter, device.adapterID == adapter.id else { return }
         if device.connected {
-            guard connectedDevices[device.path] == nil else { return }
-            connectedDevices[device.path] = device.address
-            controller.handle(.connected(device.address))
-        } else if connectedDevices.removeValue(forKey: device.path) != nil {
-            controller.handle(.disconnected(device.address))
+            guard connectedDevices[device.id] == nil else { return }
+            connectedDevices[device.id] = device.address
+            driver.handle(.connected(device.address))
+        } else if connectedDevices.removeValue(forKey: device.id) != nil {
+            driver.handle(.disconnected(device.address))
         }
     }
 
     // MARK: GATT server
 
-    private static func mtu(_ request: GattRequest) -> MTU? {
-        request.mtu.map { MTU(clamping: Int($0.rawValue)) }
-    }
-
     private func handleServer(_ event: GattServerEvent) {
         switch event {
-        case .written(let uuid, let value, let request) where uuid == RelayGattProfile.write:
-            controller.handle(.written(value, from: request.deviceAddress, mtu: Self.mtu(request), time: loop.now))
+        case .written(let uuid, let value, let request) where uuid == RelayProfile.writeCharacteristic:
+            driver.handle(.written(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
         case .read(_, let request):
-            if let address = request.deviceAddress, let mtu = Self.mtu(request) { controller.handle(.mtu(address, mtu)) }
-        case .notifyStarted(let uuid) where uuid == RelayGattProfile.notify:
-            controller.handle(.notifyStarted(from: nil, mtu: nil))
-        case .notifyAcquired(let uuid, let request) where uuid == RelayGattProfile.notify:
-            controller.handle(.notifyStarted(from: request.deviceAddress, mtu: Self.mtu(request)))
+            if let address = request.deviceAddress, let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
+        case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
+            driver.handle(.notifyStarted(from: nil, mtu: nil))
+        case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:
+            driver.handle(.notifyStarted(from: request.deviceAddress, mtu: request.mtu))
         case .notifyStopped(let uuid), .notifyReleased(let uuid):
-            if uuid == RelayGattProfile.notify, application?.isNotifying(uuid) != true {
-                controller.handle(.notifyStopped(from: nil))
+            if uuid == RelayProfile.notifyCharacteristic, application?.isNotifying(uuid) != true {
+                driver.handle(.notifyStopped(from: nil))
             }
         case .notifyWritable:
-            controller.backendWritable()
+            driver.handle(.notifyWritable)
         case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
             break
         }
@@ -208,20 +178,14 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func registerApplication(_ ticket: RegistrationTicket) {
         guard let application, let adapter else {
-            return controller.handle(.applicationFailed(ticket, "no adapter to register the GATT service on"))
+            return driver.handle(.applicationFailed(ticket, .noAdapter))
         }
         StartupTrace.once("RegisterApplication sent")
-        application.register(adapter: adapter.path) { [weak self] result in
-            guard let self else { return }
+        application.register(adapter: adapter.id) { [weak self] result in
             StartupTrace.once("RegisterApplication answered")
             switch result {
-            case .success:
-                self.controller.handle(.applicationRegistered(ticket))
-            case .failure(let error):
-                if error.kind == .accessDenied {
-                    self.controller.handle(.adapter(.notPermitted(Self.notPermittedDetail), name: adapter.name))
-                }
-                self.controller.handle(.applicationFailed(ticket, "cannot register the GATT service on \(adapter.name): \(error)"))
+            case .success: self?.driver.handle(.applicationRegistered(ticket))
+            case .failure(let error): self?.driver.handle(.applicationFailed(ticket, .application(error, adapter: adapter.name)))
             }
         }
     }
@@ -233,41 +197,22 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName) {
         guard let advertisement, let adapter else {
-            return controller.handle(.advertisementFailed(ticket, "no adapter to advertise on"))
+            return driver.handle(.advertisementFailed(ticket, .noAdapter))
         }
-        advertisement.data = RelayGattProfile.advertisement(name: name)
+        advertisement.data = PeripheralGattProfile.advertisement(name: name)
         StartupTrace.once("RegisterAdvertisement sent")
-        advertisement.register(adapter: adapter.path) { [weak self] result in
+        advertisement.register(adapter: adapter.id) { [weak self] result in
             guard let self else { return }
             StartupTrace.once("RegisterAdvertisement answered")
             switch result {
             case .success:
-                self.controller.handle(.advertisementRegistered(ticket))
+                self.driver.handle(.advertisementRegistered(ticket))
             case .failure(let error):
-                self.controller.handle(.advertisementFailed(ticket, self.advertisingFailure(error, adapter: adapter)))
+                let current = self.client?.tree.adapter(adapter.id) ?? adapter
+                self.driver.handle(.advertisementFailed(ticket, .advertisement(
+                    error, adapter: adapter.name, name: name.text, supports: current.advertising?.summary)))
             }
         }
-    }
-
-    /// `Failed to register advertisement` and friends, with what the adapter supports and the fix.
-    private func advertisingFailure(_ error: BlueZError, adapter: AdapterSnapshot) -> String {
-        let current = client?.tree.adapter(at: adapter.path) ?? adapter
-        let supports = current.advertising.map { " — \(adapter.name) advertising: \($0.summary)" } ?? ""
-        let fix: String
-        switch error.kind {
-        case .notPermitted:
-            fix = "every advertising slot is in use: stop other advertisers (another relay-peripheral, "
-                + "'bluetoothctl advertise off') and type start again"
-        case .failed, .invalidLength, .invalidArguments:
-            fix = "the adapter refused the advertisement: try a shorter --name, check that the adapter supports LE "
-                + "advertising (btmgmt info) and see bluetoothd's log"
-        case .accessDenied:
-            fix = Self.notPermittedDetail
-        default:
-            fix = error.hint.isEmpty ? "see bluetoothd's log (journalctl -u bluetooth)" : error.hint
-        }
-        return "cannot advertise as '\(advertisement?.data.localName ?? "")' on \(adapter.name): "
-            + "\(error.name): \(error.message)\(supports); fix: \(fix)"
     }
 
     func unregisterAdvertisement() {
@@ -284,22 +229,19 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    var pacesItself: Bool {
-        application?.notifyLinkMTU(RelayGattProfile.notify) != nil
-    }
-
-    func notify(_ value: [UInt8]) -> BackendSendResult {
-        guard let application else { return .failed("not connected to bluetoothd") }
-        switch application.notify(value, on: RelayGattProfile.notify) {
-        case .sent: return .sent
+    func notify(_ value: [UInt8]) -> NotifyOutcome {
+        guard let application else { return .failed(.noBluetoothd) }
+        let throughSocket = application.notifyLinkMTU(RelayProfile.notifyCharacteristic) != nil
+        switch application.notify(value, on: RelayProfile.notifyCharacteristic) {
+        case .sent: return .sent(throughSocket: throughSocket)
         case .wouldBlock: return .wouldBlock
-        case .notSubscribed: return .failed("no central is subscribed any more")
-        case .failed(let error): return .failed("\(error)")
+        case .notSubscribed: return .failed(.noSubscriber)
+        case .failed(let error): return .failed(.bluez(error))
         }
     }
 
     func setNotifyReadValue(_ value: [UInt8]) {
-        application?.setValue(value, for: RelayGattProfile.notify)
+        application?.setValue(value, for: RelayProfile.notifyCharacteristic)
     }
 
     func shutdown(then done: @escaping () -> Void) {

@@ -1,5 +1,6 @@
+import RelayApp
+import RelayBlueZ
 import RelayProtocol
-import Shared
 
 /// Identifies one registration request, so a late reply to an older request (for example
 /// from before a bluetoothd restart) is recognised and ignored.
@@ -24,21 +25,50 @@ enum PeripheralAction: Equatable, Sendable {
     case report(PeripheralEvent)
     /// Print an informational line (not an event).
     case note(String)
-    /// Values wait in the outbox: take them with `takeNextValue()` as fast as the link allows.
-    case startSending
-    /// Write `bytes` to `path` (inside `--save-dir`), then report `event`; on failure report an
-    /// error and `event` without its path.
-    case save(bytes: [UInt8], path: String, event: PeripheralEvent)
+    /// Hand one value to bluetoothd as a notification; answer with `.notifyOutcome`.
+    case notify([UInt8])
+    /// Set what a read of the notify characteristic returns.
+    case setNotifyReadValue([UInt8])
+    /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).
+    case pauseSending(seconds: Double)
+    /// Write a received message into `--save-dir`, then report it (and a problem, if any).
+    case save(SaveRequest)
+}
+
+/// How one `.notify` went.
+enum NotifyOutcome: Equatable, Sendable {
+    /// Handed over; `throughSocket` when the `AcquireNotify` socket took it (it paces itself).
+    case sent(throughSocket: Bool)
+    /// The socket is full: offer the same value again after `.notifyWritable`.
+    case wouldBlock
+    case failed(NotifyFailure)
+}
+
+/// Why a notification could not be handed over.
+enum NotifyFailure: Equatable, Sendable, CustomStringConvertible {
+    /// No connection to bluetoothd.
+    case noBluetoothd
+    /// Nobody is subscribed any more.
+    case noSubscriber
+    case bluez(BlueZError)
+
+    var description: String {
+        switch self {
+        case .noBluetoothd: return "not connected to bluetoothd"
+        case .noSubscriber: return "no central is subscribed any more"
+        case .bluez(let error): return error.description
+        }
+    }
 }
 
 /// What happened, as the driver tells the session.
 enum PeripheralInput: Equatable, Sendable {
     /// The adapter's state (also: bluetoothd left, the adapter vanished, the bus refused us).
-    case adapter(AdapterStatus, name: String?)
+    case adapter(AdapterState, AdapterInfo?)
     case applicationRegistered(RegistrationTicket)
-    case applicationFailed(RegistrationTicket, String)
+    case applicationFailed(RegistrationTicket, RegistrationFailure)
     case advertisementRegistered(RegistrationTicket)
-    case advertisementFailed(RegistrationTicket, String)
+    case advertisementFailed(RegistrationTicket, RegistrationFailure)
     /// bluetoothd called `Release` on the advertisement: it is gone.
     case advertisementReleased
     case connected(BluetoothAddress)
@@ -51,18 +81,63 @@ enum PeripheralInput: Equatable, Sendable {
     case notifyStarted(from: BluetoothAddress?, mtu: MTU?)
     /// Notifications were disabled (`StopNotify`, or the acquired socket closed).
     case notifyStopped(from: BluetoothAddress?)
-    /// The monotonic clock reached `now` (seconds): partial messages stalled for
-    /// `PeripheralSession.reassemblyIdleTimeout` are dropped.
+    /// The outcome of the last `.notify`.
+    case notifyOutcome(NotifyOutcome)
+    /// The notification socket can take more after `.wouldBlock`.
+    case notifyWritable
+    /// The pause asked for with `.pauseSending` is over.
+    case sendTimerFired
+    /// Another bus client called our objects at `time` (the bus layer refused it).
+    case refusedCall(RefusedCall, time: Double)
+    /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)
+}
+
+/// Why a registration failed; the line is made in `description`.
+enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
+    /// There was no adapter to register on.
+    case noAdapter
+    /// `RegisterApplication` failed on `adapter`.
+    case application(BlueZError, adapter: String)
+    /// `RegisterAdvertisement` of `name` failed on `adapter`, which reported `supports`.
+    case advertisement(BlueZError, adapter: String, name: String, supports: String?)
+
+    /// Whether bluetoothd's bus policy refused us.
+    var isAccessDenied: Bool {
+        switch self {
+        case .noAdapter: return false
+        case .application(let error, _), .advertisement(let error, _, _, _): return error.kind == .accessDenied
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .noAdapter:
+            return "no adapter to register on"
+        case .application(let error, let adapter):
+            return "cannot register the GATT service on \(adapter): \(error)"
+        case .advertisement(let error, let adapter, let name, let supports):
+            let fix: String
+            switch error.kind {
+            case .notPermitted:
+                fix = "every advertising slot is in use: stop other advertisers (another relay-peripheral, "
+                    + "'bluetoothctl advertise off') and type start again"
+            case .failed, .invalidLength, .invalidArguments:
+                fix = "the adapter refused the advertisement: try a shorter --name, check that the adapter supports LE "
+                    + "advertising (btmgmt info) and see bluetoothd's log"
+            case .accessDenied:
+                fix = AdapterProblem.accessDenied.description
+            default:
+                fix = error.hint.isEmpty ? "see bluetoothd's log (journalctl -u bluetooth)" : error.hint
+            }
+            let supported = supports.map { " — \(adapter) advertising: \($0)" } ?? ""
+            return "cannot advertise as '\(name)' on \(adapter): \(error.name): \(error.message)\(supported); fix: \(fix)"
+        }
+    }
 }
 
 /// The two characteristics a central can read.
 enum RelayCharacteristic: Sendable {
     case write
     case notify
-}
-
-/// Why a read was refused (maps to `org.bluez.Error.InvalidOffset`).
-enum ReadFailure: Error, Equatable, Sendable {
-    case invalidOffset(offset: Int, length: Int)
 }

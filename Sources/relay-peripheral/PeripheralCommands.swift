@@ -1,8 +1,20 @@
+import RelayApp
+import RelayCLI
 import RelayProtocol
-import Shared
+import RelayREPL
 
-extension PeripheralController {
-    /// The program's commands (the REPL adds `wait`, `sleep`, `help` and `quit`).
+/// One of relay-peripheral's own commands (the REPL adds `wait`, `sleep`, `help` and `quit`).
+enum PeripheralCommand: Equatable, Sendable {
+    case start
+    case stop
+    /// Notify the counter (or `value`, after which counting goes on from it).
+    case notify(value: UInt32?)
+    case send(Message)
+    case status
+}
+
+extension PeripheralDriver {
+    /// The program's commands: each spec builds a `PeripheralCommand` and runs it.
     func commandSpecs() -> [CommandSpec] {
         [
             CommandSpec(
@@ -13,18 +25,11 @@ extension PeripheralController {
                     If Bluetooth is off or bluetoothd is away, it happens as soon as they are back.
                     Then: wait advertising.
                     """
-            ) { [unowned self] _ in
-                StartupTrace.once("start command read")
-                self.perform(self.session.start())
-                return .success
-            },
+            ) { [unowned self] _ in try self.run(.start) },
             CommandSpec(
                 "stop", summary: "Stop advertising (connected centrals stay connected).",
                 details: "Unregisters the advertisement; the GATT service stays for connected centrals."
-            ) { [unowned self] _ in
-                self.perform(self.session.stop())
-                return .success
-            },
+            ) { [unowned self] _ in try self.run(.stop) },
             CommandSpec(
                 "notify", synopsis: "[N]", summary: "Notify the counter to subscribed centrals, then count up.",
                 details: """
@@ -33,48 +38,15 @@ extension PeripheralController {
                     counts on from N+1. A 'notified' event follows once bluetoothd has it.
                     """,
                 shape: .words(min: 0, max: 1)
-            ) { [unowned self] context in
-                let value = try context.uint32(0, "N")
-                try self.run { session throws(CommandError) in try session.notify(value: value) }
-                return .success
-            },
-            CommandSpec(
-                "send", synopsis: "TEXT", summary: "Send TEXT as a framed text message.",
-                details: """
-                    Sends the rest of the line as UTF-8 text through the framing protocol, chunked at
-                    min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so
-                    nothing is dropped. Quote it ("...") to keep leading spaces or use \\n escapes.
-                    A 'sent' event follows once the last frame is handed over.
-                    """,
-                shape: .restOfLine(required: true)
-            ) { [unowned self] context in
-                let text = try context.requiredArgument(0, "TEXT")
-                try self.run { session throws(CommandError) in try session.send(Message(text: text)) }
-                return .success
-            },
-            CommandSpec(
-                "send-file", synopsis: "PATH", summary: "Send a file's bytes as a framed binary message.",
-                details: "Reads the file (at most 256 MiB) and sends it like send, as a binary message.",
-                shape: .restOfLine(required: true), completion: .paths
-            ) { [unowned self] context in
-                let path = try context.requiredArgument(0, "PATH")
-                let bytes = try FileArgument.read(path, maximumBytes: Self.sendFileLimit, command: "send-file")
-                try self.run { session throws(CommandError) in try session.send(Message(binary: bytes)) }
-                return .success
-            },
+            ) { [unowned self] context in try self.run(.notify(value: try context.uint32(0, "N"))) },
+            MessageCommands.send(
+                chunking: "chunked at min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so nothing is dropped"
+            ) { [unowned self] message, _ in try self.run(.send(message)) },
+            MessageCommands.sendFile { [unowned self] message, _ in try self.run(.send(message)) },
             CommandSpec(
                 "status", summary: "Show the adapter, advertising, counters and connected centrals.",
                 isTransparentToWait: true
-            ) { [unowned self] context in
-                context.console.report(PeripheralEvent.status(self.status))
-                return .success
-            },
+            ) { [unowned self] _ in try self.run(.status) },
         ]
-    }
-
-    /// Runs a session command that may refuse, and performs its actions.
-    private func run(_ body: (inout PeripheralSession) throws(CommandError) -> [PeripheralAction]) throws(CommandError) {
-        let actions = try body(&session)
-        perform(actions)
     }
 }

@@ -1,43 +1,11 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
 
+/// Values centrals write: counters and frames through each central's inbound pipeline, and
+/// partial messages that stall.
 extension PeripheralSession {
-    /// A value written to the write characteristic: a counter, or a frame for the writer's reassembler.
-    mutating func received(_ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        if let address {
-            actions += ensureCentral(address)
-            if let mtu { actions += learnMTU(mtu, of: address) }
-        }
-        lastWritten = bytes
-        var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
-        central.lastWritten = bytes
-        for event in central.reassembler.receive(bytes) {
-            switch event {
-            case .counter(let value):
-                central.countersReceived += 1
-                actions.append(.report(.counter(from: address, value: value.value)))
-                if configuration.echo, hasSubscribers, isPoweredOn {
-                    outbox.append(counter: value, centrals: subscriberCount)
-                    actions.append(.startSending)
-                }
-            case .message(let received):
-                central.messagesReceived += 1
-                actions += deliver(received.message, from: address)
-            case .error(let error, let dropped):
-                let verdict = central.errorLimiter.admit(at: time)
-                actions += reportProtocolError(error, dropped: dropped, from: address, verdict: verdict)
-            }
-        }
-        if central.reassembler.progress == nil {
-            central.partialSince = nil
-        } else if bytes.count != Counter.encodedLength || central.partialSince == nil {
-            central.partialSince = time  // a counter in between is not progress
-        }
-        if let address { centrals[address] = central } else { anonymous = central }
-        return actions
-    }
-
     /// Seconds without a frame after which an incomplete message is dropped when its central is
     /// not (or no longer) subscribed. A central process that dies mid-message may leave its LE
     /// link up (bluetoothd owns the connection): it unsubscribes, but no disconnect would ever
@@ -54,11 +22,48 @@ extension PeripheralSession {
         central.subscribed ? subscribedReassemblyIdleTimeout : reassemblyIdleTimeout
     }
 
+    /// A value written to the write characteristic: a counter, or a frame for the writer's pipeline.
+    mutating func received(_ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        if let address {
+            actions += ensureCentral(address)
+            if let mtu { actions += learnMTU(mtu, of: address) }
+        }
+        lastWritten = bytes
+        var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
+        let sender = PeerName(.central, address)
+        for event in central.inbound.receive(bytes, at: time) {
+            switch event {
+            case .counter(let value):
+                actions.append(.report(.transfer(.counter(from: sender, value))))
+                if configuration.echo, hasSubscribers, isPoweredOn {
+                    outbox.append(counter: value, tag: subscriberCount)
+                    actions += startSending()
+                }
+            case .message(let message, let id, let number):
+                actions += deliver(message, id: id, number: number, from: sender)
+            case .receiving:
+                break  // the peripheral shows a message in progress in `status` only
+            case .protocolError, .dropped:
+                if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
+            }
+        }
+        if let address { centrals[address] = central } else { anonymous = central }
+        return actions
+    }
+
+    private mutating func deliver(_ message: Message, id: MessageID, number: Int, from sender: PeerName) -> [PeripheralAction] {
+        messagesReceived += 1
+        let report = ReceivedMessageReport(from: sender, id: id, message: message)
+        guard let directory = configuration.saveDirectory else { return [.report(.transfer(.message(report)))] }
+        return [.save(SaveRequest(message, report: report, number: messagesReceived, directory: directory))]
+    }
+
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.
     /// The driver feeds `.tick(now:)` at (or after) that time.
     var nextReassemblyDeadline: Double? {
         (Array(centrals.values) + [anonymous]).compactMap { central in
-            central.partialSince.map { $0 + Self.idleTimeout(for: central) }
+            central.inbound.stallDeadline(timeout: Self.idleTimeout(for: central))
         }.min()
     }
 
@@ -67,56 +72,20 @@ extension PeripheralSession {
         var actions: [PeripheralAction] = []
         for address in centrals.keys.sorted() {
             guard var central = centrals[address] else { continue }
-            actions += dropIfStalled(&central, from: address, at: now)
+            actions += dropIfStalled(&central, at: now)
             centrals[address] = central
         }
-        actions += dropIfStalled(&anonymous, from: nil, at: now)
+        actions += dropIfStalled(&anonymous, at: now)
         return actions
     }
 
-    private func dropIfStalled(_ central: inout CentralState, from address: BluetoothAddress?, at now: Double) -> [PeripheralAction] {
+    private func dropIfStalled(_ central: inout CentralState, at now: Double) -> [PeripheralAction] {
         let timeout = Self.idleTimeout(for: central)
-        guard let since = central.partialSince, now - since >= timeout else { return [] }
-        central.partialSince = nil
-        guard let partial = central.reassembler.reset() else { return [] }
-        let why = central.subscribed ? "" : ", not subscribed"
-        return [.report(.dropped(from: address, received: partial.received, total: partial.total,
-            reason: "stalled: no frame for \(Int(timeout)) s\(why)"))]
-    }
-
-    private mutating func deliver(_ message: Message, from address: BluetoothAddress?) -> [PeripheralAction] {
-        messagesReceived += 1
-        let digest = SHA256.hash(message.bytes).hex
-        let text = message.text
-        var report = ReceivedMessageReport(
-            from: address, kind: message.kind, length: message.bytes.count, sha256: digest, text: text, savedPath: nil)
-        guard let directory = configuration.saveDirectory else {
-            return [.report(.message(report))]
-        }
-        let sender = address?.pathComponent ?? "unknown"
-        let number = String(messagesReceived)
-        let padded = String(repeating: "0", count: max(0, 4 - number.count)) + number
-        let suffix = message.kind == .text ? "txt" : "bin"
-        let path = (directory.hasSuffix("/") ? directory : directory + "/") + "message-\(padded)-\(sender).\(suffix)"
-        report = ReceivedMessageReport(
-            from: address, kind: message.kind, length: message.bytes.count, sha256: digest, text: text, savedPath: path)
-        return [.save(bytes: message.bytes, path: path, event: .message(report))]
-    }
-
-    private mutating func reportProtocolError(
-        _ error: ReassemblyError, dropped: DroppedPartial?, from address: BluetoothAddress?,
-        verdict: (show: Bool, previouslySuppressed: Int)
-    ) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        if verdict.previouslySuppressed > 0 {
-            actions.append(.report(.error("\(verdict.previouslySuppressed) more protocol errors were not shown", from: address)))
-        }
-        guard verdict.show else { return actions }
-        actions.append(.report(.error("protocol error: \(error)", from: address)))
-        if let dropped {
-            actions.append(
-                .report(.dropped(from: address, received: dropped.received, total: dropped.total, reason: "\(error)")))
-        }
-        return actions
+        guard let deadline = central.inbound.stallDeadline(timeout: timeout), now >= deadline else { return [] }
+        let reason = DropReason.stalled(seconds: Int(timeout), subscribed: central.subscribed)
+        guard let dropped = central.inbound.reset(because: reason),
+            let event = TransferEvent(dropped, from: PeerName(.central, central.address))
+        else { return [] }
+        return [.report(.transfer(event))]
     }
 }

@@ -1,5 +1,7 @@
+import RelayApp
+import RelayBlueZ
+import RelayCLI
 import RelayProtocol
-import Shared
 
 /// What `status` shows: the adapter, the registrations, the counter and every central.
 struct PeripheralStatus: Equatable, Sendable {
@@ -21,7 +23,7 @@ struct PeripheralStatus: Equatable, Sendable {
     }
 
     let adapter: String?
-    let state: AdapterStatus?
+    let state: AdapterState
     let registered: Bool
     let advertising: Bool
     let name: String
@@ -45,23 +47,16 @@ struct PeripheralStatus: Equatable, Sendable {
         sendingMTU = session.sendingMTU
         pendingSends = session.pendingCount
         messagesReceived = session.messagesReceived
-        centrals = session.centrals.values.sorted { $0.address < $1.address }.map {
-            Central(address: $0.address, mtu: $0.mtu, subscribed: $0.subscribed, counters: $0.countersReceived,
-                    messages: $0.messagesReceived, lastWritten: $0.lastWritten,
-                    receiving: $0.reassembler.progress.map { Receiving(received: $0.received, total: $0.total) })
+        centrals = session.centrals.sorted { $0.key < $1.key }.map { address, central in
+            Central(address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
+                    messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
+                    receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) })
         }
-    }
-
-    static func hex(_ bytes: [UInt8], limit: Int = 16) -> String {
-        let digits = Array("0123456789abcdef")
-        var text = bytes.prefix(limit).map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined()
-        if bytes.count > limit { text += "…(\(bytes.count) bytes)" }
-        return text
     }
 
     var fields: [(String, JSONValue)] {
         [
-            ("adapter", adapter.map { .string($0) } ?? .null), ("state", state.map { .string($0.name) } ?? .null),
+            ("adapter", adapter.map { .string($0) } ?? .null), ("state", state == .unknown ? .null : .string(state.word)),
             ("registered", .bool(registered)), ("advertising", .bool(advertising)), ("name", .string(name)),
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
@@ -72,7 +67,7 @@ struct PeripheralStatus: Equatable, Sendable {
                     ("mtu", central.mtu.map { .integer(Int64($0.value)) } ?? .null),
                     ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
                     ("messages", .integer(Int64(central.messages))),
-                    ("lastWritten", central.lastWritten.map { .string(Self.hex($0, limit: 64)) } ?? .null),
+                    ("lastWritten", central.lastWritten.map { .string(Hex.preview($0, limit: 64)) } ?? .null),
                     ("receiving", central.receiving.map { progress in
                         .object([("received", .integer(Int64(progress.received))), ("total", .integer(Int64(progress.total)))])
                     } ?? .null),
@@ -83,7 +78,7 @@ struct PeripheralStatus: Equatable, Sendable {
 
     var humanDescription: String {
         var lines = [
-            "adapter:     \(adapter ?? "none") (\(state?.phrase ?? "waiting"))",
+            "adapter:     \(adapter ?? "none") (\(state == .unknown ? "waiting" : state.phrase))",
             "service:     \(registered ? "registered" : "not registered")",
             "advertising: \(advertising ? "yes, as '\(name)'" : "no")",
             "counter:     next \(nextCounter), last notified \(lastNotified.map(String.init) ?? "none")",
@@ -96,7 +91,7 @@ struct PeripheralStatus: Equatable, Sendable {
                 "  \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "
                     + (central.subscribed ? "subscribed" : "not subscribed")
                     + "  \(central.counters) counters, \(central.messages) messages"
-                    + (central.lastWritten.map { "  last written \(Self.hex($0))" } ?? "")
+                    + (central.lastWritten.map { "  last written \(Hex.preview($0, limit: 16))" } ?? "")
                     + (central.receiving.map { "  receiving a message: \($0.received) of \($0.total) bytes" } ?? ""))
         }
         return lines.joined(separator: "\n")

@@ -1,7 +1,10 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Shared
+import RelayApp
+import RelayCLI
+import RelayREPL
+import RelayRuntime
 
 // relay-peripheral: the article's iPhone app as a Linux program with a REPL (see docs/cli.md).
 
@@ -24,34 +27,27 @@ func runPeripheral() -> Int32 {
     }
 
     let loop = EventLoop()
-    let console = Console(format: options.json ? .json : .human)
+    let console = Console(format: options.common.json ? .json : .human)
     var replConfiguration = REPLConfiguration(programName: "relay-peripheral")
     replConfiguration.eventNames = PeripheralEvent.names
     let repl = REPL(configuration: replConfiguration, loop: loop, console: console)
 
     var configuration = PeripheralSession.Configuration()
     configuration.name = options.name
-    configuration.maxMessage = options.maxMessage
+    configuration.maxMessage = options.common.maxMessage
     configuration.echo = options.echo
-    configuration.saveDirectory = options.saveDirectory
-    let controller = PeripheralController(configuration: configuration, loop: loop, console: console)
-    for spec in controller.commandSpecs() { repl.add(spec) }
-    controller.onPromptChange = { repl.prompt = $0 }
-    repl.prompt = controller.prompt
-    repl.endOfInputHook = { done in controller.whenSendsFinished(done) }
-    repl.shutdownHook = { done in controller.shutdown(done) }
-
-    if let directory = options.saveDirectory {
-        var info = stat()
-        if stat(directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
-            PeripheralOptions.parser.exitWithUsageError(UsageError("--save-dir: '\(directory)' is not a directory"))
-        }
-    }
+    configuration.saveDirectory = options.common.saveDirectory
+    let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
+    for spec in driver.commandSpecs() { repl.add(spec) }
+    driver.onPromptChange = { repl.prompt = $0 }
+    repl.prompt = driver.prompt
+    repl.endOfInputHook = { done in driver.whenSendsFinished(done) }
+    repl.shutdownHook = { done in driver.shutdown(done) }
 
     let backend = BlueZPeripheralBackend(
-        controller: controller, loop: loop, adapter: options.adapter, notifyPath: options.notifyPath)
-    controller.backend = backend
-    StartupTrace.mark("REPL and controller made")
+        driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath)
+    driver.backend = backend
+    StartupTrace.mark("REPL and driver made")
     // Connect on the loop's first turn: the REPL's input is watched by then (and served first
     // in a turn), so a `start` typed at launch is read before bluetoothd's first answers and
     // the registrations go out as soon as the adapter is known.

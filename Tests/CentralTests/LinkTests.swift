@@ -1,5 +1,5 @@
+import RelayBlueZ
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_central
@@ -10,7 +10,7 @@ final class ConnectTests: XCTestCase {
         harness.scanAndFind()
         let (token, issued) = harness.command(.connect(.index(0)))
         XCTAssertTrue(issued.contains(.stopDiscovery), "scanning stops once connecting")
-        XCTAssertTrue(issued.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(issued.contains(.connect(SessionHarness.peerID, timeout: 20)))
         XCTAssertEqual(SessionHarness.eventNames(issued), ["scan-stopped", "connecting"])
         XCTAssertNil(SessionHarness.outcome(of: token, in: issued))
 
@@ -67,10 +67,10 @@ final class ConnectTests: XCTestCase {
     func testALaterMTUChangeIsFollowed() {
         var harness = SessionHarness()
         harness.connectReady(mtu: 23)
-        let changed = harness.feed(.mtuChanged(MTU(185)!))
+        let changed = harness.feed(.mtuChanged(SessionHarness.notifyID, MTU(185)!))
         XCTAssertEqual(SessionHarness.events(changed), [.mtu(MTU(185)!)])
         XCTAssertEqual(harness.session.chunker.mtu, MTU(185)!)
-        XCTAssertEqual(harness.feed(.mtuChanged(MTU(185)!)), [])
+        XCTAssertEqual(harness.feed(.mtuChanged(SessionHarness.notifyID, MTU(185)!)), [])
     }
 
     func testADeviceWithoutTheRelayServiceIsRefusedAndDisconnected() {
@@ -79,7 +79,7 @@ final class ConnectTests: XCTestCase {
         let (token, _) = harness.command(.connect(.index(0)))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         let battery = RemoteCharacteristic(
-            id: CharacteristicID("/c"), uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
         let refused = harness.feed(.characteristicsFound(SessionHarness.peerID, [battery]))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: refused) else { return XCTFail() }
         XCTAssertTrue(message.contains("not a relay peripheral"), message)
@@ -141,7 +141,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertTrue(actions.contains(.startDiscovery))
         harness.feed(.discoveryStarted)
         let found = harness.feed(.deviceUpdated(SessionHarness.device()))
-        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
         harness.establish()
         XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
     }
@@ -151,7 +151,7 @@ final class ConnectTests: XCTestCase {
         harness.scanAndFind()
         harness.command(.scanStop)
         let (_, actions) = harness.command(.connect(.address(SessionHarness.peerAddress)))
-        XCTAssertTrue(actions.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(actions.contains(.connect(SessionHarness.peerID, timeout: 20)))
         XCTAssertFalse(actions.contains(.startDiscovery))
     }
 }
@@ -200,9 +200,9 @@ final class DisconnectTests: XCTestCase {
         XCTAssertTrue(lost.contains(.startDiscovery))
         let scanning = harness.feed(.discoveryStarted)
         XCTAssertFalse(scanning.contains { if case .startScanTimer = $0 { true } else { false } }, "no time-out")
-        let newID = DeviceID("/org/bluez/hci1/dev_00_AA_01_00_00_00_new")
+        let newID = DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00_new")!
         let found = harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
-        XCTAssertTrue(found.contains(.connect(newID)))
+        XCTAssertTrue(found.contains(.connect(newID, timeout: 20)))
         // A failed attempt retries after a pause.
         let failed = harness.feed(.connectFinished(newID, BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")))
         XCTAssertTrue(failed.contains(.startReconnectTimer(seconds: 1)))
@@ -217,14 +217,14 @@ final class DisconnectTests: XCTestCase {
     func testPowerCycleReportsBothStatesAndResumesTheConnection() {
         var harness = SessionHarness()
         harness.connectReady()
-        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
         XCTAssertFalse(off.contains(.startDiscovery))
-        let on = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        let on = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(on), ["state"])
         XCTAssertTrue(on.contains(.startDiscovery))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
     }
 
     func testAPowerOffWhileDisconnectingDoesNotReconnect() {
@@ -233,18 +233,18 @@ final class DisconnectTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
         let (token, _) = harness.command(.disconnect)
-        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.outcome(of: token, in: off), .success)
         XCTAssertFalse(SessionHarness.eventNames(off).contains("reconnecting"))
-        XCTAssertFalse(harness.feed(.adapter(.present(SessionHarness.adapter, powered: true))).contains(.startDiscovery))
+        XCTAssertFalse(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startDiscovery))
     }
 
     func testBluetoothdRestartResumesAnInterruptedScan() {
         var harness = SessionHarness()
         harness.scanAndFind()
-        let gone = harness.feed(.adapter(.bluetoothdStopped))
+        let gone = harness.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertEqual(SessionHarness.eventNames(gone), ["state", "scan-stopped"])
-        let back = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertTrue(back.contains(.startDiscovery))
         XCTAssertEqual(harness.session.scan, .starting(.listing))
     }

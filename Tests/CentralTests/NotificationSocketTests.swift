@@ -1,8 +1,10 @@
+import RelayBlueZ
+import RelayRuntime
 #if canImport(Glibc)
     import Glibc
 #endif
 import Foundation
-import Shared
+import RelayProtocol
 import XCTest
 
 /// The inbox between the reader thread and the loop.
@@ -90,7 +92,7 @@ final class NotificationSocketTests: XCTestCase {
         var small: Int32 = 4096
         _ = setsockopt(sender, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let loop = EventLoop()
-        let socket = try NotificationSocket(fd: reader, mtu: ATTMTU(517), loop: loop)
+        let socket = try NotificationSocket(fd: reader, mtu: MTU(517)!, loop: loop)
         var received: [[UInt8]] = []
         socket.onEvent = { event in
             if case .received(let value) = event { received.append(value) }
@@ -114,7 +116,7 @@ final class NotificationSocketTests: XCTestCase {
     func testHangUpIsReportedAfterTheLastDatagram() throws {
         let (reader, sender) = try socketPair()
         let loop = EventLoop()
-        let socket = try NotificationSocket(fd: reader, mtu: ATTMTU(23), loop: loop)
+        let socket = try NotificationSocket(fd: reader, mtu: MTU(23)!, loop: loop)
         var events: [AcquiredLink.Event] = []
         socket.onEvent = { events.append($0) }
         for value: [UInt8] in [[1, 0, 0, 0], [2, 0, 0, 0]] {
@@ -132,7 +134,7 @@ final class NotificationSocketTests: XCTestCase {
         let loop = EventLoop()
         var events: [AcquiredLink.Event] = []
         do {
-            let socket = try NotificationSocket(fd: reader, mtu: ATTMTU(23), loop: loop)
+            let socket = try NotificationSocket(fd: reader, mtu: MTU(23)!, loop: loop)
             socket.onEvent = { events.append($0) }
             socket.close()
             XCTAssertFalse(socket.isOpen)
@@ -151,7 +153,7 @@ final class NotificationSocketTests: XCTestCase {
         let loop = EventLoop()
         weak var weakSocket: NotificationSocket?
         do {
-            let socket = try NotificationSocket(fd: reader, mtu: ATTMTU(23), loop: loop)
+            let socket = try NotificationSocket(fd: reader, mtu: MTU(23)!, loop: loop)
             weakSocket = socket
         }
         XCTAssertNil(weakSocket, "nothing (the reader thread included) keeps the socket object alive")
@@ -164,12 +166,12 @@ final class NotificationSocketTests: XCTestCase {
         let (reader, sender) = try socketPair()
         defer { close(sender) }
         let loop = EventLoop()
-        let link = AcquiredLink(fd: reader, mtu: ATTMTU(185), loop: loop)
+        let link = AcquiredLink(fd: reader, mtu: MTU(185)!, loop: loop)
         var linkEvents: [AcquiredLink.Event] = []
         link.onEvent = { linkEvents.append($0) }
         let socket = try NotificationSocket(taking: link, loop: loop)
         XCTAssertFalse(link.isOpen)
-        XCTAssertEqual(socket.mtu, ATTMTU(185))
+        XCTAssertEqual(socket.mtu, MTU(185)!)
         var received: [[UInt8]] = []
         socket.onEvent = { if case .received(let value) = $0 { received.append(value) } }
         let value: [UInt8] = [5, 0, 0, 0]

@@ -1,5 +1,5 @@
+import RelayBlueZ
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_central
@@ -72,7 +72,7 @@ final class NotifyPathTests: XCTestCase {
         harness.feed(.notifyAcquired)
         harness.feed(.writeAcquired(MTU(517)!))
         let counter = harness.feed(.notification([7, 0, 0, 0]))
-        XCTAssertEqual(SessionHarness.events(counter), [.counter(Counter(7))])
+        XCTAssertEqual(SessionHarness.events(counter), [SessionHarness.counterEvent(7)])
     }
 
     func testASocketClosedUnderAReadyLinkSubscribesAgainWithStartNotify() {

@@ -1,5 +1,5 @@
+import RelayBlueZ
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_central
@@ -8,7 +8,7 @@ import XCTest
 /// before relay-peripheral has registered its GATT application again.
 final class ReconnectNotReadyTests: XCTestCase {
     static let battery = RemoteCharacteristic(
-        id: CharacteristicID("/c"), uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+        id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
 
     /// Connected and ready with `--reconnect`, then the link drops and the reconnect connects again
     /// up to the characteristics check.
@@ -16,7 +16,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         if !alreadyRemoved { harness.feed(.deviceRemoved(SessionHarness.peerID)) }
         harness.feed(.discoveryStarted)
         let found = harness.feed(.deviceUpdated(SessionHarness.device()))
-        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
         let resolved = harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         XCTAssertEqual(resolved, [.findCharacteristics(SessionHarness.peerID)])
@@ -84,7 +84,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         harness.disconnectAnsweredThenDown()
         // The same address, chosen by the user this time, now without the relay service.
         let (token, issued) = harness.command(.connect(.address(SessionHarness.peerAddress)))
-        XCTAssertTrue(issued.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(issued.contains(.connect(SessionHarness.peerID, timeout: 20)))
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         let refused = harness.feed(.characteristicsFound(SessionHarness.peerID, [Self.battery]))

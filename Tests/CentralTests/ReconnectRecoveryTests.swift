@@ -1,5 +1,5 @@
+import RelayBlueZ
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_central
@@ -19,7 +19,7 @@ final class ReconnectRecoveryTests: XCTestCase {
     private func loseAndSeekAgain(_ harness: inout SessionHarness) {
         harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
     }
 
     private static func reconnectDelays(_ actions: [CentralAction]) -> [Double] {
@@ -43,7 +43,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         let cancelled = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
         XCTAssertEqual(SessionHarness.eventNames(cancelled), [], "it never connected: no disconnected line")
         XCTAssertEqual(Self.reconnectDelays(cancelled), [1])
-        XCTAssertFalse(cancelled.contains(.connect(SessionHarness.peerID)))
+        XCTAssertFalse(cancelled.contains(.connect(SessionHarness.peerID, timeout: 20)))
         XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
     }
 
@@ -67,7 +67,7 @@ final class ReconnectRecoveryTests: XCTestCase {
             delays += Self.reconnectDelays(refused)
             XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
             harness.feed(.discoveryStarted)
-            XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+            XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
         }
         XCTAssertEqual(delays, [1, 2, 4, 5, 5])
         XCTAssertTrue(Self.errors(harness.log).contains { $0.contains("already in progress") })
@@ -101,7 +101,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         let battery = RemoteCharacteristic(
-            id: CharacteristicID("/c"), uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
         XCTAssertTrue(harness.feed(.characteristicsFound(SessionHarness.peerID, [battery])).contains(.disconnect(SessionHarness.peerID)))
         // Answered, but bluetoothd still says Connected: nothing moves yet.
         let answered = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
@@ -127,7 +127,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected", "dropped", "reconnecting"])
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertTrue(reason.contains("relay service went away"), reason)
-        guard case .dropped(let partial, _)? = SessionHarness.events(gone).first(where: { $0.name == "dropped" }) else {
+        guard let partial = SessionHarness.events(gone).first(where: { $0.name == "dropped" })?.drop?.partial else {
             return XCTFail()
         }
         XCTAssertEqual(partial.total, 64 * 1024)
@@ -144,13 +144,13 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.establish()
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
         let counter = harness.feed(.notification([9, 0, 0, 0]))
-        XCTAssertEqual(SessionHarness.events(counter), [.counter(Counter(9))])
+        XCTAssertEqual(SessionHarness.events(counter), [SessionHarness.counterEvent(9)])
     }
 
     func testWithoutReconnectTheVanishedRelayServiceOnlyEndsTheLink() {
         var harness = SessionHarness()
         harness.connectReady()
-        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(CharacteristicID("/org/bluez/other/char0009"))), [],
+        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(CharacteristicID(path: "/org/bluez/other/char0009")!)), [],
             "another characteristic is none of our business")
         harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
         let gone = harness.feed(.settleTimerFired)
@@ -175,24 +175,24 @@ final class ReconnectRecoveryTests: XCTestCase {
     func testCharacteristicsRemovedWithTheAdapterGoingOffAreTheAdapterGoingOff() {
         var harness = reconnectingHarness()
         harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
-        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
         XCTAssertEqual(harness.feed(.settleTimerFired), [])
-        XCTAssertTrue(harness.feed(.adapter(.present(SessionHarness.adapter, powered: true))).contains(.startDiscovery))
+        XCTAssertTrue(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startDiscovery))
     }
 
     func testBluetoothdRestartReportsBothStatesAndReconnects() {
         var harness = reconnectingHarness()
-        let gone = harness.feed(.adapter(.bluetoothdStopped))
+        let gone = harness.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertEqual(SessionHarness.eventNames(gone).prefix(2), ["state", "disconnected"])
         XCTAssertEqual(harness.session.adapterState.word, "notAvailable")
         // Its objects are removed with it, the device too.
         harness.feed(.deviceRemoved(SessionHarness.peerID))
-        let back = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(back), ["state"])
         XCTAssertTrue(back.contains(.startDiscovery))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
         harness.establish()
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
     }

@@ -1,5 +1,4 @@
-import RelayProtocol
-import Shared
+import RelayBlueZ
 import XCTest
 
 @testable import relay_central
@@ -7,28 +6,28 @@ import XCTest
 final class AdapterStateTests: XCTestCase {
     func testReportsEachAdapterStateOnceInTheOriginalWords() {
         var harness = SessionHarness()
-        let on = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        let on = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.events(on), [.state(.poweredOn, adapter: SessionHarness.adapter)])
-        XCTAssertEqual(harness.feed(.adapter(.present(SessionHarness.adapter, powered: true))), [])
-        let off = harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        XCTAssertEqual(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)), [])
+        let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.events(off).first, .state(.poweredOff, adapter: SessionHarness.adapter))
-        let gone = harness.feed(.adapter(.bluetoothdStopped))
-        guard case .state(.notAvailable(let reason), _)? = SessionHarness.events(gone).first else {
+        let gone = harness.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
+        guard case .state(let state, _)? = SessionHarness.events(gone).first, state.word == "notAvailable" else {
             return XCTFail("expected notAvailable, got \(gone)")
         }
-        XCTAssertTrue(reason.contains("bluetoothd"))
-        let denied = harness.feed(.adapter(.notPermitted(reason: "AccessDenied")))
+        XCTAssertTrue(state.problem?.contains("bluetoothd") ?? false)
+        let denied = harness.feed(.adapter(.unavailable(.accessDenied), nil))
         XCTAssertEqual(SessionHarness.events(denied).first?.fields.first?.1, .string("notPermitted"))
     }
 
     func testCommandsNeedingTheAdapterFailWithTheFixWhenItIsOff() {
         var harness = SessionHarness()
-        harness.feed(.adapter(.present(SessionHarness.adapter, powered: false)))
+        harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         let (token, actions) = harness.command(.scan)
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: actions) else {
             return XCTFail("scan should fail while powered off")
         }
-        XCTAssertTrue(message.contains("power it on"), message)
+        XCTAssertTrue(message.contains("switch it on"), message)
         XCTAssertFalse(actions.contains(.startDiscovery))
         let connect = harness.command(.connect(.index(0)))
         XCTAssertNotNil(SessionHarness.outcome(of: connect.token, in: connect.actions))
@@ -57,7 +56,7 @@ final class ScanningTests: XCTestCase {
         XCTAssertEqual(
             SessionHarness.events(first),
             [.discovered(Candidate(
-                index: 0, id: DeviceID("/org/bluez/hci1/dev_00_AA_01_00_00_00"),
+                index: 0, id: DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00")!,
                 address: SessionHarness.peerAddress, name: "sample", rssi: -60))])
         // The same device again (RSSI change): no duplicate, RSSI updated.
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(rssi: -40))), [])
@@ -141,13 +140,13 @@ final class ScanningTests: XCTestCase {
         var settings = CentralSettings()
         settings.startupTarget = .name("sample")
         var harness = SessionHarness(settings: settings)
-        let on = harness.feed(.adapter(.present(SessionHarness.adapter, powered: true)))
+        let on = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertTrue(on.contains(.startDiscovery))
         XCTAssertEqual(SessionHarness.eventNames(harness.feed(.discoveryStarted)), ["scanning"])
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(name: "other"))), [])
         let found = harness.feed(.deviceUpdated(SessionHarness.device()))
         XCTAssertTrue(found.contains(.stopDiscovery))
-        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID)))
+        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
         harness.establish()
         guard case .ready = harness.session.link else { return XCTFail("not ready: \(harness.session.link)") }
     }

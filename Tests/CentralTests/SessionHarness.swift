@@ -1,5 +1,8 @@
+import RelayApp
+import RelayEndpoint
+import RelayBlueZ
 import RelayProtocol
-import Shared
+import RelayREPL
 import XCTest
 
 @testable import relay_central
@@ -13,9 +16,9 @@ struct SessionHarness {
 
     static let adapter = AdapterInfo(name: "hci1", address: BluetoothAddress("00:AA:01:01:00:01"))
     static let peerAddress = BluetoothAddress("00:AA:01:00:00:00")!
-    static let peerID = DeviceID("/org/bluez/hci1/dev_00_AA_01_00_00_00")
-    static let writeID = CharacteristicID("/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0002")
-    static let notifyID = CharacteristicID("/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0004")
+    static let peerID = DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00")!
+    static let writeID = CharacteristicID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0002")!
+    static let notifyID = CharacteristicID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0004")!
 
     init(settings: CentralSettings = CentralSettings()) {
         session = CentralSession(settings: settings)
@@ -30,14 +33,14 @@ struct SessionHarness {
 
     /// Feeds a command and returns its token and the immediate actions.
     @discardableResult
-    mutating func command(_ command: SessionCommand) -> (token: CommandToken, actions: [CentralAction]) {
+    mutating func command(_ command: CentralCommand) -> (token: CommandToken, actions: [CentralAction]) {
         let token = nextToken
         nextToken += 1
         return (token, feed(.command(command, token: token)))
     }
 
     mutating func powerOn() {
-        feed(.adapter(.present(Self.adapter, powered: true)))
+        feed(.adapter(.poweredOn, Self.adapter))
     }
 
     static func device(
@@ -45,7 +48,7 @@ struct SessionHarness {
         relay: Bool = true, connected: Bool = false, resolved: Bool = false
     ) -> DeviceInfo {
         DeviceInfo(
-            id: id ?? DeviceID("/org/bluez/hci1/dev_" + address.pathComponent), address: address, name: name,
+            id: id ?? DeviceID(path: "/org/bluez/hci1/dev_" + address.pathComponent)!, address: address, name: name,
             rssi: rssi, serviceUUIDs: relay ? [RelayProfile.service] : [], connected: connected,
             servicesResolved: resolved)
     }
@@ -123,5 +126,35 @@ struct SessionHarness {
             pending = Self.writes(feed(.writeFinished(nil)))
         }
         return all
+    }
+}
+
+extension SessionHarness {
+    /// The peripheral as events name it.
+    static let peerName = PeerName(.peripheral, peerAddress)
+
+    /// The `counter` event of `value` notified by the peripheral.
+    static func counterEvent(_ value: UInt32) -> CentralEvent {
+        .transfer(.counter(from: peerName, Counter(value)))
+    }
+}
+
+extension CentralEvent {
+    /// The message report, for `message` events.
+    var messageReport: ReceivedMessageReport? {
+        if case .transfer(.message(let report)) = self { return report }
+        return nil
+    }
+
+    /// What was dropped and why, for `dropped` events.
+    var drop: (partial: DroppedPartial, reason: DropReason)? {
+        if case .transfer(.dropped(_, let partial, let reason)) = self { return (partial, reason) }
+        return nil
+    }
+
+    /// The message sent, for `sent` events.
+    var sentMessage: OutgoingMessage? {
+        if case .transfer(.sent(let message)) = self { return message }
+        return nil
     }
 }

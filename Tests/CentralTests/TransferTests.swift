@@ -1,5 +1,7 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_central
@@ -60,12 +62,12 @@ final class CounterTests: XCTestCase {
         var harness = SessionHarness()
         harness.connectReady()
         XCTAssertNil(harness.session.status.lastReceived)
-        XCTAssertTrue(CentralEvent.status(harness.session.status).humanDescription.contains("not yet received"))
+        XCTAssertTrue(CentralEvent.status(harness.session.status).humanDescription.contains("last received none"))
         var events: [CentralEvent] = []
         for value: UInt32 in [0, 1, 2] {
             events += SessionHarness.events(harness.feed(.notification(Counter(value).encoded)))
         }
-        XCTAssertEqual(events, [.counter(Counter(0)), .counter(Counter(1)), .counter(Counter(2))])
+        XCTAssertEqual(events, [0, 1, 2].map(SessionHarness.counterEvent))
         XCTAssertEqual(harness.session.status.lastReceived, Counter(2))
     }
 }
@@ -91,10 +93,7 @@ final class MessageTests: XCTestCase {
             }
         }
         XCTAssertEqual(delivered, [message])
-        let sent = SessionHarness.events(harness.log).compactMap { event -> String? in
-            if case .sent(_, let sentLength, let sha256, _, _) = event, sentLength == length { return sha256 }
-            return nil
-        }
+        let sent = SessionHarness.events(harness.log).compactMap(\.sentMessage).filter { $0.length == length }.map(\.sha256)
         XCTAssertEqual(sent, [SHA256.hash(bytes).hex])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
     }
@@ -130,7 +129,8 @@ final class MessageTests: XCTestCase {
         events.removeFirst()
         XCTAssertEqual(
             events,
-            [.message(kind: .text, length: text.utf8.count, sha256: SHA256.hash(Array(text.utf8)).hex, text: text, file: nil)])
+            [.transfer(.message(ReceivedMessageReport(from: SessionHarness.peerName, id: MessageID(0), message: Message(text: text))))])
+        XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(Array(text.utf8)).hex)
         XCTAssertEqual(harness.session.messagesReceived, 1)
     }
 
@@ -143,11 +143,13 @@ final class MessageTests: XCTestCase {
         let bytes: [UInt8] = [1, 2, 3, 4, 5]
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
-        let digest = SHA256.hash(bytes).hex
-        let path = "/tmp/in/message-0001-\(digest.prefix(8)).bin"
-        XCTAssertEqual(actions.first, .save(bytes, path: path))
-        XCTAssertEqual(
-            SessionHarness.events(actions), [.message(kind: .binary, length: 5, sha256: digest, text: nil, file: path)])
+        let path = "/tmp/in/message-0001-00_AA_01_00_00_00.bin"
+        guard case .save(let request)? = actions.first else { return XCTFail("\(actions)") }
+        XCTAssertEqual(request.bytes, bytes)
+        XCTAssertEqual(request.path, path)
+        XCTAssertEqual(request.report.sha256, SHA256.hash(bytes).hex)
+        XCTAssertEqual(request.report.from, SessionHarness.peerName)
+        XCTAssertEqual(SessionHarness.events(actions), [], "reported once the file is written")
     }
 
     func testDisconnectMidMessageDropsThePartialAndTheNextArrivesIntact() {
@@ -164,7 +166,7 @@ final class MessageTests: XCTestCase {
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         let names = SessionHarness.eventNames(lost)
         XCTAssertEqual(names.prefix(2), ["disconnected", "dropped"])
-        guard case .dropped(let partial, _)? = SessionHarness.events(lost).first(where: { $0.name == "dropped" }) else {
+        guard let partial = SessionHarness.events(lost).first(where: { $0.name == "dropped" })?.drop?.partial else {
             return XCTFail()
         }
         XCTAssertEqual(partial.total, 64 * 1024)
@@ -187,7 +189,7 @@ final class MessageTests: XCTestCase {
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: lost) else { return XCTFail() }
         XCTAssertTrue(message.contains("not sent"), message)
-        XCTAssertTrue(harness.session.outgoing.isEmpty)
+        XCTAssertTrue(harness.session.outbox.isEmpty)
         XCTAssertEqual(harness.feed(.writeFinished(nil)), [], "a late completion is ignored")
     }
 
@@ -213,7 +215,7 @@ final class MessageTests: XCTestCase {
 
 /// Hostile input 7 (issue 8), central side: a peripheral notifying garbage at full speed.
 final class ProtocolErrorPacingTests: XCTestCase {
-    func testAFloodOfBadValuesGivesFiveErrorLinesASecondThenOneSummary() {
+    func testAFloodOfBadValuesGivesFiveErrorLinesASecondThenSaysHowManyWereNotShown() {
         var harness = SessionHarness()
         harness.connectReady()
         var names: [String] = []
@@ -222,13 +224,10 @@ final class ProtocolErrorPacingTests: XCTestCase {
         }
         XCTAssertEqual(names, Array(repeating: "error", count: 5))
         let later = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 11.5))
-        let errors = SessionHarness.events(later).compactMap { event -> String? in
-            if case .error(let message) = event { return message }
-            return nil
-        }
-        XCTAssertEqual(errors.count, 2, "\(errors)")
-        XCTAssertEqual(errors.first, "995 more protocol errors from the peripheral were not shown")
-        XCTAssertTrue(errors.last?.hasPrefix("protocol error from the peripheral") ?? false)
+        let errors = SessionHarness.events(later).filter { $0.name == "error" }.map(\.humanDescription)
+        XCTAssertEqual(errors.count, 1, "\(errors)")
+        XCTAssertTrue(errors.first?.hasPrefix("error: protocol error from peripheral 00:AA:01:00:00:00: ") ?? false, "\(errors)")
+        XCTAssertTrue(errors.first?.hasSuffix("(995 more protocol errors were not shown)") ?? false, "\(errors)")
         XCTAssertEqual(SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0], at: 11.5))), ["counter"],
             "counters still arrive in the flood")
     }

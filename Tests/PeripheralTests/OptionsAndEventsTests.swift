@@ -1,5 +1,8 @@
+import RelayApp
+import RelayBlueZ
+import RelayCLI
+import RelayEndpoint
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -9,28 +12,28 @@ final class PeripheralOptionsTests: XCTestCase {
         XCTAssertEqual(try PeripheralOptions.parse([]), .run(PeripheralOptions()))
         let options = PeripheralOptions()
         XCTAssertEqual(options.name.text, "sample")
-        XCTAssertEqual(options.maxMessage, 1 << 20)
-        XCTAssertFalse(options.json)
+        XCTAssertEqual(options.common.maxMessage, 1 << 20)
+        XCTAssertFalse(options.common.json)
     }
 
     func testEveryOption() throws {
         let launch = try PeripheralOptions.parse([
-            "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "65536", "--save-dir", "/tmp/x", "--echo",
+            "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "64K", "--save-dir", "/tmp", "--echo",
             "--notify-path", "signal",
         ])
         var expected = PeripheralOptions()
-        expected.adapter = .name("hci1")
+        expected.common.adapter = .name("hci1")
         expected.name = try AdvertisedName("relay-1")
-        expected.json = true
-        expected.maxMessage = 65536
-        expected.saveDirectory = "/tmp/x"
+        expected.common.json = true
+        expected.common.maxMessage = 65536
+        expected.common.saveDirectory = "/tmp"
         expected.echo = true
-        expected.notifyPath = .signal
+        expected.common.notifyPath = .signal
         XCTAssertEqual(launch, .run(expected))
-        XCTAssertEqual(PeripheralOptions().notifyPath, .socket, "the default stays the socket")
+        XCTAssertEqual(PeripheralOptions().common.notifyPath, .socket, "the default stays the socket")
         XCTAssertEqual(
             try PeripheralOptions.parse(["--adapter", "00:aa:01:00:00:00"]),
-            .run({ var o = PeripheralOptions(); o.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!); return o }()))
+            .run({ var o = PeripheralOptions(); o.common.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!); return o }()))
     }
 
     func testHelpAndVersion() throws {
@@ -43,7 +46,9 @@ final class PeripheralOptionsTests: XCTestCase {
 
     func testNotifyPathChoosesWhetherAcquireNotifyIsOffered() {
         let notify = { (path: NotifyPath) in
-            RelayGattProfile.localService(notifyPath: path).characteristics.first { $0.uuid == RelayGattProfile.notify }
+            PeripheralGattProfile.localService(notifyPath: path).characteristics.first {
+                $0.uuid == RelayProfile.notifyCharacteristic
+            }
         }
         XCTAssertEqual(notify(.socket)?.supportsAcquireNotify, true)
         XCTAssertEqual(notify(.signal)?.supportsAcquireNotify, false)
@@ -55,7 +60,7 @@ final class PeripheralOptionsTests: XCTestCase {
             ["--adapter"], ["--adapter", "wlan0"], ["--adapter", "00:AA"], ["--name", ""],
             ["--name", String(repeating: "n", count: 30)], ["--max-message", "0"], ["--max-message", "-5"],
             ["--max-message", "lots"], ["--max-message", "99999999999999999999"], ["--frob"], ["start"], ["--json=yes"],
-            ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"],
+            ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"], ["--save-dir", "/nonexistent/dir"],
         ]
         for arguments in bad {
             XCTAssertThrowsError(try PeripheralOptions.parse(arguments), "\(arguments)") { error in
@@ -82,13 +87,15 @@ final class PeripheralOptionsTests: XCTestCase {
 final class PeripheralEventTests: XCTestCase {
     func testEveryEventHasItsNameListedAndJSONFields() {
         let events: [PeripheralEvent] = [
-            .state(.poweredOn, adapter: "hci0"), .registered, .advertising(name: "sample"), .stopped(.command),
+            .state(.poweredOn, adapter: hci0), .registered, .advertising(name: "sample"), .stopped(.command),
             .connected(centralA), .disconnected(centralA), .subscribed(centralA, mtu: MTU(517)), .unsubscribed(nil),
-            .mtu(centralA, MTU(185)!), .counter(from: centralA, value: 7), .notified(value: 3, centrals: 2),
-            .message(ReceivedMessageReport(from: centralA, kind: .text, length: 5, sha256: "ab", text: "hello", savedPath: nil)),
-            .dropped(from: centralA, received: 10, total: 100, reason: "disconnected"),
-            .sent(kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!), .error("boom", from: nil),
-            .status(PeripheralStatus(session: .advertising(), adapter: "hci0")),
+            .mtu(centralA, MTU(185)!), counterEvent(from: centralA, 7), .notified(value: 3, centrals: 2),
+            .transfer(.receiving(from: PeerName(.central, centralA), ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
+            .transfer(.message(ReceivedMessageReport(from: PeerName(.central, centralA), id: MessageID(1), message: Message(text: "hello")))),
+            .transfer(.dropped(from: PeerName(.central, centralA), DroppedPartial(id: MessageID(2), kind: .binary, received: 10, total: 100), .linkEnded("disconnected"))),
+            .transfer(.sent(OutgoingMessage(id: MessageID(3), kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!))),
+            .error(.saveFailed("boom"), from: nil),
+            .status(PeripheralStatus(session: .advertising(), adapter: "hci0 00:AA:01:00:00:00")),
         ]
         XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
         for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
@@ -97,30 +104,15 @@ final class PeripheralEventTests: XCTestCase {
     func testCounterAndMessageFieldsMatchTheDocumentedNames() {
         let console = Console(format: .json, output: { _ in }, clock: { "T" })
         XCTAssertEqual(
-            console.jsonLine(name: "counter", fields: PeripheralEvent.counter(from: centralA, value: 4_000_000_000).fields),
+            console.jsonLine(name: "counter", fields: counterEvent(from: centralA, 4_000_000_000).fields),
             #"{"event":"counter","time":"T","from":"00:AA:01:01:00:01","value":4000000000}"#)
-        let report = ReceivedMessageReport(
-            from: centralA, kind: .text, length: 2, sha256: SHA256.hash(Array("hi".utf8)).hex, text: "hi", savedPath: nil)
+        let report = ReceivedMessageReport(from: PeerName(.central, centralA), id: MessageID(4), message: Message(text: "hi"))
         XCTAssertEqual(
-            console.jsonLine(name: "message", fields: PeripheralEvent.message(report).fields),
-            #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi"}"#)
+            console.jsonLine(name: "message", fields: PeripheralEvent.transfer(.message(report)).fields),
+            #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","id":4,"kind":"text","length":2,"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#)
         XCTAssertEqual(
-            console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: "hci0").fields).prefix(60),
+            console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(60),
             #"{"event":"state","time":"T","state":"poweredOff","adapter":"hci0""#.prefix(60))
-    }
-}
-
-final class NotificationOutboxTests: XCTestCase {
-    func testLongQueuesStayFIFOAndCompact() {
-        var outbox = NotificationOutbox()
-        for value in 0..<500 { outbox.append(counter: Counter(UInt32(value)), centrals: 1) }
-        for value in 0..<250 { XCTAssertEqual(outbox.next()?.counter, Counter(UInt32(value))) }
-        for value in 500..<600 { outbox.append(counter: Counter(UInt32(value)), centrals: 1) }
-        var seen: [UInt32] = []
-        while let next = outbox.next() { seen.append(next.counter!.value) }
-        XCTAssertEqual(seen, Array(250..<600).map(UInt32.init))
-        XCTAssertTrue(outbox.isEmpty)
-        XCTAssertEqual(outbox.removeAll().counters, 0)
     }
 }

@@ -1,5 +1,6 @@
+import RelayApp
+import RelayEndpoint
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -13,12 +14,12 @@ final class PeripheralSessionDataTests: XCTestCase {
         }
         XCTAssertEqual(
             events,
-            [.connected(centralA), .counter(from: centralA, value: 0), .counter(from: centralA, value: 1),
-             .counter(from: centralA, value: 2)],
+            [.connected(centralA), counterEvent(from: centralA, 0), counterEvent(from: centralA, 1),
+             counterEvent(from: centralA, 2)],
             "a write from an unseen central also reports it connected (the Connected property may lag)")
-        XCTAssertEqual(session.centrals[centralA]?.countersReceived, 3)
+        XCTAssertEqual(session.centrals[centralA]?.inbound.counters, 3)
         let big = session.handle(.written([0xff, 0xff, 0xff, 0xff], from: centralB, mtu: nil, time: 0)).events
-        XCTAssertEqual(big.last, .counter(from: centralB, value: UInt32.max))
+        XCTAssertEqual(big.last, counterEvent(from: centralB, UInt32.max))
     }
 
     func testNotifyCountsUpLikeTheOriginalAndNValueRestartsTheCount() throws {
@@ -27,7 +28,8 @@ final class PeripheralSessionDataTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("subscribed"))
         }
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
-        for _ in 0..<3 { XCTAssertEqual(try session.notify(value: nil), [.startSending]) }
+        XCTAssertEqual(try session.notify(value: nil), [.notify(Counter(0).encoded)], "the first is handed over at once")
+        for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil), [], "the rest wait for it") }
         var drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])
         XCTAssertEqual(drained.events, [0, 1, 2].map { PeripheralEvent.notified(value: $0, centrals: 1) })
@@ -70,13 +72,13 @@ final class PeripheralSessionDataTests: XCTestCase {
                 events += session.handle(.written(framesB[index], from: centralB, mtu: MTU(185), time: 0)).events
             }
         }
-        let messages = events.compactMap { if case .message(let report) = $0 { report } else { nil } }
+        let messages = events.compactMap(\.messageReport)
         XCTAssertEqual(messages.count, 2)
-        let fromA = messages.first { $0.from == centralA }
+        let fromA = messages.first { $0.from.address == centralA }
         XCTAssertEqual(fromA?.text, textA.text)
         XCTAssertEqual(fromA?.kind, .text)
         XCTAssertEqual(fromA?.sha256, SHA256.hash(textA.bytes).hex)
-        let fromB = messages.first { $0.from == centralB }
+        let fromB = messages.first { $0.from.address == centralB }
         XCTAssertNil(fromB?.text)
         XCTAssertEqual(fromB?.length, 3000)
         XCTAssertEqual(fromB?.sha256, SHA256.hash(binaryB.bytes).hex)
@@ -105,7 +107,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         var events: [PeripheralEvent] = []
         for frame in broken { events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events }
         XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "one broken message, one error line")
-        XCTAssertTrue(events.contains { if case .dropped(centralA, _, 100, _) = $0 { true } else { false } })
+        XCTAssertTrue(events.contains { $0.drop?.from == centralA && $0.drop?.partial.total == 100 })
         events = []
         for frame in frames(of: message, mtu: 23, id: 2) {
             events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events
@@ -121,11 +123,13 @@ final class PeripheralSessionDataTests: XCTestCase {
             errors += session.handle(.written(garbage, from: centralA, mtu: nil, time: Double(index) * 0.001))
                 .events.filter { $0.name == "error" }.count
         }
-        XCTAssertEqual(errors, ErrorRateLimiter.burst, "1000 bad values within one second")
+        XCTAssertEqual(errors, InboundPipeline.reportsPerSecond, "1000 bad values within one second")
         let later = session.handle(.written([0, 1, 2], from: centralA, mtu: nil, time: 5)).events
-        XCTAssertEqual(later.count, 2)
-        guard case .error(let summary, centralA) = later[0] else { return XCTFail("\(later)") }
-        XCTAssertTrue(summary.hasPrefix("\(1000 - ErrorRateLimiter.burst) more"), summary)
+        XCTAssertEqual(later.count, 1)
+        XCTAssertEqual(later.first?.name, "error")
+        let line = later.first?.humanDescription ?? ""
+        XCTAssertTrue(line.contains("(\(1000 - InboundPipeline.reportsPerSecond) more protocol errors were not shown)"), line)
+        XCTAssertTrue(line.hasPrefix("error: protocol error from central \(centralA)"), line)
     }
 
     func testTooLargeMessageIsRefusedBeforeAllocating() {
@@ -135,7 +139,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         let large = frames(of: Message(binary: Array(repeating: 1, count: 1001)), mtu: 517)
         let events = session.handle(.written(large[0], from: centralA, mtu: nil, time: 0)).events
         XCTAssertEqual(events.map(\.name), ["connected", "error"])
-        XCTAssertNil(session.centrals[centralA]?.reassembler.progress)
+        XCTAssertNil(session.centrals[centralA]?.inbound.progress)
     }
 
     func testDisconnectMidMessageDropsThePartialAndFreesTheCentral() {
@@ -143,8 +147,10 @@ final class PeripheralSessionDataTests: XCTestCase {
         let message = frames(of: Message(binary: Array(repeating: 2, count: 1000)), mtu: 23)
         for frame in message.prefix(5) { _ = session.handle(.written(frame, from: centralA, mtu: nil, time: 0)) }
         let events = session.handle(.disconnected(centralA)).events
-        guard case .dropped(centralA, let received, 1000, _) = events.first else { return XCTFail("\(events)") }
-        XCTAssertGreaterThan(received, 0)
+        guard let drop = events.first?.drop, drop.from == centralA, drop.partial.total == 1000 else {
+            return XCTFail("\(events)")
+        }
+        XCTAssertGreaterThan(drop.partial.received, 0)
         XCTAssertEqual(events.last, .disconnected(centralA))
         XCTAssertNil(session.centrals[centralA])
         XCTAssertEqual(session.handle(.disconnected(centralA)), [], "a second disconnect is ignored")
@@ -160,7 +166,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         var session = PeripheralSession.advertising(configuration)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil, time: 0))
-        XCTAssertTrue(actions.contains(.startSending))
+        XCTAssertEqual(actions.notified, [Counter(77).encoded])
         XCTAssertEqual(session.drain().values, [Counter(77).encoded])
         XCTAssertEqual(session.counter, Counter(0), "echo does not move the notify counter")
     }
@@ -171,9 +177,10 @@ final class PeripheralSessionDataTests: XCTestCase {
         var session = PeripheralSession.advertising(configuration)
         let message = Message(binary: [1, 2, 3, 4, 5])
         let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
-        guard case .save(let bytes, let path, .message(let report))? = actions.last else { return XCTFail("\(actions)") }
-        XCTAssertEqual(bytes, [1, 2, 3, 4, 5])
-        XCTAssertEqual(path, "/tmp/in/message-0001-00_AA_01_01_00_01.bin")
-        XCTAssertEqual(report.savedPath, path)
+        guard case .save(let request)? = actions.last else { return XCTFail("\(actions)") }
+        XCTAssertEqual(request.bytes, [1, 2, 3, 4, 5])
+        XCTAssertEqual(request.path, "/tmp/in/message-0001-00_AA_01_01_00_01.bin")
+        XCTAssertNil(request.report.saved, "saved once the file is written")
+        XCTAssertEqual(request.report.from.address, centralA)
     }
 }

@@ -1,5 +1,4 @@
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -12,8 +11,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertNil(early.advertisementTicket)
         XCTAssertTrue(early.contains { if case .note = $0 { return true } else { return false } })
 
-        let powered = session.handle(.adapter(.poweredOn, name: "hci0"))
-        XCTAssertEqual(powered.events.first, .state(.poweredOn, adapter: "hci0"))
+        let powered = session.handle(.adapter(.poweredOn, hci0))
+        XCTAssertEqual(powered.events.first, .state(.poweredOn, adapter: hci0))
         let app = try! XCTUnwrap(powered.applicationTicket)
         guard case .registerAdvertisement(let ad, let name)? = powered.last else {
             return XCTFail("expected the advertisement requested with the service, got \(powered)")
@@ -33,7 +32,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testAdvertisementAnsweredFirstIsReportedOnceTheServiceIsRegistered() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         let app = try! XCTUnwrap(started.applicationTicket)
         let ad = try! XCTUnwrap(started.advertisementTicket)
@@ -49,11 +48,11 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testServiceFailingAfterTheAdvertisementTakesTheAdvertisementBack() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
-        let failed = session.handle(.applicationFailed(started.applicationTicket!, "cannot register the GATT service"))
-        XCTAssertEqual(failed, [.unregisterAdvertisement, .report(.error("cannot register the GATT service", from: nil))])
+        let failed = session.handle(.applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
+        XCTAssertEqual(failed, [.unregisterAdvertisement, .report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
         XCTAssertEqual(session.advertisement, .absent)
         XCTAssertEqual(session.application, .absent)
         XCTAssertFalse(session.wantsAdvertising)
@@ -64,10 +63,10 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testServiceFailingBeforeTheAdvertisementTakesTheAdvertisementBackWhenItComes() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
-        let failed = session.handle(.applicationFailed(started.applicationTicket!, "cannot register the GATT service"))
-        XCTAssertEqual(failed, [.report(.error("cannot register the GATT service", from: nil))])
+        let failed = session.handle(.applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
+        XCTAssertEqual(failed, [.report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
         XCTAssertEqual(session.handle(.advertisementRegistered(started.advertisementTicket!)), [.unregisterAdvertisement])
         XCTAssertEqual(session.advertisement, .absent)
         XCTAssertFalse(session.isAdvertising)
@@ -75,10 +74,10 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testAdvertisementFailingWhileTheServiceIsPendingKeepsTheService() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
-        let failed = session.handle(.advertisementFailed(started.advertisementTicket!, "Maximum advertisements reached"))
-        XCTAssertEqual(failed, [.report(.error("Maximum advertisements reached", from: nil))])
+        let failed = session.handle(.advertisementFailed(started.advertisementTicket!, advertisementFailure("Maximum advertisements reached")))
+        XCTAssertEqual(failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
         XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
         XCTAssertEqual(session.application, .active)
         XCTAssertFalse(session.isAdvertising)
@@ -89,7 +88,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testStopWhileOnlyTheAdvertisementIsRegisteredTakesItBackSilently() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
         XCTAssertEqual(session.stop(), [.unregisterAdvertisement], "advertising was never reported: no stopped")
@@ -99,13 +98,13 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testPowerOffWhileOnlyTheAdvertisementIsRegisteredResumesAtPowerOn() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
-        let off = session.handle(.adapter(.poweredOff, name: "hci0"))
-        XCTAssertEqual(off, [.report(.state(.poweredOff, adapter: "hci0")), .unregisterAdvertisement])
+        let off = session.handle(.adapter(.poweredOff, hci0))
+        XCTAssertEqual(off, [.report(.state(.poweredOff, adapter: hci0)), .unregisterAdvertisement])
         XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
-        let on = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let on = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertNil(on.applicationTicket)
         let ad = try! XCTUnwrap(on.advertisementTicket)
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
@@ -118,7 +117,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertNil(again.advertisementTicket)
         XCTAssertEqual(again.events, [.advertising(name: "sample")], "a repeated start re-reports the state for wait")
         var pending = PeripheralSession()
-        _ = pending.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = pending.handle(.adapter(.poweredOn, hci0))
         XCTAssertNotNil(pending.start().applicationTicket)
         XCTAssertTrue(pending.start().filter { if case .registerApplication = $0 { true } else { false } }.isEmpty)
     }
@@ -140,7 +139,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testStopWhileRegistrationPendingUnregistersWhenTheReplyComes() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         let ad = started.advertisementTicket!
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
@@ -156,8 +155,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(247)))
         XCTAssertNoThrow(try session.send(Message(text: "queued")))
 
-        let off = session.handle(.adapter(.poweredOff, name: "hci0"))
-        XCTAssertEqual(off.first, .report(.state(.poweredOff, adapter: "hci0")))
+        let off = session.handle(.adapter(.poweredOff, hci0))
+        XCTAssertEqual(off.first, .report(.state(.poweredOff, adapter: hci0)))
         XCTAssertTrue(off.contains(.unregisterAdvertisement))
         XCTAssertEqual(
             off.eventNames, ["state", "stopped", "disconnected", "error"],
@@ -168,42 +167,42 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertFalse(session.hasPendingValues)
         XCTAssertThrowsError(try session.notify(value: nil))
 
-        let on = session.handle(.adapter(.poweredOn, name: "hci0"))
-        XCTAssertEqual(on.events, [.state(.poweredOn, adapter: "hci0")])
+        let on = session.handle(.adapter(.poweredOn, hci0))
+        XCTAssertEqual(on.events, [.state(.poweredOn, adapter: hci0)])
         let ad = try! XCTUnwrap(on.advertisementTicket, "power-on re-advertises without a command")
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)).events, [.advertising(name: "sample")])
     }
 
     func testPowerOffWhileAdvertisementPendingTakesItBackAndResumesAtPowerOn() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         let ad = started.advertisementTicket!
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
-        _ = session.handle(.adapter(.poweredOff, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOff, hci0))
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.unregisterAdvertisement])
         XCTAssertEqual(session.advertisement, .absent)
-        let on = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let on = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertNotNil(on.advertisementTicket)
     }
 
     func testPowerOffAfterStopDoesNotResumeAdvertising() {
         var session = PeripheralSession.advertising()
         _ = session.stop()
-        _ = session.handle(.adapter(.poweredOff, name: "hci0"))
-        XCTAssertNil(session.handle(.adapter(.poweredOn, name: "hci0")).advertisementTicket)
+        _ = session.handle(.adapter(.poweredOff, hci0))
+        XCTAssertNil(session.handle(.adapter(.poweredOn, hci0)).advertisementTicket)
     }
 
     func testBluetoothdRestartReRegistersEverything() {
         var session = PeripheralSession.advertising()
         _ = session.handle(.connected(centralA))
-        let gone = session.handle(.adapter(.notAvailable("bluetoothd is not running"), name: nil))
+        let gone = session.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertFalse(gone.contains(.unregisterAdvertisement), "nothing to unregister with bluetoothd gone")
         XCTAssertEqual(gone.eventNames, ["state", "stopped", "disconnected"])
         XCTAssertEqual(session.application, .absent)
         XCTAssertEqual(session.advertisement, .absent)
 
-        let back = session.handle(.adapter(.poweredOn, name: "hci0"))
+        let back = session.handle(.adapter(.poweredOn, hci0))
         let app = try! XCTUnwrap(back.applicationTicket)
         let ad = try! XCTUnwrap(back.advertisementTicket)
         XCTAssertEqual(session.handle(.applicationRegistered(app)).events, [.registered])
@@ -212,27 +211,27 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
     func testLateReplyFromBeforeARestartIsIgnored() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let old = session.start().applicationTicket!
-        _ = session.handle(.adapter(.notAvailable("bluetoothd is not running"), name: nil))
-        let fresh = session.handle(.adapter(.poweredOn, name: "hci0")).applicationTicket!
+        _ = session.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
+        let fresh = session.handle(.adapter(.poweredOn, hci0)).applicationTicket!
         XCTAssertNotEqual(old, fresh)
-        XCTAssertEqual(session.handle(.applicationFailed(old, "org.freedesktop.DBus.Error.NoReply")), [])
+        XCTAssertEqual(session.handle(.applicationFailed(old, applicationFailure("org.freedesktop.DBus.Error.NoReply"))), [])
         XCTAssertEqual(session.application, .pending(fresh))
         XCTAssertEqual(session.handle(.applicationRegistered(fresh)).events, [.registered])
     }
 
     func testRegistrationFailuresAreReportedAndNotRetriedInALoop() {
         var session = PeripheralSession()
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         let ad = started.advertisementTicket!
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
-        let failed = session.handle(.advertisementFailed(ad, "Maximum advertisements reached"))
-        XCTAssertEqual(failed, [.report(.error("Maximum advertisements reached", from: nil))])
+        let failed = session.handle(.advertisementFailed(ad, advertisementFailure("Maximum advertisements reached")))
+        XCTAssertEqual(failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
         XCTAssertFalse(session.wantsAdvertising)
-        XCTAssertNil(session.handle(.adapter(.poweredOff, name: "hci0")).advertisementTicket)
-        XCTAssertNil(session.handle(.adapter(.poweredOn, name: "hci0")).advertisementTicket)
+        XCTAssertNil(session.handle(.adapter(.poweredOff, hci0)).advertisementTicket)
+        XCTAssertNil(session.handle(.adapter(.poweredOn, hci0)).advertisementTicket)
         XCTAssertNotNil(session.start().advertisementTicket, "start tries again")
     }
 
@@ -247,16 +246,16 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
     func testReleaseBeforeThePowerOffSignalStillResumesOnPowerOn() {
         var session = PeripheralSession.advertising()
         _ = session.handle(.advertisementReleased)
-        _ = session.handle(.adapter(.poweredOff, name: "hci0"))
-        XCTAssertNotNil(session.handle(.adapter(.poweredOn, name: "hci0")).advertisementTicket)
+        _ = session.handle(.adapter(.poweredOff, hci0))
+        XCTAssertNotNil(session.handle(.adapter(.poweredOn, hci0)).advertisementTicket)
     }
 
     func testAdapterStatesAreReportedOnceEach() {
         var session = PeripheralSession()
-        XCTAssertEqual(session.handle(.adapter(.poweredOff, name: "hci0")).eventNames, ["state"])
-        XCTAssertEqual(session.handle(.adapter(.poweredOff, name: "hci0")), [])
-        let denied = session.handle(.adapter(.notPermitted("add yourself to the bluetooth group"), name: nil))
-        XCTAssertEqual(denied.events, [.state(.notPermitted("add yourself to the bluetooth group"), adapter: nil)])
+        XCTAssertEqual(session.handle(.adapter(.poweredOff, hci0)).eventNames, ["state"])
+        XCTAssertEqual(session.handle(.adapter(.poweredOff, hci0)), [])
+        let denied = session.handle(.adapter(.unavailable(.accessDenied), nil))
+        XCTAssertEqual(denied.events, [.state(.unavailable(.accessDenied), adapter: nil)])
     }
 
     func testQuitUnregistersWhatIsRegistered() {

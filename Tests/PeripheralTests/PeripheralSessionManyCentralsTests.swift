@@ -1,5 +1,6 @@
+import RelayApp
+import RelayBlueZ
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -91,8 +92,8 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         var counters: [BluetoothAddress: [UInt32]] = [:]
         for event in events {
             switch event {
-            case .message(let report): delivered[report.from!] = report.sha256
-            case .counter(let from, let value): counters[from!, default: []].append(value)
+            case .transfer(.message(let report)): delivered[report.from.address!] = report.sha256
+            case .transfer(.counter(let from, let value)): counters[from.address!, default: []].append(value.value)
             case .connected: break
             default: XCTFail("unexpected \(event)")
             }
@@ -100,7 +101,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         for (index, sender) in senders.enumerated() {
             XCTAssertEqual(delivered[sender], SHA256.hash(messages[index].bytes).hex, "\(sender)'s message intact")
             XCTAssertEqual(counters[sender], [UInt32(100 * (index + 1))], "\(sender)'s counter is its own")
-            XCTAssertEqual(session.centrals[sender]?.messagesReceived, 1)
+            XCTAssertEqual(session.centrals[sender]?.inbound.messages, 1)
         }
     }
 
@@ -130,24 +131,22 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         }
         XCTAssertGreaterThan(time, 2 + PeripheralSession.reassemblyIdleTimeout, "A and B sent for longer than 10 s")
         XCTAssertEqual(events.filter { $0.name == "dropped" }, [], "C may still be subscribed: its message waits")
-        let reports = events.compactMap { event -> ReceivedMessageReport? in
-            if case .message(let report) = event { return report } else { return nil }
-        }
-        XCTAssertEqual(Set(reports.map(\.from)), [centralA, centralB])
-        XCTAssertEqual(reports.first { $0.from == centralA }?.text, messageA.text)
-        XCTAssertEqual(reports.first { $0.from == centralB }?.sha256, SHA256.hash(messageB.bytes).hex)
+        let reports = events.compactMap(\.messageReport)
+        XCTAssertEqual(Set(reports.map(\.from.address)), [centralA, centralB])
+        XCTAssertEqual(reports.first { $0.from.address == centralA }?.text, messageA.text)
+        XCTAssertEqual(reports.first { $0.from.address == centralB }?.sha256, SHA256.hash(messageB.bytes).hex)
         XCTAssertTrue(session.hasSubscribers, "A and B still get notifications")
         XCTAssertEqual(session.drain().events.map(\.name), ["sent"], "the broadcast was not abandoned")
 
         // After the long time-out C's partial message goes, and only C's.
         XCTAssertEqual(session.nextReassemblyDeadline, 2 + PeripheralSession.subscribedReassemblyIdleTimeout)
         let drops = session.handle(.tick(now: 2 + PeripheralSession.subscribedReassemblyIdleTimeout)).events
-        guard case .dropped(let from, let received, let total, _)? = drops.first, drops.count == 1 else {
+        guard let drop = drops.first?.drop, drops.count == 1 else {
             return XCTFail("expected one drop, got \(drops)")
         }
-        XCTAssertEqual(from, centralC)
-        XCTAssertEqual(total, 5000)
-        XCTAssertGreaterThan(received, 0)
+        XCTAssertEqual(drop.from, centralC)
+        XCTAssertEqual(drop.partial.total, 5000)
+        XCTAssertGreaterThan(drop.partial.received, 0)
 
         // C's link finally drops: reported and freed, no second drop, the others stay.
         XCTAssertEqual(session.handle(.disconnected(centralC)).events, [.disconnected(centralC)])
@@ -166,7 +165,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         var events: [PeripheralEvent] = []
         for chunk in chunks.dropFirst(2) { events += session.handle(.written(chunk, from: centralA, mtu: nil, time: 31)).events }
         XCTAssertEqual(events.map(\.name), ["message"])
-        if case .message(let report)? = events.first { XCTAssertEqual(report.sha256, SHA256.hash(message.bytes).hex) }
+        XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(message.bytes).hex)
     }
 
     func testUnsubscribingShortensTheWaitForAPartialMessage() {
@@ -180,11 +179,12 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertEqual(session.handle(.notifyStopped(from: nil)).events, [.unsubscribed(centralA)])
         XCTAssertEqual(session.nextReassemblyDeadline, PeripheralSession.reassemblyIdleTimeout, "already past: due now")
         let events = session.handle(.tick(now: 15)).events
-        guard case .dropped(centralA, let received, 3000, let reason)? = events.first, events.count == 1 else {
+        guard let drop = events.first?.drop, drop.from == centralA, drop.partial.total == 3000, events.count == 1 else {
             return XCTFail("expected A's partial message dropped, got \(events)")
         }
-        XCTAssertGreaterThan(received, 0)
-        XCTAssertTrue(reason.contains("not subscribed"), reason)
+        XCTAssertGreaterThan(drop.partial.received, 0)
+        XCTAssertEqual(drop.reason, .stalled(seconds: 10, subscribed: false))
+        XCTAssertTrue(drop.reason.description.contains("not subscribed"), drop.reason.description)
         XCTAssertNotNil(session.centrals[centralA], "its link is still up")
     }
 
@@ -197,7 +197,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         let status = PeripheralStatus(session: session, adapter: nil)
         let a = status.centrals.first { $0.address == centralA }?.receiving
         XCTAssertEqual(a?.total, 2000)
-        XCTAssertEqual(a?.received, session.centrals[centralA]?.reassembler.progress?.received)
+        XCTAssertEqual(a?.received, session.centrals[centralA]?.inbound.progress?.received)
         XCTAssertGreaterThan(a?.received ?? 0, 0)
         XCTAssertNil(status.centrals.first { $0.address == centralB }?.receiving, "B is not sending a message")
         XCTAssertTrue(status.humanDescription.contains("receiving a message: \(a?.received ?? -1) of 2000 bytes"))

@@ -1,5 +1,5 @@
+import RelayEndpoint
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -23,8 +23,9 @@ final class PeripheralSessionSendingTests: XCTestCase {
         XCTAssertEqual(reassemble(drained.values), [message])
         XCTAssertEqual(
             drained.events,
-            [.sent(kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex, frames: drained.values.count,
-                   mtu: MTU(100)!)])
+            [.transfer(.sent(OutgoingMessage(
+                id: MessageID(0), kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex,
+                frames: drained.values.count, mtu: MTU(100)!)))])
     }
 
     func testChunksNeverExceed510BytesEvenAtMTU517() throws {
@@ -74,13 +75,14 @@ final class PeripheralSessionSendingTests: XCTestCase {
     func testLastUnsubscribeAbandonsTheOutboxWithAClearError() throws {
         var session = PeripheralSession.advertising()
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(23)))
-        _ = try session.send(Message(binary: Array(repeating: 0, count: 1000)))
-        _ = session.takeNextValue()
+        XCTAssertEqual(try session.send(Message(binary: Array(repeating: 0, count: 1000))).notified.count, 1)
         let stopped = session.handle(.notifyStopped(from: centralA))
         XCTAssertEqual(stopped.eventNames, ["unsubscribed", "error"])
-        guard case .error(let text, nil) = stopped.events[1] else { return XCTFail() }
-        XCTAssertTrue(text.contains("1 message not sent"), text)
-        XCTAssertNil(session.takeNextValue())
+        guard case .error(let problem, nil) = stopped.events[1] else { return XCTFail() }
+        XCTAssertEqual(problem, .notSent(messages: 1, counters: 0, .noSubscriber))
+        XCTAssertTrue(problem.description.contains("1 message not sent"), problem.description)
+        XCTAssertFalse(session.hasPendingValues)
+        XCTAssertEqual(session.handle(.notifyOutcome(.sent(throughSocket: true))), [], "a late outcome changes nothing")
     }
 
     func testOneOfTwoSubscribersLeavingKeepsSending() throws {
@@ -96,7 +98,7 @@ final class PeripheralSessionSendingTests: XCTestCase {
     func testSendingNeedsPowerAndService() {
         var session = PeripheralSession()
         XCTAssertThrowsError(try session.send(Message(text: "x"))) { XCTAssertTrue("\($0)".contains("powered on")) }
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertThrowsError(try session.notify(value: nil)) { XCTAssertTrue("\($0)".contains("start")) }
     }
 

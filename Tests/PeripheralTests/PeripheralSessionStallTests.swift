@@ -1,5 +1,4 @@
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
@@ -18,19 +17,20 @@ final class PeripheralSessionStallTests: XCTestCase {
         _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 101))
         XCTAssertEqual(session.nextReassemblyDeadline, 101 + timeout, "counted from the last frame")
         XCTAssertEqual(session.handle(.tick(now: 101 + timeout / 2)).events, [], "not stalled yet")
-        XCTAssertNotNil(session.centrals[centralA]?.reassembler.progress)
+        XCTAssertNotNil(session.centrals[centralA]?.inbound.progress)
 
         let events = session.handle(.tick(now: 101 + timeout)).events
-        guard case .dropped(let from, let received, let total, let reason)? = events.first, events.count == 1 else {
+        guard let drop = events.first?.drop, events.count == 1 else {
             return XCTFail("expected one dropped event, got \(events)")
         }
+        let (from, received, total, reason) = (drop.from, drop.partial.received, drop.partial.total, drop.reason.description)
         XCTAssertEqual(from, centralA)
         XCTAssertGreaterThan(received, 0)
         XCTAssertLessThan(received, total)
         XCTAssertLessThanOrEqual(received, chunks[0].count + chunks[1].count, "payload of the two frames")
         XCTAssertEqual(total, message.bytes.count)
         XCTAssertTrue(reason.contains("stalled"), reason)
-        XCTAssertNil(session.centrals[centralA]?.reassembler.progress, "the partial message is freed")
+        XCTAssertNil(session.centrals[centralA]?.inbound.progress, "the partial message is freed")
         XCTAssertNil(session.nextReassemblyDeadline)
         XCTAssertEqual(session.handle(.tick(now: 200)).events, [], "dropped once")
 
@@ -40,7 +40,7 @@ final class PeripheralSessionStallTests: XCTestCase {
             delivered += session.handle(.written(chunk, from: centralA, mtu: nil, time: 300 + Double(index))).events
         }
         XCTAssertEqual(delivered.map(\.name), ["message"])
-        if case .message(let report)? = delivered.first { XCTAssertEqual(report.text, message.text) }
+        XCTAssertEqual(delivered.first?.messageReport?.text, message.text)
         XCTAssertNil(session.nextReassemblyDeadline, "a complete message leaves nothing to time out")
     }
 
@@ -77,7 +77,7 @@ final class PeripheralSessionStallTests: XCTestCase {
         events += session.handle(.tick(now: timeout)).events
         let dropped = events.filter { $0.name == "dropped" }
         XCTAssertEqual(dropped.count, 1)
-        if case .dropped(let from, _, _, _)? = dropped.first { XCTAssertEqual(from, centralA) }
+        XCTAssertEqual(dropped.first?.drop?.from, centralA)
         XCTAssertEqual(events.filter { $0.name == "message" }.count, 1, "B's message is intact")
         XCTAssertNotNil(session.centrals[centralA], "A is still connected as far as bluetoothd says")
     }

@@ -1,25 +1,68 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
-import Shared
 import XCTest
 
 @testable import relay_peripheral
 
 let centralA = BluetoothAddress("00:AA:01:01:00:01")!
 let centralB = BluetoothAddress("00:AA:01:02:00:02")!
+/// The adapter the sessions under test run on.
+let hci0 = AdapterInfo(name: "hci0", address: BluetoothAddress("00:AA:01:00:00:00"))
+
+/// A registration failure as bluetoothd would cause it.
+func applicationFailure(_ text: String) -> RegistrationFailure {
+    .application(BlueZError(.failed, text), adapter: "hci0")
+}
+
+func advertisementFailure(_ text: String) -> RegistrationFailure {
+    .advertisement(BlueZError(.notPermitted, text), adapter: "hci0", name: "sample", supports: nil)
+}
+
+/// The `counter` event of `value` written by `central`.
+func counterEvent(from central: BluetoothAddress?, _ value: UInt32) -> PeripheralEvent {
+    .transfer(.counter(from: PeerName(.central, central), Counter(value)))
+}
+
+extension PeripheralEvent {
+    /// The message report, for `message` events.
+    var messageReport: ReceivedMessageReport? {
+        if case .transfer(.message(let report)) = self { return report }
+        return nil
+    }
+
+    /// Who dropped what, for `dropped` events.
+    var drop: (from: BluetoothAddress?, partial: DroppedPartial, reason: DropReason)? {
+        if case .transfer(.dropped(let from, let partial, let reason)) = self { return (from.address, partial, reason) }
+        return nil
+    }
+
+    /// The counter and its writer, for `counter` events.
+    var counterValue: (from: BluetoothAddress?, value: UInt32)? {
+        if case .transfer(.counter(let from, let counter)) = self { return (from.address, counter.value) }
+        return nil
+    }
+}
 
 extension Array where Element == PeripheralAction {
-    /// The events among the actions, in order.
+    /// The events among the actions, in order (a saved message counts as its `message` event).
     var events: [PeripheralEvent] {
         compactMap {
             switch $0 {
             case .report(let event): return event
-            case .save(_, _, let event): return event
+            case .save(let request): return .transfer(.message(request.report))
             default: return nil
             }
         }
     }
 
     var eventNames: [String] { events.map(\.name) }
+
+    /// The values handed to bluetoothd.
+    var notified: [[UInt8]] {
+        compactMap { if case .notify(let value) = $0 { return value } else { return nil } }
+    }
 
     var applicationTicket: RegistrationTicket? {
         for action in self { if case .registerApplication(let ticket) = action { return ticket } }
@@ -36,20 +79,21 @@ extension PeripheralSession {
     /// A session powered on, registered and advertising.
     static func advertising(_ configuration: Configuration = Configuration()) -> PeripheralSession {
         var session = PeripheralSession(configuration: configuration)
-        _ = session.handle(.adapter(.poweredOn, name: "hci0"))
+        _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
         _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
         return session
     }
 
-    /// Drains the outbox, returning every value and the completion events.
+    /// Hands over every queued value as a socket would take it (each `.notify` answered
+    /// `.sent`), returning the values and the events that came with them.
     mutating func drain() -> (values: [[UInt8]], events: [PeripheralEvent]) {
         var values: [[UInt8]] = []
         var events: [PeripheralEvent] = []
-        while let value = takeNextValue() {
+        while let value = sending.inFlight {
             values.append(value.bytes)
-            if let completion = value.completion { events.append(completion) }
+            events += handle(.notifyOutcome(.sent(throughSocket: true))).events
         }
         return (values, events)
     }

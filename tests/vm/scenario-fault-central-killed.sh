@@ -63,7 +63,7 @@ wait_for_line "$out/peripheral.out" '"event":"dropped"' 30 || fail "the peripher
 dropped_after=$(awk -v a="$killed" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 dropped=$(grep '"event":"dropped"' "$out/peripheral.out" | head -n 1)
 received=$(sed -n 's/.*"received":\([0-9]*\).*/\1/p' <<< "$dropped")
-total=$(sed -n 's/.*"total":\([0-9]*\).*/\1/p' <<< "$dropped")
+total=$(sed -n 's/.*"length":\([0-9]*\).*/\1/p' <<< "$dropped")
 grep -q "\"from\":\"$a_address\"" <<< "$dropped" || fail "the drop is not attributed to A: $dropped"
 [ "$total" = 2097152 ] || fail "the dropped message declared $total bytes: $dropped"
 [ "${received:-0}" -gt 0 ] && [ "$received" -lt "$total" ] || fail "dropped after $received of $total bytes"

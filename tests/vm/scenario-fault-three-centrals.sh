@@ -127,7 +127,7 @@ echo "C killed and cut off at $(since) s"
 wait_for_line "$out/peripheral.out" "\"event\":\"disconnected\".*\"address\":\"${address[c]}\"" 30 ||
   fail "the peripheral did not report C disconnected"
 dropped=$(grep '"event":"dropped"' "$out/peripheral.out" || true)
-[ "$(wc -l <<< "$dropped")" = 1 ] && grep -q "\"from\":\"${address[c]}\".*\"total\":1048576" <<< "$dropped" ||
+[ "$(wc -l <<< "$dropped")" = 1 ] && grep -q "\"from\":\"${address[c]}\".*\"length\":1048576" <<< "$dropped" ||
   fail "not one drop of C's 1 MiB message: $dropped"
 received=$(sed -n 's/.*"received":\([0-9]*\).*/\1/p' <<< "$dropped")
 [ "${received:-0}" -gt 0 ] && [ "$received" -lt 1048576 ] || fail "dropped after $received bytes"

@@ -1,0 +1,38 @@
+import RelayBlueZ
+
+/// The adapter a program uses, as events and `status` name it.
+public struct AdapterInfo: Equatable, Sendable, CustomStringConvertible {
+    public var name: String
+    public var address: BluetoothAddress?
+
+    public init(name: String, address: BluetoothAddress?) {
+        self.name = name
+        self.address = address
+    }
+
+    public init(_ adapter: AdapterSnapshot) {
+        self.init(name: adapter.name, address: adapter.address)
+    }
+
+    /// `hci0 00:AA:01:00:00:00`.
+    public var description: String { address.map { "\(name) \($0)" } ?? name }
+}
+
+/// Picks the adapter a program uses from what bluetoothd has.
+public enum AdapterSelection {
+    /// The adapter `choice` names, or when nil the first one (by path) that `suits`, else the
+    /// first one; or why there is none.
+    public static func choose(
+        _ choice: AdapterChoice?, from adapters: [AdapterSnapshot], preferring suits: (AdapterSnapshot) -> Bool = { _ in true }
+    ) -> Result<AdapterSnapshot, AdapterProblem> {
+        let sorted = adapters.sorted { $0.name < $1.name }
+        if let choice {
+            guard let chosen = sorted.first(where: choice.matches) else {
+                return .failure(.notFound(choice, available: sorted.map(\.description)))
+            }
+            return .success(chosen)
+        }
+        guard let chosen = sorted.first(where: suits) ?? sorted.first else { return .failure(.noAdapter) }
+        return .success(chosen)
+    }
+}

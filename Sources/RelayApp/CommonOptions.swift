@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RelayCLI
+
+/// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`,
+/// `--save-dir` and `--notify-path` (whose default and meaning differ by program).
+public struct CommonOptions: Equatable, Sendable {
+    /// Default and upper bound of `--max-message`.
+    public static let defaultMaxMessage = 1 << 20
+    public static let maxMessageLimit = 1 << 30
+
+    public var adapter: AdapterChoice?
+    public var json = false
+    /// The largest message accepted from the peer.
+    public var maxMessage = CommonOptions.defaultMaxMessage
+    /// Where received messages are saved (checked to be a directory).
+    public var saveDirectory: String?
+    public var notifyPath: NotifyPath
+
+    /// The defaults, with the program's notification path.
+    public init(notifyPath: NotifyPath) {
+        self.notifyPath = notifyPath
+    }
+
+    /// The option specs, in `--help` order; `peer` names the other side in the help lines
+    /// (`a central`, `the peripheral`), `notifyPathHelp` explains `--notify-path` for this program.
+    public static func specs(peer: String, notifyPathDefault: NotifyPath, notifyPathHelp: String) -> [OptionSpec] {
+        let paths = [notifyPathDefault] + NotifyPath.allCases.filter { $0 != notifyPathDefault }
+        return [
+            .value("adapter", "hciN|ADDRESS", help: "Use this adapter (default: the first one bluetoothd offers)."),
+            .flag("json", help: "Print every event as one JSON object per line."),
+            .value(
+                "max-message", "BYTES", kind: .byteCount(1...maxMessageLimit),
+                help: "Largest message accepted from \(peer) (default 1048576; K and M suffixes)."),
+            .value("save-dir", "DIR", help: "Save every received message as a file in DIR."),
+            .value(
+                "notify-path", paths.map(\.rawValue).joined(separator: "|"), kind: .choice(paths.map(\.rawValue)),
+                help: notifyPathHelp),
+        ]
+    }
+
+    /// The common options of a parse; `--save-dir` must name a directory.
+    public init(parsed: ParsedOptions, notifyPathDefault: NotifyPath) throws(UsageError) {
+        notifyPath = parsed.choice("notify-path", as: NotifyPath.self) ?? notifyPathDefault
+        if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
+        json = parsed.flag("json")
+        if let bytes = parsed.byteCount("max-message") { maxMessage = bytes }
+        if let directory = parsed.text("save-dir") {
+            var info = stat()
+            guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                throw UsageError("--save-dir: \(ArgumentParser.quoted(directory)) is not a directory")
+            }
+            saveDirectory = directory
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import RelayCLI
+import RelayProtocol
+import RelayREPL
+
+/// The REPL commands both programs have, with the same names, help and errors: `send TEXT`
+/// and `send-file PATH`. Each builds the message and hands it to the program's `run`.
+public enum MessageCommands {
+    /// The largest file `send-file` reads.
+    public static let sendFileLimit = 1 << 28
+
+    /// `send TEXT`; `chunking` says how the program splits messages (for `help send`).
+    public static func send(chunking: String, run: @escaping (Message, CommandContext) throws -> CommandOutcome) -> CommandSpec {
+        CommandSpec(
+            "send", synopsis: "TEXT", summary: "Send TEXT as a framed text message.",
+            details: """
+                Sends the rest of the line as UTF-8 text through the framing protocol, \(chunking).
+                Quote it ("...") to keep leading spaces or use \\n escapes. A 'sent' event follows
+                once the last frame is handed over.
+                """,
+            shape: .restOfLine(required: true)
+        ) { context in
+            try run(Message(text: try context.requiredArgument(0, "TEXT")), context)
+        }
+    }
+
+    /// `send-file PATH`: the file's bytes as one binary message.
+    public static func sendFile(run: @escaping (Message, CommandContext) throws -> CommandOutcome) -> CommandSpec {
+        CommandSpec(
+            "send-file", synopsis: "PATH", summary: "Send a file's bytes as a framed binary message.",
+            details: "Reads the file (at most 256 MiB) and sends it like send, as a binary message.",
+            shape: .restOfLine(required: true), completion: .paths
+        ) { context in
+            let path = try context.requiredArgument(0, "PATH")
+            let bytes = try FileArgument.read(path, maximumBytes: sendFileLimit, command: "send-file")
+            return try run(Message(binary: bytes), context)
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import RelayBlueZ
+
+/// The relay GATT service, as the original iPhone and Watch apps define it: one primary service
+/// with a write characteristic (central to peripheral) and a notify characteristic (peripheral to
+/// central). Both programs and every test peer use these UUIDs.
+public enum RelayProfile {
+    /// The relay service.
+    public static let service = BluetoothUUID("6B5C4A86-CFB7-4031-98EB-09DF5E2543F0")!
+    /// Read + write-without-response: centrals write counters and frames here.
+    public static let writeCharacteristic = BluetoothUUID("4551ABAE-CE14-4F9E-B31A-E61FC372E480")!
+    /// Read + notify: the peripheral notifies counters and frames here.
+    public static let notifyCharacteristic = BluetoothUUID("DFB13451-1740-4F8A-B0F0-7C20D79E8BDF")!
+}

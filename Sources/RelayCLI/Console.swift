@@ -1,0 +1,162 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The one place that prints: events, command results and errors all go to stdout
+/// through it, in human or JSON form.
+///
+/// - Human mode: each event is its ``ReportableEvent/humanDescription`` on its own line;
+///   errors read `error: <message>`. Control characters (other than newline and tab)
+///   are shown as `\xNN`, so remote text can never drive the terminal.
+/// - JSON mode (`--json`): every line is one JSON object with `"event"` (the name) and
+///   `"time"` (ISO-8601 UTC with milliseconds, see ``Timestamp``) followed by the
+///   event's fields. Plain text from ``print(_:)`` becomes `{"event":"output","text":...}`.
+///
+/// While the user is typing at the interactive prompt, output is printed above the
+/// line being edited, which is then redrawn intact.
+public final class Console {
+    /// How output is written.
+    public enum Format: Sendable, Equatable {
+        case human
+        case json
+    }
+
+    /// The output format chosen at start-up.
+    public let format: Format
+    private let output: (String) -> Void
+    private let clock: () -> String
+    private var observers: [(any ReportableEvent) -> Void] = []
+    /// Set by the REPL while readline owns the terminal line.
+    package var editor: (any LineEditorOutput)?
+
+    /// A console writing to `output` (stdout by default); `clock` stamps JSON lines.
+    public init(
+        format: Format = .human,
+        output: @escaping (String) -> Void = Console.writeToStandardOutput,
+        clock: @escaping () -> String = Timestamp.now
+    ) {
+        self.format = format
+        self.output = output
+        self.clock = clock
+    }
+
+    /// Calls `observer` for every event passed to ``report(_:)`` (the REPL records them for `wait`).
+    public func addObserver(_ observer: @escaping (any ReportableEvent) -> Void) {
+        observers.append(observer)
+    }
+
+    /// Prints an event (human line or JSON object) and tells the observers.
+    public func report(_ event: any ReportableEvent) {
+        switch format {
+        case .human:
+            if !event.humanDescription.isEmpty { emit(Self.sanitize(event.humanDescription)) }
+        case .json:
+            emit(jsonLine(name: event.name, fields: event.fields))
+        }
+        for observer in observers { observer(event) }
+    }
+
+    /// Reports an asynchronous failure as an `error` event (`error: <message>`,
+    /// or `{"event":"error","message":...}` plus `fields`). It can be waited for.
+    public func error(_ message: String, fields: [(String, JSONValue)] = []) {
+        report(SimpleEvent("error", human: "error: " + message, fields: [("message", .string(message))] + fields))
+    }
+
+    /// Prints informational text (help, status tables); may span several lines.
+    public func print(_ text: String) {
+        switch format {
+        case .human: emit(Self.sanitize(text))
+        case .json: emit(jsonLine(name: "output", fields: [("text", .string(text))]))
+        }
+    }
+
+    /// Prints a failed command's message; not an event, so `wait error` ignores it.
+    package func commandFailed(_ message: String, command: String?, line: Int?) {
+        switch format {
+        case .human:
+            emit(Self.sanitize("error: " + message))
+        case .json:
+            var fields: [(String, JSONValue)] = [("message", .string(message))]
+            if let command { fields.append(("command", .string(command))) }
+            if let line { fields.append(("line", .integer(Int64(line)))) }
+            emit(jsonLine(name: "error", fields: fields))
+        }
+    }
+
+    /// The JSON line for an event named `name` with `fields` (without the newline).
+    public func jsonLine(name: String, fields: [(String, JSONValue)]) -> String {
+        var pairs: [(String, JSONValue)] = [("event", .string(name)), ("time", .string(clock()))]
+        pairs += fields.filter { $0.0 != "event" && $0.0 != "time" }
+        return JSONValue.object(pairs).encoded
+    }
+
+    private func emit(_ text: String) {
+        let line = text.hasSuffix("\n") ? text : text + "\n"
+        if let editor, editor.isEditing {
+            editor.printAbove(line, using: output)
+        } else {
+            output(line)
+        }
+    }
+
+    /// `text` with every control character except newline and tab (C0, DEL, C1)
+    /// replaced by a visible `\xNN` escape.
+    public static func sanitize(_ text: String) -> String {
+        var needs = false
+        for scalar in text.unicodeScalars where isUnsafeControl(scalar) {
+            needs = true
+            break
+        }
+        guard needs else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafeControl(scalar) {
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func isUnsafeControl(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value == 0x0A || value == 0x09 { return false }
+        return value < 0x20 || (value >= 0x7F && value < 0xA0)
+    }
+
+    /// Writes all of `text` to file descriptor 1 (retrying partial writes; a closed
+    /// pipe is ignored, SIGPIPE is ignored by the REPL).
+    public static func writeToStandardOutput(_ text: String) {
+        writeAll(fd: 1, text)
+    }
+
+    /// Writes all of `text` to `fd`, retrying on EINTR and partial writes.
+    public static func writeAll(fd: Int32, _ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
+    }
+}
+
+/// What the console needs from an interactive line editor.
+package protocol LineEditorOutput: AnyObject {
+    /// Whether a prompt and a partly typed line are on screen.
+    var isEditing: Bool { get }
+    /// Clears the edited line, writes `text` with `output`, then redraws prompt and line.
+    func printAbove(_ text: String, using output: (String) -> Void)
+}

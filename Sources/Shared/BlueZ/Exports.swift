@@ -1,3 +1,0 @@
-@_exported import RelayDBus
-@_exported import RelayREPL
-@_exported import RelayRuntime

@@ -1,0 +1,292 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+import RelayRuntime
+
+/// The central's Bluetooth side on bluetoothd: one system-bus connection, the adapter chosen
+/// with `--adapter` (or the first one), discovery, the link's calls and sockets. Every call's
+/// outcome and every change bluetoothd reports becomes a `CentralInput` for the driver.
+final class BlueZCentralBackend: CentralBackend {
+    private unowned let driver: CentralDriver
+    private let loop: EventLoop
+    private let choice: AdapterChoice?
+    private let bus: BlueZBus
+    private var client: BlueZClient?
+    private var adapter: AdapterID?
+    private var writeLink: AcquiredLink?
+    /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
+    private var notifySocket: NotificationSocket?
+    /// A socket value that met a full socket: sent again once it is writable.
+    private var blockedValue: [UInt8]?
+
+    init(driver: CentralDriver, loop: EventLoop, adapter choice: AdapterChoice?, bus: BlueZBus = .system) {
+        self.driver = driver
+        self.loop = loop
+        self.choice = choice
+        self.bus = bus
+    }
+
+    func start() {
+        do {
+            let client = try BlueZClient.connect(to: bus, loop: loop)
+            client.onEvent = { [weak self] event in self?.handle(event) }
+            self.client = client
+            client.start()
+        } catch {
+            switch error {
+            case .accessDenied: driver.feed(.adapter(.unavailable(.accessDenied), nil))
+            case .unreachable(let detail): driver.feed(.adapter(.unavailable(.noSystemBus(detail: detail)), nil))
+            }
+        }
+    }
+
+    // MARK: Discovery
+
+    func startDiscovery() {
+        guard let client, let adapter else { return driver.feed(.discoveryFailed(BlueZError(.gone, "no adapter"))) }
+        let filter = DiscoveryFilter(uuids: [RelayProfile.service], transport: .le)
+        client.setDiscoveryFilter(filter, adapter: adapter) { [weak self] result in
+            if let error = result.failure { return self?.driver.feed(.discoveryFailed(error)) ?? () }
+            client.startDiscovery(adapter: adapter) { [weak self] result in
+                guard let self else { return }
+                if let error = result.failure { return self.driver.feed(.discoveryFailed(error)) }
+                self.driver.feed(.discoveryStarted)
+                // Devices bluetoothd already knows and that advertise again only change RSSI.
+                for device in client.tree.devices(on: adapter) { self.driver.feed(.deviceUpdated(DeviceInfo(device))) }
+            }
+        }
+    }
+
+    func stopDiscovery() {
+        if let client, let adapter { client.stopDiscovery(adapter: adapter) { _ in } }
+    }
+
+    func restartDiscovery() {
+        guard let client, let adapter else { return driver.feed(.discoveryFailed(BlueZError(.gone, "no adapter"))) }
+        client.stopDiscovery(adapter: adapter) { [weak self] _ in self?.startDiscovery() }
+    }
+
+    // MARK: The link
+
+    func connect(_ device: DeviceID, timeout: Double) {
+        guard let client else { return driver.feed(.connectFinished(device, BlueZError(.gone, "bluetoothd is not running"))) }
+        client.connect(device: device, timeout: timeout) { [weak self] result in
+            self?.driver.feed(.connectFinished(device, result.failure))
+        }
+    }
+
+    func disconnect(_ device: DeviceID) {
+        guard let client else { return driver.feed(.disconnectFinished(device, nil)) }
+        client.disconnect(device: device) { [weak self] result in
+            self?.driver.feed(.disconnectFinished(device, result.failure))
+        }
+    }
+
+    func findCharacteristics(of device: DeviceID) {
+        driver.feed(.characteristicsFound(device, client?.tree.characteristics(of: device) ?? []))
+    }
+
+    func startNotify(_ characteristic: CharacteristicID) {
+        guard let client else { return }
+        client.startNotify(characteristic: characteristic) { [weak self] result in
+            self?.driver.feed(.notifyStarted(result.failure))
+        }
+    }
+
+    func readMTU(_ characteristic: CharacteristicID) {
+        driver.feed(.mtuRead(client?.tree.characteristic(characteristic)?.mtu))
+    }
+
+    func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID) {
+        guard let client else {
+            return driver.feed(.readFinished(role, .failure(BlueZError(.gone, "bluetoothd is not running"))))
+        }
+        client.readValue(characteristic: characteristic) { [weak self] result in
+            self?.driver.feed(.readFinished(role, result))
+        }
+    }
+
+    func releaseSockets() {
+        writeLink?.close()
+        writeLink = nil
+        blockedValue = nil
+        notifySocket?.close()
+        notifySocket = nil
+    }
+
+    func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void) {
+        releaseSockets()
+        guard let client, let device else { return done() }
+        client.disconnect(device: device) { _ in done() }
+    }
+
+    // MARK: Sockets
+
+    func acquireWrite(_ characteristic: CharacteristicID) {
+        guard let client else { return driver.feed(.writeAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
+        client.acquireWrite(characteristic: characteristic) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let link):
+                self.writeLink?.close()
+                self.writeLink = link
+                link.onEvent = { [weak self, weak link] event in
+                    guard let self, let link, self.writeLink === link else { return }
+                    self.writeSocketEvent(event)
+                }
+                self.driver.feed(.writeAcquired(link.mtu))
+            case .failure(let error):
+                self.driver.feed(.writeAcquireFailed(error))
+            }
+        }
+    }
+
+    /// `AcquireNotify` when the characteristic offers it (`NotifyAcquired` present); the socket is
+    /// handed to a `NotificationSocket` so that it is read even while the loop is busy.
+    func acquireNotify(_ characteristic: CharacteristicID) {
+        guard let client else { return driver.feed(.notifyAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
+        guard client.tree.characteristic(characteristic)?.notifyAcquired != nil else {
+            return driver.feed(.notifyAcquireFailed(BlueZError(.notSupported, "no NotifyAcquired property")))
+        }
+        client.acquireNotify(characteristic: characteristic) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let link):
+                let socket: NotificationSocket
+                do {
+                    socket = try NotificationSocket(taking: link, loop: self.loop)
+                } catch {
+                    link.close()
+                    return self.driver.feed(.notifyAcquireFailed(BlueZError(.failed, "notification reader: \(error)")))
+                }
+                self.notifySocket?.close()
+                self.notifySocket = socket
+                socket.onEvent = { [weak self, weak socket] event in
+                    guard let self, let socket, self.notifySocket === socket else { return }
+                    self.notifySocketEvent(event)
+                }
+                self.driver.feed(.notifyAcquired)
+            case .failure(let error):
+                self.driver.feed(.notifyAcquireFailed(error))
+            }
+        }
+    }
+
+    private func notifySocketEvent(_ event: AcquiredLink.Event) {
+        switch event {
+        case .received(let value): driver.feed(.notification(value, at: loop.now))
+        case .writable: break
+        case .closed:
+            notifySocket = nil
+            driver.feed(.notifySocketClosed)
+        }
+    }
+
+    func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID) {
+        switch path {
+        case .socket:
+            guard let link = writeLink else {
+                return driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket is closed")))
+            }
+            send(value, on: link)
+        case .writeValue:
+            guard let client else { return driver.feed(.writeFinished(BlueZError(.gone, "bluetoothd is not running"))) }
+            client.writeValue(value, characteristic: characteristic, type: .command) { [weak self] result in
+                self?.driver.feed(.writeFinished(result.failure))
+            }
+        }
+    }
+
+    /// Sends one value on the write socket; a full socket keeps it until writable.
+    private func send(_ value: [UInt8], on link: AcquiredLink) {
+        switch link.send(value) {
+        case .sent:
+            blockedValue = nil
+            driver.feed(.writeFinished(nil))
+        case .wouldBlock:
+            blockedValue = value
+        case .failed(let code):
+            blockedValue = nil
+            driver.feed(.writeFinished(BlueZError(.failed, "write socket: \(String(cString: strerror(code)))")))
+        }
+    }
+
+    private func writeSocketEvent(_ event: AcquiredLink.Event) {
+        switch event {
+        case .received: break
+        case .writable:
+            guard let value = blockedValue, let link = writeLink else { return }
+            send(value, on: link)
+        case .closed:
+            writeLink = nil
+            if blockedValue != nil {
+                blockedValue = nil
+                driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket closed")))
+            }
+            driver.feed(.writeSocketClosed)
+        }
+    }
+
+    // MARK: What bluetoothd reports
+
+    private func handle(_ event: BlueZEvent) {
+        switch event {
+        case .serviceAppeared: break
+        case .serviceVanished:
+            adapter = nil
+            driver.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
+        case .objectsLoaded, .adapter: selectAdapter()
+        case .device(.added(let device)), .device(.changed(let device, _)):
+            guard device.adapterID == adapter else { return }
+            driver.feed(.deviceUpdated(DeviceInfo(device)))
+        case .device(.removed(let id, _)):
+            driver.feed(.deviceRemoved(id))
+        case .device(.disconnected): break
+        case .gatt(.valueChanged(let characteristic, let value)):
+            driver.feed(.valueChanged(characteristic.id, value, at: loop.now))
+        case .gatt(.characteristicChanged(let characteristic, let changed)):
+            guard changed.contains("MTU"), let mtu = characteristic.mtu else { return }
+            driver.feed(.mtuChanged(characteristic.id, mtu))
+        case .gatt(.characteristicRemoved(let id)):
+            // While bluetoothd goes away every object is removed: that is reported as such.
+            guard client?.owner != nil else { return }
+            driver.feed(.relayCharacteristicRemoved(id))
+        case .gatt: break
+        case .problem(let error):
+            if error.kind == .accessDenied { driver.feed(.adapter(.unavailable(.accessDenied), nil)) }
+        }
+    }
+
+    private func selectAdapter() {
+        guard let client, client.isAvailable else { return }
+        switch AdapterSelection.choose(choice, from: client.tree.adapters) {
+        case .success(let chosen):
+            adapter = chosen.id
+            driver.feed(.adapter(chosen.powered ? .poweredOn : .poweredOff, AdapterInfo(chosen)))
+        case .failure(let problem):
+            adapter = nil
+            driver.feed(.adapter(.unavailable(problem), nil))
+        }
+    }
+}
+
+extension DeviceInfo {
+    /// The session's view of a BlueZ device snapshot (RSSI 127 is HCI's "not available").
+    init(_ device: DeviceSnapshot) {
+        self.init(
+            id: device.id, address: device.address, name: device.name,
+            rssi: device.rssi.flatMap { $0 == 127 ? nil : Int($0) }, serviceUUIDs: device.uuids,
+            connected: device.connected, servicesResolved: device.servicesResolved)
+    }
+}
+
+extension Result {
+    /// The error of a failed result, nil on success.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

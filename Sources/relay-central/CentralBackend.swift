@@ -1,0 +1,37 @@
+import RelayBlueZ
+
+/// What the driver needs from the Bluetooth side: bluetoothd through D-Bus in the program
+/// (`BlueZCentralBackend`), a fake in the tests. Each call's outcome, and everything else
+/// bluetoothd reports, comes back as a `CentralInput` through `CentralDriver.feed(_:)`.
+protocol CentralBackend: AnyObject {
+    /// Connect to the bus and follow bluetoothd (answers `.adapter` as it learns the adapter).
+    func start()
+    /// Filter on the relay service (LE only) and start discovery; answer `.discoveryStarted`
+    /// (then `.deviceUpdated` for the devices already known) or `.discoveryFailed`.
+    func startDiscovery()
+    func stopDiscovery()
+    /// Stop discovery, then start it again (answered like `startDiscovery`).
+    func restartDiscovery()
+    /// `Device1.Connect` within `timeout` seconds; answer `.connectFinished`.
+    func connect(_ device: DeviceID, timeout: Double)
+    /// `Device1.Disconnect`; answer `.disconnectFinished`.
+    func disconnect(_ device: DeviceID)
+    /// Answer `.characteristicsFound` with the device's resolved characteristics.
+    func findCharacteristics(of device: DeviceID)
+    /// Answer `.notifyStarted`.
+    func startNotify(_ characteristic: CharacteristicID)
+    /// Answer `.notifyAcquired` or `.notifyAcquireFailed`; datagrams then come as `.notification`.
+    func acquireNotify(_ characteristic: CharacteristicID)
+    /// Answer `.writeAcquired` or `.writeAcquireFailed`.
+    func acquireWrite(_ characteristic: CharacteristicID)
+    /// Answer `.mtuRead` with the characteristic's `MTU` property.
+    func readMTU(_ characteristic: CharacteristicID)
+    /// Write one value; answer `.writeFinished` once it is taken (socket) or replied (`WriteValue`).
+    func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID)
+    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
+    func releaseSockets()
+    /// Answer `.readFinished`.
+    func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID)
+    /// Quitting: close the sockets, disconnect `device` (if any) and call `done` when answered.
+    func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void)
+}

@@ -1,0 +1,51 @@
+import RelayApp
+import RelayCLI
+import RelayProtocol
+
+/// What `status` shows.
+struct CentralStatus: Equatable, Sendable {
+    var adapter: AdapterInfo?
+    var adapterState: AdapterState
+    var link: String
+    var peer: Peer?
+    var mtu: MTU?
+    var path: WritePath?
+    var scanning: Bool
+    var candidates: Int
+    var nextCounter: Counter
+    var lastReceived: Counter?
+    var messagesReceived: Int
+    var messagesSent: Int
+    var pendingSends: Int
+
+    var fields: [(String, JSONValue)] {
+        [
+            ("adapter", adapter.map { .string($0.name) } ?? .null),
+            ("adapterAddress", adapter?.address.map { .string($0.description) } ?? .null),
+            ("state", .string(adapterState.word)), ("link", .string(link)),
+            ("peer", peer.map { .string($0.address.description) } ?? .null),
+            ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null),
+            ("path", path.map { .string($0.rawValue) } ?? .null),
+            ("scanning", .bool(scanning)), ("candidates", .integer(Int64(candidates))),
+            ("nextCounter", .unsigned(nextCounter.value)),
+            ("lastReceived", lastReceived.map { .unsigned($0.value) } ?? .null),
+            ("messagesReceived", .integer(Int64(messagesReceived))),
+            ("messagesSent", .integer(Int64(messagesSent))),
+            ("pendingSends", .integer(Int64(pendingSends))),
+        ]
+    }
+
+    var humanDescription: String {
+        var lines = [
+            "adapter:   \(adapter?.description ?? "none") — \(adapterState.phrase)",
+            "link:      \(link)\(peer.map { " — \($0)" } ?? "")",
+        ]
+        if let mtu {
+            lines.append("MTU:       \(mtu) (values up to \(mtu.maxValueLength) bytes, via \(path?.rawValue ?? "?"))")
+        }
+        lines.append("scanning:  \(scanning ? "yes" : "no"), \(candidates) candidate\(candidates == 1 ? "" : "s")")
+        lines.append("counter:   next write \(nextCounter), last received \(lastReceived.map(\.description) ?? "none")")
+        lines.append("messages:  \(messagesReceived) received, \(messagesSent) sent, \(pendingSends) pending")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,105 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// Connected centrals, their MTUs and their subscriptions.
+extension PeripheralSession {
+    /// Whether notifications would reach someone.
+    var hasSubscribers: Bool { notifying || centrals.values.contains { $0.subscribed } }
+
+    /// How many centrals a notification may reach. bluetoothd names only the first subscriber
+    /// (`AcquireNotify`/`StartNotify` come once, however many centrals enable notifications) and
+    /// sends every notification to each central that enabled them, so while notifications are on
+    /// every central connected then counts (see `notifyStarted`).
+    var subscriberCount: Int {
+        let flagged = centrals.values.filter(\.subscribed).count
+        return notifying ? max(1, flagged) : flagged
+    }
+
+    /// The MTU messages are chunked for: the smallest among the centrals that may receive them.
+    /// bluetoothd truncates a notification to each link's MTU - 3 without telling anyone, so
+    /// a central that subscribed silently with a smaller MTU would get corrupted frames if the
+    /// chunks followed the first subscriber's MTU only. A central whose MTU is unknown counts
+    /// with the notification socket's MTU; 23 when nothing is known.
+    var sendingMTU: MTU {
+        let subscribed = centrals.values.filter(\.subscribed)
+        let audience = subscribed.isEmpty ? Array(centrals.values) : subscribed
+        var mtus = audience.map { $0.mtu ?? notifyLinkMTU ?? .default }
+        if let notifyLinkMTU { mtus.append(notifyLinkMTU) }
+        return mtus.min() ?? .default
+    }
+
+    mutating func ensureCentral(_ address: BluetoothAddress) -> [PeripheralAction] {
+        guard centrals[address] == nil else { return [] }
+        var central = CentralState(address: address, maxMessage: configuration.maxMessage)
+        // While notifications are on, bluetoothd does not tell when another central enables
+        // them: one that connects now may receive every notification.
+        central.subscribed = notifying
+        centrals[address] = central
+        return [.report(.connected(address))]
+    }
+
+    mutating func learnMTU(_ mtu: MTU, of address: BluetoothAddress) -> [PeripheralAction] {
+        guard centrals[address]?.mtu != mtu else { return [] }
+        centrals[address]?.mtu = mtu
+        return [.report(.mtu(address, mtu))]
+    }
+
+    mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
+        guard var central = centrals.removeValue(forKey: address) else { return [] }
+        var actions: [PeripheralAction] = []
+        if let dropped = central.inbound.reset(because: .linkEnded(reason)), let event = TransferEvent(dropped, from: PeerName(.central, address)) {
+            actions.append(.report(.transfer(event)))
+        }
+        actions.append(.report(.disconnected(address)))
+        if central.subscribed, !hasSubscribers {
+            actions += abandonOutbox(because: .lastSubscriberLeft)
+        }
+        return actions
+    }
+
+    /// Notifications were enabled. bluetoothd calls `AcquireNotify` (with the device) or
+    /// `StartNotify` only for the first central that enables them and closes the socket (or
+    /// calls `StopNotify`) only when the last one disables them; the others come and go
+    /// silently. So every connected central is flagged as a possible receiver, and the event
+    /// names the central bluetoothd named.
+    mutating func notifyStarted(from address: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        let wasNotifying = notifying
+        let alreadyKnown = address.flatMap { centrals[$0]?.subscribed } ?? false
+        notifying = true
+        if let mtu { notifyLinkMTU = mtu }
+        if let address {
+            actions += ensureCentral(address)
+            if let mtu { actions += learnMTU(mtu, of: address) }
+        }
+        for key in centrals.keys { centrals[key]?.subscribed = true }
+        if wasNotifying, address == nil || alreadyKnown { return actions }
+        actions.append(.report(.subscribed(address, mtu: mtu)))
+        return actions
+    }
+
+    /// Notifications were disabled: by one known central (`from`), or, when bluetoothd closes
+    /// the socket or calls `StopNotify` (`from` nil), by every central, each reported by address.
+    mutating func notifyStopped(from address: BluetoothAddress?) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        if let address {
+            guard centrals[address]?.subscribed == true else { return [] }
+            centrals[address]?.subscribed = false
+            notifying = centrals.values.contains { $0.subscribed }
+            actions.append(.report(.unsubscribed(address)))
+        } else {
+            let leaving = centrals.values.filter(\.subscribed).compactMap(\.address).sorted()
+            guard notifying || !leaving.isEmpty else { return [] }
+            notifying = false
+            notifyLinkMTU = nil
+            for key in centrals.keys { centrals[key]?.subscribed = false }
+            actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
+        }
+        if !hasSubscribers {
+            actions += abandonOutbox(because: .noSubscriber)
+        }
+        return actions
+    }
+}

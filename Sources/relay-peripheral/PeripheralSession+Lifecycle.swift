@@ -1,0 +1,115 @@
+import RelayApp
+
+/// The adapter and the two registrations (application, advertisement).
+extension PeripheralSession {
+    mutating func adapterChanged(to state: AdapterState, info: AdapterInfo?) -> [PeripheralAction] {
+        guard state != adapter || info != adapterInfo else { return [] }
+        let wasOn = isPoweredOn
+        let wasAdvertising = isAdvertising
+        setAdapter(state, info: info)
+        var actions: [PeripheralAction] = [.report(.state(state, adapter: info))]
+        if state == .poweredOn {
+            releasedByBlueZ = false
+            return actions + reconcile()
+        }
+        // Paused: advertising stops, links are gone, queued notifications cannot be delivered.
+        let lostBlueZ = state != .poweredOff
+        if advertisement == .active {
+            if !lostBlueZ { actions.append(.unregisterAdvertisement) }
+            if wasOn, wasAdvertising { actions.append(.report(.stopped(lostBlueZ ? .unavailable : .poweredOff))) }
+            advertisement = .absent
+        } else if case .pending = advertisement, lostBlueZ {
+            advertisement = .absent
+        }
+        if lostBlueZ {
+            // bluetoothd forgets every registration when it (or the adapter) goes away.
+            application = .absent
+        }
+        for address in centrals.keys.sorted() {
+            actions += disconnect(address, reason: "Bluetooth \(state.phrase)")
+        }
+        notifying = false
+        notifyLinkMTU = nil
+        actions += abandonOutbox(because: .bluetooth(state))
+        return actions
+    }
+
+    mutating func applicationRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
+        guard application == .pending(ticket) else { return [] }
+        application = .active
+        var actions: [PeripheralAction] = [.report(.registered)]
+        // The advertisement's reply came first: advertising starts now.
+        if isAdvertising { actions.append(.report(.advertising(name: configuration.name.text))) }
+        return actions + reconcile()
+    }
+
+    mutating func applicationFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction] {
+        guard application == .pending(ticket) else { return [] }
+        // Refused by the bus policy: that is the adapter's state (it says why and the fix).
+        if failure.isAccessDenied { return adapterChanged(to: .unavailable(.accessDenied), info: adapterInfo) }
+        application = .absent
+        wantsApplication = false
+        wantsAdvertising = false
+        var actions: [PeripheralAction] = [.report(.error(.registration(failure), from: nil))]
+        // Never advertise a service that is not there: take back an advertisement already
+        // registered (one still pending is taken back when its reply comes).
+        if advertisement == .active {
+            advertisement = .absent
+            actions.insert(.unregisterAdvertisement, at: 0)
+        }
+        return actions
+    }
+
+    mutating func advertisementRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
+        guard advertisement == .pending(ticket) else { return [] }
+        advertisement = .active
+        if wantsAdvertising && isPoweredOn {
+            // Reported once the service is registered too (`applicationRegistered`).
+            return isAdvertising ? [.report(.advertising(name: configuration.name.text))] : []
+        }
+        // Stopped, powered off or the service failed while the request was on its way: take it back.
+        advertisement = .absent
+        return [.unregisterAdvertisement]
+    }
+
+    mutating func advertisementFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction] {
+        guard advertisement == .pending(ticket) else { return [] }
+        advertisement = .absent
+        wantsAdvertising = false
+        return [.report(.error(.registration(failure), from: nil))]
+    }
+
+    mutating func advertisementReleased() -> [PeripheralAction] {
+        guard advertisement != .absent else { return [] }
+        let wasAdvertising = isAdvertising
+        advertisement = .absent
+        guard wantsAdvertising else { return [] }
+        if isPoweredOn { releasedByBlueZ = true }
+        return wasAdvertising ? [.report(.stopped(isPoweredOn ? .released : .poweredOff))] : []
+    }
+
+    /// Issues the registrations the wishes and the state call for. The application and the
+    /// advertisement are requested together (they are independent in bluetoothd: one round trip
+    /// instead of two at start-up); `advertising` is reported once both are registered.
+    mutating func reconcile() -> [PeripheralAction] {
+        guard isPoweredOn else { return [] }
+        var actions: [PeripheralAction] = []
+        if wantsApplication, application == .absent {
+            let ticket = makeTicket()
+            application = .pending(ticket)
+            actions.append(.registerApplication(ticket))
+        }
+        if wantsAdvertising, !releasedByBlueZ, application != .absent, advertisement == .absent {
+            let ticket = makeTicket()
+            advertisement = .pending(ticket)
+            actions.append(.registerAdvertisement(ticket, name: configuration.name))
+        }
+        if !wantsAdvertising, advertisement == .active {
+            let wasAdvertising = isAdvertising
+            advertisement = .absent
+            actions.append(.unregisterAdvertisement)
+            if wasAdvertising { actions.append(.report(.stopped(.command))) }
+        }
+        return actions
+    }
+}

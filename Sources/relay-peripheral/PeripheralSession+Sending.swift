@@ -1,0 +1,122 @@
+import RelayApp
+import RelayEndpoint
+import RelayProtocol
+
+/// Handing queued notifications to bluetoothd, one value at a time: as fast as the
+/// `AcquireNotify` socket takes them (it says when it is full), else in bursts with short pauses
+/// (`PropertiesChanged` signals have no flow control).
+extension PeripheralSession {
+    /// Where handing values over stands.
+    struct Sending: Equatable, Sendable {
+        /// The value handed over with `.notify`, waiting for its outcome.
+        var inFlight: OutgoingValue?
+        /// A value the socket refused (full): offered again on `.notifyWritable`.
+        var blocked: OutgoingValue?
+        /// Waiting for `.sendTimerFired` between unpaced bursts.
+        var paused = false
+        /// Values handed over in the current unpaced burst.
+        var burst = 0
+    }
+
+    /// One value on its way, and what to report once it is handed over.
+    struct OutgoingValue: Equatable, Sendable {
+        let bytes: [UInt8]
+        let counter: Counter?
+        /// `notified` after a counter, `sent` after a message's last frame, else nil.
+        let completion: PeripheralEvent?
+    }
+
+    /// Values handed over per burst when nothing paces them (`PropertiesChanged`).
+    static let unpacedBurst = 8
+    /// Pause between unpaced bursts, in seconds.
+    static let unpacedInterval = 0.002
+
+    /// Whether anything waits to be handed over, or is on its way.
+    var hasPendingValues: Bool { !outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil }
+
+    /// Counters and messages queued (a message partly sent counts as one).
+    var pendingCount: Int { outbox.count }
+
+    /// Starts handing values over unless that is under way.
+    mutating func startSending() -> [PeripheralAction] {
+        guard sending.inFlight == nil, sending.blocked == nil, !sending.paused else { return [] }
+        return handOverNext()
+    }
+
+    private mutating func handOverNext() -> [PeripheralAction] {
+        guard let value = sending.blocked ?? takeNextValue() else {
+            sending.burst = 0
+            return []
+        }
+        sending.blocked = nil
+        sending.inFlight = value
+        return [.notify(value.bytes)]
+    }
+
+    private mutating func takeNextValue() -> OutgoingValue? {
+        guard let value = outbox.next() else { return nil }
+        let completion: PeripheralEvent?
+        switch value.completion {
+        case .counter(let counter, let centrals)?: completion = .notified(value: counter.value, centrals: centrals)
+        case .message(let message, _)?: completion = .transfer(.sent(message))
+        case nil: completion = nil
+        }
+        return OutgoingValue(bytes: value.bytes, counter: value.counter, completion: completion)
+    }
+
+    /// The outcome of the `.notify` in flight.
+    mutating func notifyFinished(_ outcome: NotifyOutcome) -> [PeripheralAction] {
+        guard let value = sending.inFlight else { return [] }
+        sending.inFlight = nil
+        switch outcome {
+        case .sent(let throughSocket):
+            var actions: [PeripheralAction] = []
+            if let counter = value.counter { lastNotified = counter }
+            // A frame changed the characteristic's value: reads return the last counter.
+            if value.counter == nil { actions.append(.setNotifyReadValue(lastNotified?.encoded ?? [])) }
+            if let completion = value.completion { actions.append(.report(completion)) }
+            sending.burst += 1
+            if !throughSocket, sending.burst >= Self.unpacedBurst, !outbox.isEmpty {
+                sending.burst = 0
+                sending.paused = true
+                return actions + [.pauseSending(seconds: Self.unpacedInterval)]
+            }
+            return actions + handOverNext()
+        case .wouldBlock:
+            sending.blocked = value
+            return []
+        case .failed(let failure):
+            return [.report(.error(.valueNotSent(counter: value.counter, failure), from: nil))]
+                + abandonOutbox(because: .notifyFailed(failure))
+        }
+    }
+
+    /// The socket can take more.
+    mutating func writable() -> [PeripheralAction] {
+        guard sending.blocked != nil, sending.inFlight == nil else { return [] }
+        return handOverNext()
+    }
+
+    /// The pause between bursts is over.
+    mutating func pauseOver() -> [PeripheralAction] {
+        guard sending.paused else { return [] }
+        sending.paused = false
+        return sending.inFlight == nil ? handOverNext() : []
+    }
+
+    /// Drops everything queued (the link went away), reporting what was lost.
+    mutating func abandonOutbox(because reason: SendAbandonReason) -> [PeripheralAction] {
+        // A value on its way goes with the queue (the link that would carry it is gone); when it
+        // was a counter or a message's last frame, that counter or message is lost too.
+        var messages = 0, counters = 0
+        for item in outbox.removeAll() {
+            if case .message = item { messages += 1 } else { counters += 1 }
+        }
+        if let value = sending.inFlight ?? sending.blocked, value.completion != nil {
+            if value.counter != nil { counters += 1 } else { messages += 1 }
+        }
+        sending = Sending()
+        guard messages + counters > 0 else { return [] }
+        return [.report(.error(.notSent(messages: messages, counters: counters, reason), from: nil))]
+    }
+}

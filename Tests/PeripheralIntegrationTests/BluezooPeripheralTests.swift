@@ -1,0 +1,130 @@
+import RelayApp
+import RelayBlueZ
+import RelayTestSupport
+import RelayCLI
+import RelayProtocol
+import RelayRuntime
+import XCTest
+
+@testable import relay_peripheral
+
+/// relay-peripheral's driver and BlueZ backend end to end against bluezoo: the peripheral on
+/// hci0, a central made with the BlueZ client on hci1 (discover, connect, subscribe, write).
+final class BluezooPeripheralTests: XCTestCase {
+    let peripheralAddress = "00:00:00:11:11:11"
+    let centralAddress = BluetoothAddress("00:00:00:22:22:22")!
+
+    func wait(_ what: String, _ loop: EventLoop, timeout: Double = 30, file: StaticString = #filePath,
+              line: UInt = #line, _ condition: () -> Bool) {
+        if !loop.run(until: condition, timeout: timeout) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
+    }
+
+    func testCountersAndMessagesBothWaysWithAClientOnTheOtherAdapter() throws {
+        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description])
+        let loop = EventLoop()
+        var lines: [String] = []
+        let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
+        let controller = PeripheralDriver(configuration: .init(), loop: loop, console: console)
+        let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
+        controller.backend = backend
+        backend.start(bus: .address(bus.address))
+        wait("powered on", loop) { controller.session.adapter == .poweredOn }
+        _ = try controller.run(.start)
+        wait("advertising", loop) { controller.session.isAdvertising }
+        XCTAssertTrue(lines.contains { $0.contains(#""event":"registered""#) })
+
+        // The central side.
+        let central = try BlueZClient.connect(to: .address(bus.address), loop: loop)
+        var notified: [[UInt8]] = []
+        central.onEvent = { event in
+            if case .gatt(.valueChanged(let characteristic, let value)) = event,
+                characteristic.uuid == RelayProfile.notifyCharacteristic
+            {
+                notified.append(value)
+            }
+        }
+        central.start()
+        wait("central loaded", loop) { central.isAvailable }
+        let hci1 = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
+        var done = false
+        central.startDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery", loop) { done }
+        var device: DeviceSnapshot?
+        wait("our advertisement", loop) {
+            device = central.tree.devices(on: hci1.id).first { $0.uuids.contains(RelayProfile.service) }
+            return device != nil
+        }
+        let path = try XCTUnwrap(device?.id)
+        XCTAssertEqual(device?.name, "sample")
+        done = false
+        central.stopDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery stopped", loop) { done }
+        done = false
+        var connectResult: Result<Void, BlueZError>?
+        central.connect(device: path) { result in
+            connectResult = result
+            done = true
+        }
+        wait("connected and resolved", loop) { done && central.tree.device(path)?.servicesResolved == true }
+        if case .failure(let error)? = connectResult { XCTFail("connect failed: \(error)") }
+        let found = central.tree.characteristics(of: path).filter { $0.serviceUUID == RelayProfile.service }
+        let write = try XCTUnwrap(found.first { $0.uuid == RelayProfile.writeCharacteristic })
+        let notify = try XCTUnwrap(found.first { $0.uuid == RelayProfile.notifyCharacteristic })
+        XCTAssertEqual(write.flags, [.read, .writeWithoutResponse])
+        XCTAssertEqual(notify.flags, [.read, .notify])
+        done = false
+        central.startNotify(characteristic: notify.id) { _ in done = true }
+        wait("subscribed", loop) { done && controller.session.hasSubscribers }
+
+        // Counters central -> peripheral, shown with the writer's address.
+        for value: UInt32 in [0, 1, 2] {
+            central.writeValue(Counter(value).encoded, characteristic: write.id, type: .command) { _ in }
+        }
+        wait("three counters", loop) { lines.filter { $0.contains(#""event":"counter""#) }.count == 3 }
+        XCTAssertEqual(
+            lines.filter { $0.contains(#""event":"counter""#) },
+            (0...2).map { #"{"event":"counter","time":"T","from":"\#(centralAddress)","value":\#($0)}"# + "\n" })
+
+        // Counters peripheral -> central.
+        for _ in 0..<3 { _ = try controller.run(.notify(value: nil)) }
+        wait("three notifications", loop) { notified.count >= 3 }
+        XCTAssertEqual(Array(notified.prefix(3)), (0...2).map { Counter(UInt32($0)).encoded })
+
+        // Reads: the last value written, the last counter notified.
+        var reads: [[UInt8]] = []
+        central.readValue(characteristic: write.id) { if case .success(let value) = $0 { reads.append(value) } }
+        central.readValue(characteristic: notify.id) { if case .success(let value) = $0 { reads.append(value) } }
+        wait("reads", loop) { reads.count == 2 }
+        XCTAssertEqual(reads, [Counter(2).encoded, Counter(2).encoded])
+
+        // A framed message each way.
+        let text = String(repeating: "relay ", count: 200)
+        let mtu = controller.session.sendingMTU
+        for frame in MessageFrames(message: Message(text: text), id: MessageID(0), mtu: mtu) {
+            central.writeValue(frame, characteristic: write.id, type: .command) { _ in }
+        }
+        wait("message", loop) { lines.contains { $0.contains(#""event":"message""#) } }
+        XCTAssertTrue(lines.contains { $0.contains(#""event":"message""#) && $0.contains(#""text":"\#(text)""#) })
+        notified.removeAll()
+        let binary = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        _ = try controller.run(.send(binary))
+        var reassembler = Reassembler()
+        var arrived: [Message] = []
+        var fed = 0
+        wait("the message on the central", loop) {
+            while fed < notified.count {
+                for case .message(let received) in reassembler.receive(notified[fed]) { arrived.append(received.message) }
+                fed += 1
+            }
+            return !arrived.isEmpty
+        }
+        XCTAssertEqual(arrived, [binary])
+        XCTAssertTrue(lines.contains { $0.contains(#""event":"sent""#) })
+
+        // The central leaves: the peripheral frees it.
+        done = false
+        central.disconnect(device: path) { _ in done = true }
+        wait("disconnected", loop) { done && controller.session.centrals.isEmpty }
+        XCTAssertTrue(lines.contains { $0.contains(#""event":"disconnected""#) })
+    }
+}

@@ -1,0 +1,67 @@
+import Glibc
+import XCTest
+
+import RelayDBus
+import RelayProtocol
+import RelayRuntime
+@testable import RelayBlueZ
+
+final class AcquiredLinkTests: XCTestCase {
+    private func socketPair() throws -> (Int32, Int32) {
+        var fds: [Int32] = [-1, -1]
+        let rc = socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &fds)
+        XCTAssertEqual(rc, 0)
+        return (fds[0], fds[1])
+    }
+
+    func testDatagramsKeepTheirBoundariesBothWays() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let left = AcquiredLink(fd: a, mtu: MTU(100)!, loop: loop)
+        let right = AcquiredLink(fd: b, mtu: MTU(100)!, loop: loop)
+        XCTAssertEqual(left.maximumValueLength, 97)
+        var received: [[UInt8]] = []
+        right.onEvent = { if case .received(let bytes) = $0 { received.append(bytes) } }
+        XCTAssertEqual(left.send([1, 2, 3, 4]), .sent)
+        XCTAssertEqual(left.send(Array(repeating: 9, count: 97)), .sent)
+        XCTAssertTrue(loop.run(until: { received.count == 2 }, timeout: 5))
+        XCTAssertEqual(received, [[1, 2, 3, 4], Array(repeating: 9, count: 97)])
+    }
+
+    func testFullSocketReportsWouldBlockThenWritable() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let writer = AcquiredLink(fd: a, mtu: MTU(517)!, loop: loop)
+        var events: [AcquiredLink.Event] = []
+        writer.onEvent = { events.append($0) }
+        var sent = 0
+        var result = AcquiredLink.SendResult.sent
+        while sent < 100_000 {
+            result = writer.send(Array(repeating: UInt8(sent & 0xff), count: 512))
+            if result != .sent { break }
+            sent += 1
+        }
+        XCTAssertEqual(result, .wouldBlock)
+        XCTAssertGreaterThan(sent, 0)
+        // Drain the other end by hand so the writer becomes writable again.
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        var drained = 0
+        while recv(b, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 { drained += 1 }
+        XCTAssertEqual(drained, sent)
+        XCTAssertTrue(loop.run(until: { events.contains(.writable) }, timeout: 5))
+        XCTAssertEqual(writer.send([1]), .sent)
+        close(b)
+    }
+
+    func testPeerCloseReportsClosedAndSendFails() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
+        var closed = false
+        link.onEvent = { if $0 == .closed { closed = true } }
+        close(b)
+        XCTAssertTrue(loop.run(until: { closed }, timeout: 5))
+        XCTAssertFalse(link.isOpen)
+        XCTAssertEqual(link.send([1]), .failed(0))
+    }
+}

@@ -1,0 +1,79 @@
+import Glibc
+import XCTest
+@testable import RelayCLI
+
+final class FileArgumentTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/relay-file-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw CommandError("mkdtemp failed") }
+        directory = String(cString: made)
+    }
+
+    override func tearDown() {
+        for name in ["small", "big", "secret"] { unlink(directory + "/" + name) }
+        rmdir(directory + "/sub")
+        rmdir(directory)
+    }
+
+    private func write(_ name: String, _ bytes: [UInt8], mode: mode_t = 0o644) {
+        let fd = open(directory + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, mode)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+    }
+
+    private func failure(_ path: String, maximum: Int = 100) -> String? {
+        do {
+            _ = try FileArgument.read(path, maximumBytes: maximum, command: "send-file")
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    func testReadsARegularFileExactly() throws {
+        write("small", [0, 1, 2, 255])
+        XCTAssertEqual(try FileArgument.read(directory + "/small", maximumBytes: 4), [0, 1, 2, 255])
+        write("small", [])
+        XCTAssertEqual(try FileArgument.read(directory + "/small", maximumBytes: 4), [])
+    }
+
+    func testEachProblemHasItsOwnMessage() {
+        XCTAssertEqual(failure(directory + "/missing"), "send-file: no such file: '\(directory)/missing'")
+        XCTAssertEqual(failure(directory), "send-file: '\(directory)' is a directory, not a file")
+        XCTAssertEqual(failure("/dev/null"), "send-file: '/dev/null' is not a regular file")
+        XCTAssertEqual(failure(""), "send-file: empty file name")
+        write("big", [UInt8](repeating: 7, count: 101))
+        XCTAssertEqual(failure(directory + "/big"), "send-file: '\(directory)/big' is too large (101 bytes, at most 100)")
+    }
+
+    func testUnreadableFile() throws {
+        write("secret", [1], mode: 0o000)
+        if geteuid() == 0 {
+            // root reads anything; the message path is still exercised by a non-root run.
+            XCTAssertNil(failure(directory + "/secret"))
+        } else {
+            XCTAssertEqual(failure(directory + "/secret"),
+                           "send-file: permission denied: '\(directory)/secret' (check the file's mode and owner)")
+        }
+    }
+
+    func testTildeExpandsToHome() {
+        let home = String(cString: getenv("HOME"))
+        XCTAssertEqual(FileArgument.expand("~/x"), home + "/x")
+        XCTAssertEqual(FileArgument.expand("a/~/x"), "a/~/x")
+    }
+
+    func testRateLimiterLetsABurstThroughThenCounts() {
+        var limiter = RateLimiter(limit: 2, per: 1)
+        XCTAssertEqual(limiter.admit(now: 10), .allow(suppressed: 0))
+        XCTAssertEqual(limiter.admit(now: 10.1), .allow(suppressed: 0))
+        XCTAssertEqual(limiter.admit(now: 10.2), .suppress)
+        XCTAssertEqual(limiter.admit(now: 10.9), .suppress)
+        XCTAssertEqual(limiter.suppressed, 2)
+        XCTAssertEqual(limiter.admit(now: 11.0), .allow(suppressed: 2))
+        XCTAssertEqual(limiter.admit(now: 11.5), .allow(suppressed: 0))
+    }
+}

@@ -1,0 +1,125 @@
+import Glibc
+import XCTest
+import RelayCLI
+import RelayRuntime
+@testable import RelayREPL
+
+/// Drives the readline mode for real through a pseudo-terminal: the test types on the
+/// master side like a user and reads the screen output from it.
+final class InteractiveREPLTests: XCTestCase {
+    /// A pseudo-terminal pair (80x24).
+    private struct PseudoTerminal {
+        let master: Int32
+        let slave: Int32
+
+        init() throws {
+            master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard master >= 0 else { throw XCTSkip("no pseudo-terminals here (/dev/ptmx: errno \(errno))") }
+            var unlock: Int32 = 0
+            _ = ioctl(master, UInt(0x4004_5431), &unlock)  // TIOCSPTLCK
+            var number: UInt32 = 0
+            _ = ioctl(master, UInt(0x8004_5430), &number)  // TIOCGPTN
+            slave = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY | O_CLOEXEC)
+            guard slave >= 0 else { throw CommandError("cannot open /dev/pts/\(number)") }
+            var size = winsize(ws_row: 24, ws_col: 80, ws_xpixel: 0, ws_ypixel: 0)
+            _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        }
+
+        func close() {
+            Glibc.close(slave)
+            Glibc.close(master)
+        }
+    }
+
+    /// Steps run one after the other: each waits until the screen output so far contains
+    /// its text (nil: no wait), then types its keys or runs its action.
+    private struct Step {
+        let after: String?
+        let action: () -> Void
+    }
+
+    func testPromptEditingEventsCompletionHistoryCtrlCAndCtrlD() throws {
+        let savedTerm = getenv("TERM").map { String(cString: $0) }
+        setenv("TERM", "dumb", 1)  // plain output: no escape sequences to parse
+        defer {
+            if let savedTerm { setenv("TERM", savedTerm, 1) } else { unsetenv("TERM") }
+        }
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        var template = Array("/tmp/relay-history-XXXXXX".utf8CString)
+        let historyFD = mkstemp(&template)
+        close(historyFD)
+        let historyPath = String(cString: template)
+        defer { unlink(historyPath) }
+
+        let loop = EventLoop()
+        let slave = terminal.slave
+        let console = Console(format: .human, output: { Console.writeAll(fd: slave, $0) }, clock: { "T" })
+        var config = REPLConfiguration(programName: "relay-test")
+        config.interactive = true
+        config.inputFD = slave
+        config.terminalOutputFD = slave
+        config.historyPath = historyPath
+        let repl = REPL(configuration: config, loop: loop, console: console, prompt: "test> ")
+        var log: [String] = []
+        repl.add(CommandSpec("send", synopsis: "TEXT", summary: "Log.", shape: .restOfLine(required: true)) { context in
+            log.append("send:" + context.arguments[0])
+            return .success
+        })
+        repl.add(CommandSpec("status", summary: "Log.") { _ in
+            log.append("status")
+            return .success
+        })
+
+        var screen: [UInt8] = []
+        var consumed = 0  // bytes of `screen` already matched by earlier steps
+        let master = terminal.master
+        func type(_ text: String) { Console.writeAll(fd: master, text) }
+        var steps: [Step] = [
+            Step(after: "test> ") { type("send hel") },
+            Step(after: "send hel") { console.report(SimpleEvent("tick", human: "TICK-EVENT")) },
+            Step(after: "TICK-EVENT") {},
+            Step(after: "send hel") { type("lo\r") },
+            Step(after: "test> ") { type("sned\r") },
+            Step(after: "did you mean 'send'?") {},
+            Step(after: "test> ") { type("sta\t") },
+            Step(after: "status") { type("\r") },
+            Step(after: "test> ") { type("abc") },
+            Step(after: "abc") { raise(SIGINT) },
+            Step(after: "^C") {},
+            Step(after: "test> ") { repl.prompt = "new> " },
+            Step(after: "new> ") { type("\u{04}") },
+        ]
+        func advance() {
+            while let step = steps.first {
+                if let text = step.after {
+                    let tail = String(decoding: screen[consumed...], as: UTF8.self)
+                    guard let found = tail.range(of: text) else { return }
+                    consumed += tail.utf8.distance(from: tail.startIndex, to: found.upperBound)
+                }
+                steps.removeFirst()
+                step.action()
+            }
+        }
+        loop.watch(fd: master, for: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(master, &buffer, buffer.count)
+            guard count > 0 else { return }
+            screen += buffer[0..<count]
+            advance()
+        }
+        let safety = loop.schedule(after: 20) { repl.terminate(status: 99) }
+        let status = repl.run()
+        loop.cancel(safety)
+
+        let text = String(decoding: screen, as: UTF8.self)
+        XCTAssertEqual(status, 0, "screen: \(text.debugDescription)")
+        XCTAssertTrue(steps.isEmpty, "stuck waiting for \(steps.first?.after ?? "-"); screen: \(text.debugDescription)")
+        XCTAssertEqual(log, ["send:hello", "status"])
+        let event = try XCTUnwrap(text.range(of: "TICK-EVENT"))
+        XCTAssertNotNil(text.range(of: "send hel", range: event.upperBound..<text.endIndex),
+                        "the line being typed was not redrawn after the event")
+        let saved = (try? String(contentsOfFile: historyPath, encoding: .utf8)) ?? ""
+        XCTAssertEqual(saved.split(separator: "\n"), ["send hello", "sned", "status"])
+    }
+}
