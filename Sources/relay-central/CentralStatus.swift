@@ -4,8 +4,7 @@ import RelayProtocol
 
 /// What `status` shows.
 struct CentralStatus: Equatable, Sendable {
-    var adapter: AdapterInfo?
-    var adapterState: AdapterState
+    var adapter: AdapterReport
     var link: String
     var peer: Peer?
     var mtu: MTU?
@@ -19,10 +18,8 @@ struct CentralStatus: Equatable, Sendable {
     var pendingSends: Int
 
     var fields: [(String, JSONValue)] {
-        [
-            ("adapter", adapter.map { .string($0.name) } ?? .null),
-            ("adapterAddress", adapter?.address.map { .string($0.description) } ?? .null),
-            ("state", .string(adapterState.word)), ("link", .string(link)),
+        adapter.fields + [
+            ("link", .string(link)),
             ("peer", peer.map { .string($0.address.description) } ?? .null),
             ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null),
             ("path", path.map { .string($0.rawValue) } ?? .null),
@@ -37,7 +34,7 @@ struct CentralStatus: Equatable, Sendable {
 
     var humanDescription: String {
         var lines = [
-            "adapter:   \(adapter?.description ?? "none") — \(adapterState.phrase)",
+            "adapter:   \(adapter.summary)",
             "link:      \(link)\(peer.map { " — \($0)" } ?? "")",
         ]
         if let mtu {

@@ -123,8 +123,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         advertisement?.registration?.unregister()
     }
 
-    var adapterDescription: String? { adapter.map { AdapterInfo($0).description } }
-
     // MARK: Centrals
 
     private func handleDevice(_ event: DeviceEvent) {

@@ -16,6 +16,4 @@ protocol PeripheralBackend: AnyObject {
     func setNotifyReadValue(_ value: [UInt8])
     /// Unregister everything and release the bus, then call `done`.
     func shutdown(then done: @escaping () -> Void)
-    /// The adapter in use, for `status` (e.g. `hci0 00:AA:01:00:00:00`).
-    var adapterDescription: String? { get }
 }

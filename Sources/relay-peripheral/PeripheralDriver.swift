@@ -167,5 +167,5 @@ final class PeripheralDriver {
         onPromptChange?(current)
     }
 
-    var status: PeripheralStatus { PeripheralStatus(session: session, adapter: backend?.adapterDescription) }
+    var status: PeripheralStatus { PeripheralStatus(session: session) }
 }

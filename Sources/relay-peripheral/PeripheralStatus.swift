@@ -22,8 +22,7 @@ struct PeripheralStatus: Equatable, Sendable {
         let total: Int
     }
 
-    let adapter: String?
-    let state: AdapterState
+    let adapter: AdapterReport
     let registered: Bool
     let advertising: Bool
     let name: String
@@ -35,9 +34,8 @@ struct PeripheralStatus: Equatable, Sendable {
     let messagesReceived: Int
     let centrals: [Central]
 
-    init(session: PeripheralSession, adapter: String?) {
-        self.adapter = adapter
-        state = session.adapter
+    init(session: PeripheralSession) {
+        adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
         registered = session.application == .active
         advertising = session.isAdvertising
         name = session.configuration.name.text
@@ -55,8 +53,7 @@ struct PeripheralStatus: Equatable, Sendable {
     }
 
     var fields: [(String, JSONValue)] {
-        [
-            ("adapter", adapter.map { .string($0) } ?? .null), ("state", state == .unknown ? .null : .string(state.word)),
+        adapter.fields + [
             ("registered", .bool(registered)), ("advertising", .bool(advertising)), ("name", .string(name)),
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
@@ -78,7 +75,7 @@ struct PeripheralStatus: Equatable, Sendable {
 
     var humanDescription: String {
         var lines = [
-            "adapter:     \(adapter ?? "none") (\(state == .unknown ? "waiting" : state.phrase))",
+            "adapter:     \(adapter.summary)",
             "service:     \(registered ? "registered" : "not registered")",
             "advertising: \(advertising ? "yes, as '\(name)'" : "no")",
             "counter:     next \(nextCounter), last notified \(lastNotified.map(String.init) ?? "none")",

@@ -39,7 +39,7 @@ final class EventRenderingTests: XCTestCase {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: nil)
         let partial = DroppedPartial(id: MessageID(1), kind: .binary, received: 1, total: 2)
         let status = CentralStatus(
-            adapter: nil, adapterState: .unknown, link: "disconnected", peer: nil, mtu: nil, path: nil, scanning: false,
+            adapter: AdapterReport(adapter: nil, state: .unknown), link: "disconnected", peer: nil, mtu: nil, path: nil, scanning: false,
             candidates: 0, nextCounter: Counter(0), lastReceived: nil, messagesReceived: 0, messagesSent: 0,
             pendingSends: 0)
         let all: [CentralEvent] = [

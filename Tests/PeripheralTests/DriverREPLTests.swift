@@ -68,7 +68,6 @@ final class FakeBackend: PeripheralBackend {
         calls.append("shutdown")
         loop.post(done)
     }
-    var adapterDescription: String? { "hci0 00:AA:01:00:00:00" }
 }
 
 final class DriverREPLTests: XCTestCase {

@@ -194,7 +194,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
         _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
         _ = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil, time: 0))
-        let status = PeripheralStatus(session: session, adapter: nil)
+        let status = PeripheralStatus(session: session)
         let a = status.centrals.first { $0.address == centralA }?.receiving
         XCTAssertEqual(a?.total, 2000)
         XCTAssertEqual(a?.received, session.centrals[centralA]?.inbound.progress?.received)
@@ -204,6 +204,6 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         let json = PeripheralEvent.status(status).fields.description
         XCTAssertTrue(json.contains("receiving"), json)
         _ = session.handle(.tick(now: PeripheralSession.reassemblyIdleTimeout))
-        XCTAssertNil(PeripheralStatus(session: session, adapter: nil).centrals.first { $0.address == centralA }?.receiving)
+        XCTAssertNil(PeripheralStatus(session: session).centrals.first { $0.address == centralA }?.receiving)
     }
 }

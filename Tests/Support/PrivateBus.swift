@@ -92,7 +92,23 @@ public final class PrivateBus {
         try DBusConnection(bus: .address(address), loop: loop)
     }
 
-    /// The bluezoo executable from `scripts/python-env.sh`; skips the test when it cannot be had.
+    /// Whether a missing bluezoo fails the test instead of skipping it (`RELAY_REQUIRE_BLUEZOO=1`,
+    /// which `make test` sets: in CI a bluezoo that cannot start is a failure, not a skip).
+    static var bluezooRequired: Bool { ProcessInfo.processInfo.environment["RELAY_REQUIRE_BLUEZOO"] == "1" }
+
+    /// Skips the test for `reason`, or fails it when bluezoo is required.
+    private static func unavailable(_ reason: String) -> any Error {
+        bluezooRequired ? BluezooUnavailable(reason: reason) : XCTSkip(reason)
+    }
+
+    /// bluezoo could not be had although `RELAY_REQUIRE_BLUEZOO=1`.
+    struct BluezooUnavailable: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { "bluezoo is required (RELAY_REQUIRE_BLUEZOO=1) but \(reason)" }
+    }
+
+    /// The bluezoo executable from `scripts/python-env.sh`; skips the test when it cannot be had
+    /// (fails it when bluezoo is required).
     public static func bluezooExecutable() throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -100,13 +116,13 @@ public final class PrivateBus {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { throw XCTSkip("cannot run scripts/python-env.sh: \(error)") }
+        do { try process.run() } catch { throw unavailable("cannot run scripts/python-env.sh: \(error)") }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let python = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let bluezoo = URL(fileURLWithPath: python).deletingLastPathComponent().appendingPathComponent("bluezoo").path
         guard process.terminationStatus == 0, FileManager.default.isExecutableFile(atPath: bluezoo) else {
-            throw XCTSkip("scripts/python-env.sh failed; bluezoo tests skipped")
+            throw unavailable("scripts/python-env.sh failed; bluezoo tests skipped")
         }
         return bluezoo
     }
@@ -152,6 +168,6 @@ public final class PrivateBus {
             if probe.terminationStatus == 0 { return }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw XCTSkip("bluezoo did not start serving org.bluez")
+        throw Self.unavailable("bluezoo did not start serving org.bluez")
     }
 }

@@ -1,0 +1,174 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// Connecting: the command, `Connect` and its outcome, retries with back-off.
+extension CentralSession {
+    mutating func connectCommand(_ target: ConnectTarget, token: CommandToken) -> [CentralAction] {
+        if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
+        if let peer {
+            if case .disconnecting = link {
+                return [.finish(token, .failure("still disconnecting from \(peer): wait disconnected, then connect"))]
+            }
+            return [.finish(token, .failure("already connected to \(peer): disconnect first"))]
+        }
+        let device: DeviceInfo?
+        switch target {
+        case .index(let index):
+            guard candidates.indices.contains(index) else {
+                let have = candidates.isEmpty ? "the list is empty" : "the list has 0 to \(candidates.count - 1)"
+                return [.finish(token, .failure("no peripheral [\(index)]: \(have) (scan first, then list)"))]
+            }
+            let candidate = candidates[index]
+            device = devices[candidate.id]
+                ?? DeviceInfo(id: candidate.id, address: candidate.address, name: candidate.name)
+        case .address(let address):
+            device = devices.values.first { $0.address == address }
+        }
+        connectToken = token
+        autoConnect = nil
+        var actions: [CentralAction] = [.cancelReconnectTimer]
+        guard let device else {
+            // Unknown address: scan for it, connect when it shows up.
+            guard case .address(let address) = target else { return actions }
+            autoConnect = .address(address)
+            autoConnectPersistent = false
+            switch scan {
+            case .idle:
+                actions += beginScan(.seeking(.address(address), persistent: false))
+            case .starting:
+                scan = .starting(.seeking(.address(address), persistent: false))
+            case .active:
+                scan = .active(.seeking(.address(address), persistent: false))
+                actions += [.report(.scanning(timeout: nil, seeking: .address(address)))]
+            }
+            return actions
+        }
+        if scan != .idle {
+            scan = .idle
+            actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count))]
+            if let pending = scanToken {
+                scanToken = nil
+                actions.append(.finish(pending, .failure("scan cancelled by connect")))
+            }
+        }
+        return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
+    }
+
+    mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
+        let seen = devices[peer.id]?.connected ?? false
+        link = .connecting(peer, seenConnected: seen)
+        var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
+        if seen { actions.append(.report(.connected(peer))) }
+        actions.append(.connect(peer.id, timeout: settings.connectTimeout))
+        return actions
+    }
+
+    /// A `Device1` change of the link's peer.
+    mutating func linkDeviceUpdated(_ device: DeviceInfo) -> [CentralAction] {
+        switch link {
+        case .idle:
+            return []
+        case .connecting(let peer, let seen):
+            var actions: [CentralAction] = []
+            if device.connected && !seen {
+                link = .connecting(peer, seenConnected: true)
+                actions.append(.report(.connected(peer)))
+            }
+            if device.connected && device.servicesResolved {
+                link = .resolving(peer)
+                actions.append(.findCharacteristics(peer.id))
+            } else if !device.connected && seen {
+                actions += connectFailed("the connection dropped while connecting")
+            }
+            return actions
+        case .resolving, .subscribing, .ready:
+            if !device.connected {
+                return linkLost(reason: "connection lost (the peripheral disconnected, stopped or went out of range)")
+            }
+            return []
+        case .disconnecting:
+            return leavingDeviceUpdated(device)
+        }
+    }
+
+    mutating func connectFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard case .connecting(let peer, let seen) = link, peer.id == id else { return [] }
+        if let error, error.kind != .alreadyConnected {
+            if error.kind == .noReply {
+                // bluetoothd is still trying: Disconnect cancels that attempt, so the next
+                // Connect is not refused with "Operation already in progress".
+                return cancelConnect(peer, seen: seen, Self.connectProblem(error, timeout: settings.connectTimeout))
+            }
+            return connectFailed(Self.connectProblem(error, timeout: settings.connectTimeout))
+        }
+        var actions: [CentralAction] = []
+        if !seen {
+            link = .connecting(peer, seenConnected: true)
+            actions.append(.report(.connected(peer)))
+        }
+        if let device = devices[id], device.servicesResolved {
+            link = .resolving(peer)
+            actions.append(.findCharacteristics(id))
+        }
+        return actions
+    }
+
+    /// The cause and the fix of a failed `Connect`.
+    static func connectProblem(_ error: BlueZError, timeout: Double = CentralSettings().connectTimeout) -> String {
+        switch error.kind {
+        case .inProgress: return "a connection attempt is already in progress (InProgress): wait for it, then retry"
+        case .failed where error.message.contains("already in progress"):
+            return "a connection attempt is already in progress (\(error.message)): wait for it, then retry"
+        case .noReply:
+            return "no connection within \(seconds(timeout)) (is it on, in range and advertising?); attempt cancelled"
+        case .notReady: return "the adapter is not ready (NotReady): power it on (bluetoothctl power on)"
+        case .unknownObject, .doesNotExist, .gone, .notAvailable:
+            return "the device is gone: scan again and connect to it while it advertises"
+        default: return error.description
+        }
+    }
+
+    /// A `Connect` failed: report it, fail `connect`, and retry after a back-off when the
+    /// connection is automatic (`--reconnect`, a resume).
+    mutating func connectFailed(_ reason: String) -> [CentralAction] {
+        guard let peer else { return [] }
+        link = .idle
+        let retry = nextRetryDelay()
+        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
+        var actions: [CentralAction] = [.report(.error(message))]
+        actions += failConnect(message)
+        if let retry { actions.append(.startReconnectTimer(seconds: retry)) }
+        return actions
+    }
+
+    /// A `Connect` that bluetoothd may still be working on failed (our call timed out): report
+    /// it, fail `connect`, and cancel the attempt with `Disconnect`; an automatic connection is
+    /// retried after a back-off once that is answered.
+    mutating func cancelConnect(_ peer: Peer, seen: Bool, _ reason: String) -> [CentralAction] {
+        let retry = nextRetryDelay()
+        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
+        let actions: [CentralAction] = [.report(.error(message))] + failConnect(message)
+        return actions + leave(peer, reason: "connection attempt cancelled", reported: seen, retryAfter: retry)
+    }
+
+    /// The pause before the next automatic attempt (1, 2, 4, then 5 s), counting this failure;
+    /// nil (and no more automatic connection) when the connection is not automatic.
+    mutating func nextRetryDelay() -> Double? {
+        guard autoConnect != nil, autoConnectPersistent else {
+            autoConnect = nil
+            return nil
+        }
+        let delay = Self.retryBackoff(attempt: retries, first: settings.retryDelay)
+        retries += 1
+        return delay
+    }
+
+    /// Fails a pending `connect` command.
+    mutating func failConnect(_ message: String) -> [CentralAction] {
+        guard let token = connectToken else { return [] }
+        connectToken = nil
+        return [.finish(token, .failure(message))]
+    }
+}
