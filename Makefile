@@ -2,6 +2,7 @@
 #   make demo   build, boot the real-BlueZ VM and run both programs side by side
 #   make test   unit + integration tests, then the real-bluetoothd scenarios in the VM
 #   make bench  benchmarks (release build)
+#   make format the code in the project's style (make lint checks it; make test runs lint)
 SHELL := /bin/bash
 SWIFT ?= swift
 
@@ -19,7 +20,15 @@ build: deps
 unit-test: deps
 	RELAY_REQUIRE_BLUEZOO=1 $(SWIFT) test
 
-test: unit-test hostile-input vm-test
+test: lint unit-test hostile-input vm-test
+
+# The code style (.swift-format): swift format ships with the toolchain.
+.PHONY: lint format
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests benchmarks/codec
+
+format:
+	$(SWIFT) format format --in-place --recursive Sources Tests benchmarks/codec
 
 # Hostile REPL and command-line input against both programs, on the host (docs/reliability.md).
 .PHONY: hostile-input

@@ -23,7 +23,8 @@ public enum AdapterSelection {
     /// The adapter `choice` names, or when nil the first one (by path) that `suits`, else the
     /// first one; or why there is none.
     public static func choose(
-        _ choice: AdapterChoice?, from adapters: [AdapterSnapshot], preferring suits: (AdapterSnapshot) -> Bool = { _ in true }
+        _ choice: AdapterChoice?, from adapters: [AdapterSnapshot],
+        preferring suits: (AdapterSnapshot) -> Bool = { _ in true }
     ) -> Result<AdapterSnapshot, AdapterProblem> {
         let sorted = adapters.sorted { $0.name < $1.name }
         if let choice {

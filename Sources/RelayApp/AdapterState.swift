@@ -29,7 +29,8 @@ public enum AdapterProblem: Error, Equatable, Sendable, CustomStringConvertible 
         case .noAdapter:
             return "bluetoothd has no adapter: plug one in or load its driver, then check with 'bluetoothctl list'"
         case .notFound(let choice, let available):
-            return "adapter \(choice) not found (bluetoothd has: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
+            return
+                "adapter \(choice) not found (bluetoothd has: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
         case .noLowEnergy(let adapter):
             return "\(adapter) offers no GattManager1/LEAdvertisingManager1: it needs Bluetooth LE "
                 + "(check ControllerMode in /etc/bluetooth/main.conf and run bluetoothd 5.50 or newer)"

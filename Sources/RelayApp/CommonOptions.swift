@@ -1,7 +1,8 @@
+import RelayCLI
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import RelayCLI
 
 /// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`,
 /// `--save-dir` and `--notify-path` (whose default and meaning differ by program).

@@ -9,7 +9,9 @@ public enum MessageCommands {
     public static let sendFileLimit = 1 << 28
 
     /// `send TEXT`; `chunking` says how the program splits messages (for `help send`).
-    public static func send(chunking: String, run: @escaping (Message, CommandContext) throws -> CommandOutcome) -> CommandSpec {
+    public static func send(
+        chunking: String, run: @escaping (Message, CommandContext) throws -> CommandOutcome
+    ) -> CommandSpec {
         CommandSpec(
             "send", synopsis: "TEXT", summary: "Send TEXT as a framed text message.",
             details: """

@@ -62,12 +62,14 @@ extension TransferEvent: ReportableEvent {
             return [("from", from.json), ("value", .unsigned(counter.value))]
         case .receiving(let from, let progress):
             return [
-                ("from", from.json), ("id", .integer(Int64(progress.id.value))), ("kind", .string(progress.kind.description)),
+                ("from", from.json), ("id", .integer(Int64(progress.id.value))),
+                ("kind", .string(progress.kind.description)),
                 ("length", .integer(Int64(progress.total))), ("received", .integer(Int64(progress.received))),
             ]
         case .message(let report):
             var fields: [(String, JSONValue)] = [
-                ("from", report.from.json), ("id", .integer(Int64(report.id.value))), ("kind", .string(report.kind.description)),
+                ("from", report.from.json), ("id", .integer(Int64(report.id.value))),
+                ("kind", .string(report.kind.description)),
                 ("length", .integer(Int64(report.length))), ("sha256", .string(report.sha256)),
             ]
             if let text = report.text { fields.append(("text", .string(text))) }
@@ -75,7 +77,8 @@ extension TransferEvent: ReportableEvent {
             return fields
         case .dropped(let from, let partial, let reason):
             return [
-                ("from", from.json), ("id", .integer(Int64(partial.id.value))), ("kind", .string(partial.kind.description)),
+                ("from", from.json), ("id", .integer(Int64(partial.id.value))),
+                ("kind", .string(partial.kind.description)),
                 ("received", .integer(Int64(partial.received))), ("length", .integer(Int64(partial.total))),
                 ("reason", .string(reason.description)),
             ]
@@ -115,7 +118,8 @@ extension TransferEvent: ReportableEvent {
             if let saved = report.saved { line += " (saved to \(saved))" }
             return line
         case .dropped(let from, let partial, let reason):
-            return "dropped message \(partial.id) from \(from) after \(partial.received) of \(partial.total) bytes: \(reason)"
+            return
+                "dropped message \(partial.id) from \(from) after \(partial.received) of \(partial.total) bytes: \(reason)"
         case .sent(let message):
             let frames = message.frames == 1 ? "1 frame" : "\(message.frames) frames"
             return "sent \(message.kind) message \(message.id) of \(message.length) bytes in \(frames) "
@@ -134,7 +138,8 @@ extension TransferEvent {
         case .counter(let counter): self = .counter(from: from, counter)
         case .receiving(let progress): self = .receiving(from: from, progress)
         case .message: return nil
-        case .protocolError(let error, let suppressed): self = .protocolError(from: from, error, suppressedBefore: suppressed)
+        case .protocolError(let error, let suppressed):
+            self = .protocolError(from: from, error, suppressedBefore: suppressed)
         case .dropped(let partial, let reason): self = .dropped(from: from, partial, reason)
         }
     }

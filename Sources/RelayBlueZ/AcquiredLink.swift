@@ -1,10 +1,11 @@
+import RelayProtocol
+import RelayRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import RelayProtocol
-import RelayRuntime
 
 /// A socket handed out by `AcquireWrite` or `AcquireNotify`: SOCK_SEQPACKET, one datagram
 /// per attribute value.

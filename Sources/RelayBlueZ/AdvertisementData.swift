@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// The content of an `org.bluez.LEAdvertisement1` object.
 public struct AdvertisementData: Hashable, Sendable {
     /// `peripheral` (connectable) or `broadcast` (not connectable).
@@ -45,7 +46,9 @@ public struct AdvertisementData: Hashable, Sendable {
         if !serviceUUIDs.isEmpty { result["ServiceUUIDs"] = .strings(serviceUUIDs.map(\.description)) }
         if let localName { result["LocalName"] = .string(localName) }
         if !includes.isEmpty { result["Includes"] = .strings(includes) }
-        if !manufacturerData.isEmpty { result["ManufacturerData"] = .uint16Dict(manufacturerData.mapValues { .bytes($0) }) }
+        if !manufacturerData.isEmpty {
+            result["ManufacturerData"] = .uint16Dict(manufacturerData.mapValues { .bytes($0) })
+        }
         if !serviceData.isEmpty {
             result["ServiceData"] = .stringDict(
                 Dictionary(uniqueKeysWithValues: serviceData.map { ($0.key.description, DBusValue.bytes($0.value)) }))

@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// Adapter operations (`org.bluez.Adapter1`).
 extension BlueZClient {
     /// Switches the adapter on or off (`Powered`).

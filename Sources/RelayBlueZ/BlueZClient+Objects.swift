@@ -63,19 +63,25 @@ extension BlueZClient {
     }
 
     /// Switches the adapter on or off.
-    public func setPowered(_ powered: Bool, adapter: AdapterID, completion: @escaping (Result<Void, BlueZError>) -> Void) {
+    public func setPowered(
+        _ powered: Bool, adapter: AdapterID, completion: @escaping (Result<Void, BlueZError>) -> Void
+    ) {
         setPowered(powered, adapter: adapter.path, completion: completion)
     }
 
     /// Removes a device (and its bonding) from its adapter.
-    public func removeDevice(_ device: DeviceID, adapter: AdapterID, completion: @escaping (Result<Void, BlueZError>) -> Void) {
+    public func removeDevice(
+        _ device: DeviceID, adapter: AdapterID, completion: @escaping (Result<Void, BlueZError>) -> Void
+    ) {
         removeDevice(device.path, adapter: adapter.path, completion: completion)
     }
 
     // MARK: Device1
 
     /// Connects; success means connected (services resolve later: watch `ServicesResolved`).
-    public func connect(device: DeviceID, timeout: Double = 40, completion: @escaping (Result<Void, BlueZError>) -> Void) {
+    public func connect(
+        device: DeviceID, timeout: Double = 40, completion: @escaping (Result<Void, BlueZError>) -> Void
+    ) {
         connect(device: device.path, timeout: timeout, completion: completion)
     }
 
@@ -87,7 +93,8 @@ extension BlueZClient {
     // MARK: GattCharacteristic1
 
     /// Reads the value.
-    public func readValue(characteristic: CharacteristicID, completion: @escaping (Result<[UInt8], BlueZError>) -> Void) {
+    public func readValue(characteristic: CharacteristicID, completion: @escaping (Result<[UInt8], BlueZError>) -> Void)
+    {
         readValue(characteristic: characteristic.path, completion: completion)
     }
 
@@ -100,7 +107,8 @@ extension BlueZClient {
     }
 
     /// Starts notifications; values arrive as `.gatt(.valueChanged)` events.
-    public func startNotify(characteristic: CharacteristicID, completion: @escaping (Result<Void, BlueZError>) -> Void) {
+    public func startNotify(characteristic: CharacteristicID, completion: @escaping (Result<Void, BlueZError>) -> Void)
+    {
         startNotify(characteristic: characteristic.path, completion: completion)
     }
 

@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayProtocol
+
 /// Remote device and GATT client operations (`org.bluez.Device1`, `org.bluez.GattCharacteristic1`).
 extension BlueZClient {
     /// Connects; success means connected (services resolve later: watch `ServicesResolved`).
@@ -29,12 +30,13 @@ extension BlueZClient {
         var options: [String: DBusValue] = [:]
         if offset > 0 { options["offset"] = .uint16(offset) }
         call(characteristic, BlueZInterface.gattCharacteristic, "ReadValue", [.stringDict(options)]) { result in
-            completion(result.flatMap { values in
-                guard values.count == 1, let bytes = values[0].asBytes else {
-                    return .failure(.shape("ReadValue reply is not (ay)"))
-                }
-                return .success(bytes)
-            })
+            completion(
+                result.flatMap { values in
+                    guard values.count == 1, let bytes = values[0].asBytes else {
+                        return .failure(.shape("ReadValue reply is not (ay)"))
+                    }
+                    return .success(bytes)
+                })
         }
     }
 
@@ -45,8 +47,9 @@ extension BlueZClient {
     ) {
         var options: [String: DBusValue] = ["type": .string(type.rawValue)]
         if offset > 0 { options["offset"] = .uint16(offset) }
-        callVoid(characteristic, BlueZInterface.gattCharacteristic, "WriteValue",
-                 [.bytes(value), .stringDict(options)], completion: completion)
+        callVoid(
+            characteristic, BlueZInterface.gattCharacteristic, "WriteValue",
+            [.bytes(value), .stringDict(options)], completion: completion)
     }
 
     /// Starts notifications; values arrive as `.gatt(.valueChanged)` events.
@@ -82,12 +85,13 @@ extension BlueZClient {
     ) {
         let loop = self.loop
         call(characteristic, BlueZInterface.gattCharacteristic, method, [.stringDict([:])]) { result in
-            completion(result.flatMap { values in
-                guard values.count == 2, let descriptor = values[0].asFileDescriptor, let mtu = values[1].asUInt16,
-                    let fd = descriptor.take()
-                else { return .failure(.shape("\(method) reply is not (hq)")) }
-                return .success(AcquiredLink(fd: fd, mtu: MTU(clamping: Int(mtu)), loop: loop))
-            })
+            completion(
+                result.flatMap { values in
+                    guard values.count == 2, let descriptor = values[0].asFileDescriptor, let mtu = values[1].asUInt16,
+                        let fd = descriptor.take()
+                    else { return .failure(.shape("\(method) reply is not (hq)")) }
+                    return .success(AcquiredLink(fd: fd, mtu: MTU(clamping: Int(mtu)), loop: loop))
+                })
         }
     }
 }

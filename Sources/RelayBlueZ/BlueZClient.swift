@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayRuntime
+
 /// The client side of bluetoothd: its objects, kept current, and the calls on them.
 ///
 /// `start()` subscribes to `InterfacesAdded`/`InterfacesRemoved`/`PropertiesChanged` first,
@@ -58,12 +59,14 @@ public final class BlueZClient {
                 [weak self] in self?.handleObjectManagerSignal($0)
             },
             connection.subscribe(
-                MatchRule(sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.properties,
-                          member: "PropertiesChanged")
+                MatchRule(
+                    sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.properties,
+                    member: "PropertiesChanged")
             ) { [weak self] in self?.handlePropertiesChanged($0) },
             connection.subscribe(
-                MatchRule(sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.device,
-                          member: "Disconnected")
+                MatchRule(
+                    sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.device,
+                    member: "Disconnected")
             ) { [weak self] in self?.handleDeviceDisconnected($0) },
         ]
         ownerWatcher = NameOwnerWatcher(connection: connection, name: service) { [weak self] state in
@@ -185,7 +188,9 @@ public final class BlueZClient {
     }
 
     private func handleDeviceDisconnected(_ signal: DBusSignal) {
-        guard isFromOwner(signal), signal.arguments.count == 2, let reason = signal.arguments[0].asString else { return }
+        guard isFromOwner(signal), signal.arguments.count == 2, let reason = signal.arguments[0].asString else {
+            return
+        }
         let message = signal.arguments[1].asString ?? ""
         emit([.device(.disconnected(DeviceID(signal.path), reason: reason, message: message))])
     }
@@ -212,8 +217,13 @@ public final class BlueZClient {
         timeout: Double? = nil, completion: @escaping (Result<[DBusValue], BlueZError>) -> Void
     ) {
         guard owner != nil else {
-            loop.schedule(after: 0) { completion(.failure(BlueZError(name: DBusRemoteError.Names.serviceUnknown,
-                                                       message: "org.bluez is not on the bus"))) }
+            loop.schedule(after: 0) {
+                completion(
+                    .failure(
+                        BlueZError(
+                            name: DBusRemoteError.Names.serviceUnknown,
+                            message: "org.bluez is not on the bus")))
+            }
             return
         }
         connection.call(
@@ -237,7 +247,8 @@ public final class BlueZClient {
         _ path: ObjectPath, _ interface: String, _ name: String, _ value: DBusValue,
         completion: @escaping (Result<Void, BlueZError>) -> Void
     ) {
-        callVoid(path, BlueZInterface.properties, "Set", [.string(interface), .string(name), .variant(value)],
-                 completion: completion)
+        callVoid(
+            path, BlueZInterface.properties, "Set", [.string(interface), .string(name), .variant(value)],
+            completion: completion)
     }
 }

@@ -105,7 +105,8 @@ public struct BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
         case .notConnected: return "the device is not connected: connect first"
         case .notAvailable, .notFound, .gone: return "the device or attribute is gone: scan or connect again"
         case .notAcquired: return "the characteristic was not acquired"
-        case .connectionAttemptFailed, .canceled, .rejected: return "the peer did not accept the connection: move closer and retry"
+        case .connectionAttemptFailed, .canceled, .rejected:
+            return "the peer did not accept the connection: move closer and retry"
         case .authenticationFailed, .authenticationCanceled, .authenticationRejected, .authenticationTimeout:
             return "pairing failed: remove the device and pair again"
         case .improperlyConfigured: return "bluetoothd's configuration does not allow this"

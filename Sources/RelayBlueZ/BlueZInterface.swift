@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// The BlueZ D-Bus names this model uses.
 public enum BlueZInterface {
     /// The well-known bus name of bluetoothd.

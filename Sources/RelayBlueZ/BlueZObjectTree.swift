@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// bluetoothd's objects as last reported (path -> interface -> properties), kept up to date from
 /// `GetManagedObjects`, `InterfacesAdded`/`Removed` and `PropertiesChanged`, with typed queries.
 ///
@@ -24,8 +25,10 @@ public struct BlueZObjectTree: Sendable {
         for (path, interfaces) in objects.sorted(by: { $0.key > $1.key }) where managed[path] == nil {
             events += interfacesRemoved(path, Array(interfaces.keys))
         }
-        let order = [BlueZInterface.adapter, BlueZInterface.device, BlueZInterface.gattService,
-                     BlueZInterface.gattCharacteristic]
+        let order = [
+            BlueZInterface.adapter, BlueZInterface.device, BlueZInterface.gattService,
+            BlueZInterface.gattCharacteristic,
+        ]
         let sorted = managed.sorted { lhs, rhs in
             let l = order.firstIndex { lhs.value[$0] != nil } ?? order.count
             let r = order.firstIndex { rhs.value[$0] != nil } ?? order.count
@@ -34,8 +37,9 @@ public struct BlueZObjectTree: Sendable {
         for (path, interfaces) in sorted {
             if let known = objects[path] {
                 for (name, properties) in interfaces where known[name] != nil {
-                    events += propertiesChanged(path, interface: name, changed: properties,
-                                                invalidated: Array(Set(known[name]!.keys).subtracting(properties.keys)))
+                    events += propertiesChanged(
+                        path, interface: name, changed: properties,
+                        invalidated: Array(Set(known[name]!.keys).subtracting(properties.keys)))
                 }
                 let fresh = interfaces.filter { known[$0.key] == nil }
                 if !fresh.isEmpty { events += interfacesAdded(path, fresh) }
@@ -65,12 +69,15 @@ public struct BlueZObjectTree: Sendable {
         do {
             if names.contains(BlueZInterface.adapter), !hadAdapter, let adapter = try adapterSnapshot(path) {
                 events.append(.adapter(.added(adapter)))
-            } else if hadAdapter, !names.isDisjoint(with: [BlueZInterface.gattManager, BlueZInterface.advertisingManager]),
+            } else if hadAdapter,
+                !names.isDisjoint(with: [BlueZInterface.gattManager, BlueZInterface.advertisingManager]),
                 let adapter = try adapterSnapshot(path)
             {
                 events.append(.adapter(.changed(adapter, changed: names)))
             }
-            if names.contains(BlueZInterface.device), let device = try DeviceSnapshot(path: path, interfaces: objects[path]!) {
+            if names.contains(BlueZInterface.device),
+                let device = try DeviceSnapshot(path: path, interfaces: objects[path]!)
+            {
                 events.append(.device(.added(device)))
             }
             if names.contains(BlueZInterface.gattService),
@@ -97,9 +104,13 @@ public struct BlueZObjectTree: Sendable {
         for name in names where interfaces.removeValue(forKey: name) != nil { removed.insert(name) }
         objects[path] = interfaces.isEmpty ? nil : interfaces
         var events: [BlueZEvent] = []
-        if removed.contains(BlueZInterface.gattCharacteristic) { events.append(.gatt(.characteristicRemoved(CharacteristicID(path)))) }
+        if removed.contains(BlueZInterface.gattCharacteristic) {
+            events.append(.gatt(.characteristicRemoved(CharacteristicID(path))))
+        }
         if removed.contains(BlueZInterface.gattService) { events.append(.gatt(.serviceRemoved(path: path.rawValue))) }
-        if removed.contains(BlueZInterface.device) { events.append(.device(.removed(DeviceID(path), address: address))) }
+        if removed.contains(BlueZInterface.device) {
+            events.append(.device(.removed(DeviceID(path), address: address)))
+        }
         if removed.contains(BlueZInterface.adapter) {
             events.append(.adapter(.removed(AdapterID(path))))
         } else if !removed.isDisjoint(with: [BlueZInterface.gattManager, BlueZInterface.advertisingManager]),

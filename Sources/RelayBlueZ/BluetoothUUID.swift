@@ -41,7 +41,7 @@ public struct BluetoothUUID: Hashable, Sendable, Comparable, CustomStringConvert
         var body = Substring(text)
         if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
         let isHex: (Character) -> Bool = { $0.isHexDigit && $0.isASCII }
-        if (body.count == 4 || body.count == 8), body.allSatisfy(isHex), let value = UInt32(body, radix: 16) {
+        if body.count == 4 || body.count == 8, body.allSatisfy(isHex), let value = UInt32(body, radix: 16) {
             self.init(uint32: value)
             return
         }

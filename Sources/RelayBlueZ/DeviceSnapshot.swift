@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayProtocol
+
 /// The state of one remote device (`org.bluez.Device1`) at one moment.
 public struct DeviceSnapshot: Hashable, Sendable, CustomStringConvertible {
     /// `/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF`.

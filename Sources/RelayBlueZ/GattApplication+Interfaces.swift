@@ -1,16 +1,19 @@
+import RelayDBus
+import RelayProtocol
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import RelayDBus
-import RelayProtocol
 
 /// The D-Bus face of the application: `GattService1` and `GattCharacteristic1` objects.
 extension GattApplication {
     func serviceInterface(_ service: LocalService) -> ExportedInterface {
-        ExportedInterface(BlueZInterface.gattService, properties: [
-            ExportedProperty("UUID", signature: .string) { .string(service.uuid.description) },
-            ExportedProperty("Primary", signature: .boolean) { .boolean(service.primary) },
-        ])
+        ExportedInterface(
+            BlueZInterface.gattService,
+            properties: [
+                ExportedProperty("UUID", signature: .string) { .string(service.uuid.description) },
+                ExportedProperty("Primary", signature: .boolean) { .boolean(service.primary) },
+            ])
     }
 
     func characteristicInterface(_ state: CharacteristicState) -> ExportedInterface {
@@ -48,20 +51,24 @@ extension GattApplication {
             ]
         }
         if spec.supportsAcquireWrite {
-            properties.append(ExportedProperty("WriteAcquired", signature: .boolean) { [weak state] in
-                .boolean(state?.writeLink?.isOpen == true)
-            })
-            methods.append(ExportedMethod("AcquireWrite", input: "a{sv}", output: "hq") { [weak self] call in
-                self?.handleAcquire(uuid, call, forWrite: true) ?? .failure(Self.gone)
-            })
+            properties.append(
+                ExportedProperty("WriteAcquired", signature: .boolean) { [weak state] in
+                    .boolean(state?.writeLink?.isOpen == true)
+                })
+            methods.append(
+                ExportedMethod("AcquireWrite", input: "a{sv}", output: "hq") { [weak self] call in
+                    self?.handleAcquire(uuid, call, forWrite: true) ?? .failure(Self.gone)
+                })
         }
         if spec.supportsAcquireNotify {
-            properties.append(ExportedProperty("NotifyAcquired", signature: .boolean) { [weak state] in
-                .boolean(state?.notifyLink?.isOpen == true)
-            })
-            methods.append(ExportedMethod("AcquireNotify", input: "a{sv}", output: "hq") { [weak self] call in
-                self?.handleAcquire(uuid, call, forWrite: false) ?? .failure(Self.gone)
-            })
+            properties.append(
+                ExportedProperty("NotifyAcquired", signature: .boolean) { [weak state] in
+                    .boolean(state?.notifyLink?.isOpen == true)
+                })
+            methods.append(
+                ExportedMethod("AcquireNotify", input: "a{sv}", output: "hq") { [weak self] call in
+                    self?.handleAcquire(uuid, call, forWrite: false) ?? .failure(Self.gone)
+                })
         }
         return ExportedInterface(BlueZInterface.gattCharacteristic, methods: methods, properties: properties)
     }

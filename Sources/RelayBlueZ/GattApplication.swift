@@ -1,8 +1,9 @@
+import RelayDBus
+import RelayProtocol
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import RelayDBus
-import RelayProtocol
 
 /// Our GATT server: an application (object manager root, services, characteristics) served on
 /// the bus and registered with `GattManager1.RegisterApplication`.
@@ -132,8 +133,10 @@ public final class GattApplication {
             return
         }
         let adapter = id.path
-        client.callVoid(adapter, BlueZInterface.gattManager, "RegisterApplication",
-                        [.objectPath(root), .stringDict([:])]) { [weak self] result in
+        client.callVoid(
+            adapter, BlueZInterface.gattManager, "RegisterApplication",
+            [.objectPath(root), .stringDict([:])]
+        ) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success:
@@ -206,8 +209,10 @@ public final class GattApplication {
             do {
                 try client.connection.emitSignal(
                     path: object.path, interface: BlueZInterface.properties, member: "PropertiesChanged",
-                    arguments: [.string(BlueZInterface.gattCharacteristic), .stringDict(["Value": .bytes(value)]),
-                                .strings([])],
+                    arguments: [
+                        .string(BlueZInterface.gattCharacteristic), .stringDict(["Value": .bytes(value)]),
+                        .strings([]),
+                    ],
                     destination: broadcastsNotifications ? nil : owner)
                 sent = true
             } catch {

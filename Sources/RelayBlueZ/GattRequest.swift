@@ -1,5 +1,6 @@
 import RelayDBus
 import RelayProtocol
+
 /// The options BlueZ passes to a local characteristic's `ReadValue`, `WriteValue`,
 /// `AcquireWrite` and `AcquireNotify`: who is asking, over which MTU, at which offset.
 public struct GattRequest: Hashable, Sendable {

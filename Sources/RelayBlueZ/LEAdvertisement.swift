@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// Our `org.bluez.LEAdvertisement1` object, registered with `LEAdvertisingManager1`.
 ///
 /// BlueZ reads the properties once, at registration; to change the content, unregister,
@@ -88,8 +89,10 @@ public final class LEAdvertisement {
                 if owner == nil { self?.released() }
             }
         }
-        client.callVoid(adapter, BlueZInterface.advertisingManager, "RegisterAdvertisement",
-                        [.objectPath(path), .stringDict([:])]) { [weak self] result in
+        client.callVoid(
+            adapter, BlueZInterface.advertisingManager, "RegisterAdvertisement",
+            [.objectPath(path), .stringDict([:])]
+        ) { [weak self] result in
             guard let self else { return }
             switch result {
             case .success:

@@ -1,10 +1,11 @@
+import RelayProtocol
+import RelayRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import RelayProtocol
-import RelayRuntime
 
 /// An `AcquireNotify` socket read on a dedicated thread, so that it never sits unread.
 ///
@@ -71,11 +72,13 @@ public final class NotificationSocket {
         pthread_attr_init(&attributes)
         defer { pthread_attr_destroy(&attributes) }
         _ = pthread_attr_setstacksize(&attributes, Self.stackSize)
-        let status = pthread_create(&handle, &attributes, { argument in
-            guard let argument else { return nil }
-            Unmanaged<ReaderContext>.fromOpaque(argument).takeRetainedValue().run()
-            return nil
-        }, retained)
+        let status = pthread_create(
+            &handle, &attributes,
+            { argument in
+                guard let argument else { return nil }
+                Unmanaged<ReaderContext>.fromOpaque(argument).takeRetainedValue().run()
+                return nil
+            }, retained)
         guard status == 0 else {
             Unmanaged<ReaderContext>.fromOpaque(retained).release()
             for end in [stop.read, stop.write, wake.read, wake.write] { Glibc.close(end) }
@@ -184,8 +187,10 @@ private final class ReaderContext: Sendable {
     /// The thread's body: wait for datagrams or the stop signal; read every datagram there is.
     func run() {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        var fds = [pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0)]
+        var fds = [
+            pollfd(fd: socketFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             fds[0].revents = 0
             fds[1].revents = 0

@@ -1,4 +1,5 @@
 import RelayDBus
+
 /// A registration with bluetoothd (a GATT application or an advertisement on one adapter).
 /// `unregister` undoes it; an already-gone registration unregisters successfully.
 public final class BlueZRegistration {
@@ -13,8 +14,10 @@ public final class BlueZRegistration {
     private let method: String
     private let onEnd: () -> Void
 
-    init(client: BlueZClient, adapter: ObjectPath, object: ObjectPath, interface: String, unregisterMethod: String,
-         onEnd: @escaping () -> Void) {
+    init(
+        client: BlueZClient, adapter: ObjectPath, object: ObjectPath, interface: String, unregisterMethod: String,
+        onEnd: @escaping () -> Void
+    ) {
         self.client = client
         self.adapter = adapter
         self.object = object

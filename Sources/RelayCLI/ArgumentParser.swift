@@ -8,8 +8,10 @@ public enum ArgumentParser {
     public static let maximumSeconds: Double = 86_400
 
     /// A decimal whole number in `range`; rejects signs, spaces, hex, and overflow.
-    public static func unsigned(_ text: String, _ what: String, command: String? = nil,
-                                range: ClosedRange<UInt64> = 0...UInt64.max) throws(CommandError) -> UInt64 {
+    public static func unsigned(
+        _ text: String, _ what: String, command: String? = nil,
+        range: ClosedRange<UInt64> = 0...UInt64.max
+    ) throws(CommandError) -> UInt64 {
         let prefix = command.map { $0 + ": " } ?? ""
         let shown = quoted(text)
         let expected = "a whole number from \(range.lowerBound) to \(range.upperBound)"
@@ -31,8 +33,10 @@ public enum ArgumentParser {
     }
 
     /// An `Int` in `range` (indexes, byte counts).
-    public static func integer(_ text: String, _ what: String, command: String? = nil,
-                               range: ClosedRange<Int>) throws(CommandError) -> Int {
+    public static func integer(
+        _ text: String, _ what: String, command: String? = nil,
+        range: ClosedRange<Int>
+    ) throws(CommandError) -> Int {
         let lower = UInt64(max(0, range.lowerBound))
         let upper = UInt64(max(0, range.upperBound))
         return Int(try unsigned(text, what, command: command, range: lower...upper))
@@ -40,8 +44,10 @@ public enum ArgumentParser {
 
     /// A byte count in `range`: decimal digits, optionally followed by `K`/`KiB` (1024) or
     /// `M`/`MiB` (1048576), e.g. `65536`, `64K`, `1M`.
-    public static func byteCount(_ text: String, _ what: String, command: String? = nil,
-                                 range: ClosedRange<Int>) throws(CommandError) -> Int {
+    public static func byteCount(
+        _ text: String, _ what: String, command: String? = nil,
+        range: ClosedRange<Int>
+    ) throws(CommandError) -> Int {
         let prefix = command.map { $0 + ": " } ?? ""
         var digits = Substring(text)
         var multiplier = 1
@@ -64,8 +70,10 @@ public enum ArgumentParser {
 
     /// A duration in seconds written as plain decimal (`2`, `0.5`, `.25`): greater than 0
     /// (or equal with `allowZero`) and at most `maximum`. No exponents, signs, inf or nan.
-    public static func seconds(_ text: String, _ what: String, command: String? = nil,
-                               maximum: Double = maximumSeconds, allowZero: Bool = false) throws(CommandError) -> Double {
+    public static func seconds(
+        _ text: String, _ what: String, command: String? = nil,
+        maximum: Double = maximumSeconds, allowZero: Bool = false
+    ) throws(CommandError) -> Double {
         let prefix = command.map { $0 + ": " } ?? ""
         let limit = maximum == maximum.rounded() ? String(Int64(maximum)) : String(maximum)
         let expected = "a number of seconds \(allowZero ? "from 0" : "greater than 0") up to \(limit)"

@@ -110,7 +110,10 @@ public struct OptionParser: Sendable {
 
     /// The `--help` text: usage, summary, one line per option.
     public var helpText: String {
-        let all = options + [.flag("help", help: "Show this help and exit."), .flag("version", help: "Show the version and exit.")]
+        let all =
+            options + [
+                .flag("help", help: "Show this help and exit."), .flag("version", help: "Show the version and exit."),
+            ]
         let width = min(30, all.map(\.usage.count).max() ?? 0)
         var lines = [usage, "", summary, "", "Options:"]
         for option in all {
@@ -170,14 +173,19 @@ public struct OptionParser: Sendable {
                 if value.isEmpty { throw CommandError("--\(spec.name): \(spec.valueName) must not be empty") }
                 return value
             case .integer(let range):
-                return String(try ArgumentParser.integer(value, spec.valueName, command: "--" + spec.name, range: range))
+                return String(
+                    try ArgumentParser.integer(value, spec.valueName, command: "--" + spec.name, range: range))
             case .seconds(let maximum):
-                return String(try ArgumentParser.seconds(value, spec.valueName, command: "--" + spec.name, maximum: maximum))
+                return String(
+                    try ArgumentParser.seconds(value, spec.valueName, command: "--" + spec.name, maximum: maximum))
             case .byteCount(let range):
-                return String(try ArgumentParser.byteCount(value, spec.valueName, command: "--" + spec.name, range: range))
+                return String(
+                    try ArgumentParser.byteCount(value, spec.valueName, command: "--" + spec.name, range: range))
             case .choice(let words):
                 guard words.contains(value) else {
-                    let list = words.count == 2 ? "neither \(words[0]) nor \(words[1])"
+                    let list =
+                        words.count == 2
+                        ? "neither \(words[0]) nor \(words[1])"
                         : "not one of " + words.joined(separator: ", ")
                     throw CommandError("--\(spec.name): \(ArgumentParser.quoted(value)) is \(list)")
                 }

@@ -1,5 +1,6 @@
 internal import CDBus
 import RelayRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,23 +1,68 @@
 /// Optional accessors: each returns the payload when the value has exactly that type, else `nil`.
 /// Variants are not looked through (use `asVariant` or `unwrapped`), except where noted.
 extension DBusValue {
-    public var asByte: UInt8? { if case .byte(let v) = self { return v }; return nil }
-    public var asBool: Bool? { if case .boolean(let v) = self { return v }; return nil }
-    public var asInt16: Int16? { if case .int16(let v) = self { return v }; return nil }
-    public var asUInt16: UInt16? { if case .uint16(let v) = self { return v }; return nil }
-    public var asInt32: Int32? { if case .int32(let v) = self { return v }; return nil }
-    public var asUInt32: UInt32? { if case .uint32(let v) = self { return v }; return nil }
-    public var asInt64: Int64? { if case .int64(let v) = self { return v }; return nil }
-    public var asUInt64: UInt64? { if case .uint64(let v) = self { return v }; return nil }
-    public var asDouble: Double? { if case .double(let v) = self { return v }; return nil }
-    public var asString: String? { if case .string(let v) = self { return v }; return nil }
-    public var asObjectPath: ObjectPath? { if case .objectPath(let v) = self { return v }; return nil }
-    public var asSignature: DBusSignature? { if case .signature(let v) = self { return v }; return nil }
-    public var asFileDescriptor: FileDescriptor? { if case .unixFD(let v) = self { return v }; return nil }
+    public var asByte: UInt8? {
+        if case .byte(let v) = self { return v }
+        return nil
+    }
+    public var asBool: Bool? {
+        if case .boolean(let v) = self { return v }
+        return nil
+    }
+    public var asInt16: Int16? {
+        if case .int16(let v) = self { return v }
+        return nil
+    }
+    public var asUInt16: UInt16? {
+        if case .uint16(let v) = self { return v }
+        return nil
+    }
+    public var asInt32: Int32? {
+        if case .int32(let v) = self { return v }
+        return nil
+    }
+    public var asUInt32: UInt32? {
+        if case .uint32(let v) = self { return v }
+        return nil
+    }
+    public var asInt64: Int64? {
+        if case .int64(let v) = self { return v }
+        return nil
+    }
+    public var asUInt64: UInt64? {
+        if case .uint64(let v) = self { return v }
+        return nil
+    }
+    public var asDouble: Double? {
+        if case .double(let v) = self { return v }
+        return nil
+    }
+    public var asString: String? {
+        if case .string(let v) = self { return v }
+        return nil
+    }
+    public var asObjectPath: ObjectPath? {
+        if case .objectPath(let v) = self { return v }
+        return nil
+    }
+    public var asSignature: DBusSignature? {
+        if case .signature(let v) = self { return v }
+        return nil
+    }
+    public var asFileDescriptor: FileDescriptor? {
+        if case .unixFD(let v) = self { return v }
+        return nil
+    }
     /// The inner value of a variant.
-    public var asVariant: DBusValue? { if case .variant(let v) = self { return v }; return nil }
+    public var asVariant: DBusValue? {
+        if case .variant(let v) = self { return v }
+        return nil
+    }
     /// The members of a struct.
-    public var asStructure: [DBusValue]? { if case .structure(let v) = self { return v }; return nil }
+    public var asStructure: [DBusValue]? {
+        if case .structure(let v) = self { return v }
+        return nil
+    }
     /// The elements of an array of any element type (an `ay` buffer as `.byte` values).
     public var asArray: [DBusValue]? {
         switch self {

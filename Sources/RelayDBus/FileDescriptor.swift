@@ -1,9 +1,10 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import Synchronization
 
 /// An owned Unix file descriptor carried in a D-Bus message (type `h`).
 ///

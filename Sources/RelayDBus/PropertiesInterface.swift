@@ -31,7 +31,8 @@ extension DBusConnection {
             case .failure(let error): return .failure(error)
             case .success(let property):
                 guard let setter = property.set, property.access != .read else {
-                    return .failure(.init(name: DBusRemoteError.Names.propertyReadOnly, message: "\(name) is read-only"))
+                    return .failure(
+                        .init(name: DBusRemoteError.Names.propertyReadOnly, message: "\(name) is read-only"))
                 }
                 guard value.signature == property.signature else {
                     return .failure(.invalidArgs("\(name) has type '\(property.signature)', got '\(value.signature)'"))

@@ -94,7 +94,8 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
         let headerLength = isFirst ? FrameHeader.firstLength : FrameHeader.continuationLength
         let total = message.bytes.count
         let end = Swift.min(total, offset + maxValueLength - headerLength)
-        let start = isFirst
+        let start =
+            isFirst
             ? MessageStart(kind: message.kind, totalLength: UInt32(total), checksum: checksum) : nil
         let header = FrameHeader(messageID: id, sequence: sequence, isLast: end == total, start: start)
         return NextFrame(header: header, payloadEnd: end, length: headerLength + end - offset)

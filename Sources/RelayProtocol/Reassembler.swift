@@ -42,7 +42,8 @@ public struct Reassembler: Sendable {
     /// How far the message in progress has come; nil when no message is in progress.
     public var progress: ReassemblyProgress? {
         guard let current else { return nil }
-        return ReassemblyProgress(id: current.id, kind: current.kind, received: buffer.count, total: current.declaredLength)
+        return ReassemblyProgress(
+            id: current.id, kind: current.kind, received: buffer.count, total: current.declaredLength)
     }
 
     /// Handles one received characteristic value: a 4-byte value is reported as `.counter`
@@ -99,7 +100,8 @@ public struct Reassembler: Sendable {
         discarding = nil
         let id = header.messageID
         guard start.totalLength <= maxMessageLength else {
-            events.append(fail(.messageTooLarge(id, declared: start.totalLength, limit: maxMessageLength), discarding: id))
+            events.append(
+                fail(.messageTooLarge(id, declared: start.totalLength, limit: maxMessageLength), discarding: id))
             return events
         }
         let declared = Int(start.totalLength)
@@ -154,11 +156,13 @@ public struct Reassembler: Sendable {
     private mutating func complete() -> ReassemblyEvent {
         guard let state = current else { preconditionFailure("complete() without a message in progress") }
         guard buffer.count == state.declaredLength else {
-            return fail(.lengthMismatch(state.id, declared: state.declaredLength, received: buffer.count), discarding: nil)
+            return fail(
+                .lengthMismatch(state.id, declared: state.declaredLength, received: buffer.count), discarding: nil)
         }
         let computed = state.checksum.value
         guard computed == state.declaredChecksum else {
-            return fail(.checksumMismatch(state.id, declared: state.declaredChecksum, computed: computed), discarding: nil)
+            return fail(
+                .checksumMismatch(state.id, declared: state.declaredChecksum, computed: computed), discarding: nil)
         }
         let bytes = buffer
         buffer = []
@@ -176,7 +180,8 @@ public struct Reassembler: Sendable {
 
     private mutating func dropCurrent() -> DroppedPartial? {
         guard let state = current else { return nil }
-        let dropped = DroppedPartial(id: state.id, kind: state.kind, received: buffer.count, total: state.declaredLength)
+        let dropped = DroppedPartial(
+            id: state.id, kind: state.kind, received: buffer.count, total: state.declaredLength)
         current = nil
         buffer = []
         return dropped

@@ -131,16 +131,24 @@ public struct SHA256: Sendable {
                 schedule[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
             }
             for t in 16..<64 {
-                let s0 = Self.rotateRight(schedule[t - 15], 7) ^ Self.rotateRight(schedule[t - 15], 18)
+                let s0 =
+                    Self.rotateRight(schedule[t - 15], 7) ^ Self.rotateRight(schedule[t - 15], 18)
                     ^ (schedule[t - 15] >> 3)
-                let s1 = Self.rotateRight(schedule[t - 2], 17) ^ Self.rotateRight(schedule[t - 2], 19)
+                let s1 =
+                    Self.rotateRight(schedule[t - 2], 17) ^ Self.rotateRight(schedule[t - 2], 19)
                     ^ (schedule[t - 2] >> 10)
                 schedule[t] = schedule[t - 16] &+ s0 &+ schedule[t - 7] &+ s1
             }
             Self.roundConstants.withUnsafeBufferPointer { constants in
                 state.withUnsafeMutableBufferPointer { state in
-                    var a = state[0], b = state[1], c = state[2], d = state[3]
-                    var e = state[4], f = state[5], g = state[6], h = state[7]
+                    var a = state[0]
+                    var b = state[1]
+                    var c = state[2]
+                    var d = state[3]
+                    var e = state[4]
+                    var f = state[5]
+                    var g = state[6]
+                    var h = state[7]
                     for t in 0..<64 {
                         let sum1 = Self.rotateRight(e, 6) ^ Self.rotateRight(e, 11) ^ Self.rotateRight(e, 25)
                         let choose = (e & f) ^ (~e & g)
@@ -148,11 +156,23 @@ public struct SHA256: Sendable {
                         let sum0 = Self.rotateRight(a, 2) ^ Self.rotateRight(a, 13) ^ Self.rotateRight(a, 22)
                         let majority = (a & b) ^ (a & c) ^ (b & c)
                         let temp2 = sum0 &+ majority
-                        h = g; g = f; f = e; e = d &+ temp1
-                        d = c; c = b; b = a; a = temp1 &+ temp2
+                        h = g
+                        g = f
+                        f = e
+                        e = d &+ temp1
+                        d = c
+                        c = b
+                        b = a
+                        a = temp1 &+ temp2
                     }
-                    state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-                    state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+                    state[0] &+= a
+                    state[1] &+= b
+                    state[2] &+= c
+                    state[3] &+= d
+                    state[4] &+= e
+                    state[5] &+= f
+                    state[6] &+= g
+                    state[7] &+= h
                 }
             }
         }

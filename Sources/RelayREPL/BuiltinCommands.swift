@@ -1,5 +1,6 @@
 import RelayCLI
 import RelayRuntime
+
 extension REPL {
     /// `wait`, `sleep`, `help` and `quit`.
     func makeBuiltins() -> [CommandSpec] {

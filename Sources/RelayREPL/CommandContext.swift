@@ -1,5 +1,6 @@
 import RelayCLI
 import RelayRuntime
+
 /// What a command handler gets: its arguments, the console, the loop, and (for
 /// commands that finish later) the way to report completion.
 public final class CommandContext {
@@ -16,8 +17,10 @@ public final class CommandContext {
     private var completion: ((CommandOutcome) -> Void)?
     private var cancelHandlers: [() -> Void] = []
 
-    init(name: String, arguments: [String], line: String, console: Console, loop: EventLoop,
-         completion: @escaping (CommandOutcome) -> Void) {
+    init(
+        name: String, arguments: [String], line: String, console: Console, loop: EventLoop,
+        completion: @escaping (CommandOutcome) -> Void
+    ) {
         self.name = name
         self.arguments = arguments
         self.line = line
@@ -78,8 +81,10 @@ public final class CommandContext {
     }
 
     /// The argument at `index` as a duration in seconds (nil when absent), bounded by `maximum`.
-    public func seconds(_ index: Int, _ what: String, maximum: Double = ArgumentParser.maximumSeconds,
-                        allowZero: Bool = false) throws(CommandError) -> Double? {
+    public func seconds(
+        _ index: Int, _ what: String, maximum: Double = ArgumentParser.maximumSeconds,
+        allowZero: Bool = false
+    ) throws(CommandError) -> Double? {
         guard let text = argument(index) else { return nil }
         return try ArgumentParser.seconds(text, what, command: name, maximum: maximum, allowZero: allowZero)
     }

@@ -1,4 +1,5 @@
 import RelayCLI
+
 /// Splits an input line into a command name and its arguments.
 ///
 /// Words are separated by spaces or tabs. A double-quoted part keeps its spaces
@@ -70,7 +71,8 @@ public enum CommandLineSplitter {
             } else if char == "\"" {
                 guard text[index...].allSatisfy(isBlank) else {
                     throw CommandError(
-                        "unexpected text after the closing quote (quote the whole text, or do not start it with a quote)")
+                        "unexpected text after the closing quote (quote the whole text, or do not start it with a quote)"
+                    )
                 }
                 return result
             } else {

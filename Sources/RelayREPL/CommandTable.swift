@@ -1,4 +1,5 @@
 import RelayCLI
+
 /// The commands a REPL knows: lookup, argument splitting and checking, help text,
 /// and "did you mean" suggestions.
 public struct CommandTable {
@@ -48,7 +49,8 @@ public struct CommandTable {
                 throw CommandError("\(name): \(error.message)")
             }
             if required && text.isEmpty && rest.isEmpty {
-                throw CommandError("\(name): missing \(spec.synopsis.isEmpty ? "argument" : spec.synopsis) (usage: \(spec.usage))")
+                throw CommandError(
+                    "\(name): missing \(spec.synopsis.isEmpty ? "argument" : spec.synopsis) (usage: \(spec.usage))")
             }
             arguments = rest.isEmpty ? [] : [text]
         case .words(let minimum, let maximum):
@@ -59,8 +61,8 @@ public struct CommandTable {
                 throw CommandError("\(name): missing argument (usage: \(spec.usage))")
             }
             if let maximum, arguments.count > maximum {
-                let takes = maximum == 0 ? "takes no arguments" :
-                    "takes at most \(maximum) argument\(maximum == 1 ? "" : "s")"
+                let takes =
+                    maximum == 0 ? "takes no arguments" : "takes at most \(maximum) argument\(maximum == 1 ? "" : "s")"
                 throw CommandError("\(name) \(takes) (usage: \(spec.usage))")
             }
         }

@@ -1,9 +1,10 @@
+internal import CReadline
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-internal import CReadline
 
 /// Where the interactive history is kept between runs, and how much of it.
 ///

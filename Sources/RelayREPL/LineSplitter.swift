@@ -1,4 +1,5 @@
 import RelayCLI
+
 /// One line of input, numbered from 1, either usable text or the reason it was refused.
 public struct InputLine: Equatable, Sendable {
     /// 1-based line number in the input.
@@ -14,7 +15,9 @@ public enum LineValidator {
     public static let defaultMaximumLength = 65_536
 
     /// The line as text, or a one-line explanation of what is wrong with it.
-    public static func validate<Bytes: Collection>(_ raw: Bytes, maximumLength: Int = defaultMaximumLength)
+    public static func validate<Bytes: Collection>(
+        _ raw: Bytes, maximumLength: Int = defaultMaximumLength
+    )
         -> Result<String, CommandError> where Bytes.Element == UInt8
     {
         var bytes = Array(raw)
@@ -34,17 +37,20 @@ public enum LineValidator {
                 let value = scalar.value
                 if value != 0x09 && (value < 0x20 || (value >= 0x7F && value < 0xA0)) {
                     let hex = String(value, radix: 16, uppercase: true)
-                    return .failure(CommandError(
-                        "control character 0x\(hex.count < 2 ? "0" + hex : hex) at byte \(offset + 1) of the line; ignored "
-                            + "(inside double quotes write \\n, \\t or \\r)"))
+                    return .failure(
+                        CommandError(
+                            "control character 0x\(hex.count < 2 ? "0" + hex : hex) at byte \(offset + 1) of the line; ignored "
+                                + "(inside double quotes write \\n, \\t or \\r)"))
                 }
                 text.unicodeScalars.append(scalar)
                 offset += encoded.count
             case .error:
                 let byte = offset < bytes.count ? bytes[offset] : 0
                 let hex = String(byte, radix: 16, uppercase: true)
-                return .failure(CommandError(
-                    "line is not valid UTF-8 (byte 0x\(hex.count < 2 ? "0" + hex : hex) at byte \(offset + 1)); ignored"))
+                return .failure(
+                    CommandError(
+                        "line is not valid UTF-8 (byte 0x\(hex.count < 2 ? "0" + hex : hex) at byte \(offset + 1)); ignored"
+                    ))
             case .emptyInput:
                 break decoding
             }
@@ -116,7 +122,10 @@ public struct LineSplitter {
         let total = discardedBytes + extra
         discarding = false
         discardedBytes = 0
-        return InputLine(number: lineNumber, content: .failure(CommandError(
-            "line too long (\(total) bytes, at most \(maximumLength)); ignored")))
+        return InputLine(
+            number: lineNumber,
+            content: .failure(
+                CommandError(
+                    "line too long (\(total) bytes, at most \(maximumLength)); ignored")))
     }
 }

@@ -1,10 +1,11 @@
+import RelayCLI
+import RelayRuntime
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import RelayCLI
-import RelayRuntime
 
 /// The command loop both programs run: reads commands (readline on a terminal, plain
 /// lines from a pipe or file), runs them one at a time on the event loop, and exits
@@ -164,7 +165,9 @@ public final class REPL {
             if let inputToken { loop.update(inputToken, interest: []) }
             queue += splitter.feed(readBuffer[0..<count])
         } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-            if count < 0 { console.commandFailed("cannot read input: \(String(cString: strerror(errno)))", command: nil, line: nil) }
+            if count < 0 {
+                console.commandFailed("cannot read input: \(String(cString: strerror(errno)))", command: nil, line: nil)
+            }
             endOfInput = true
             queue += splitter.finish()
             if let inputToken { loop.cancel(inputToken) }
@@ -178,11 +181,13 @@ public final class REPL {
         if let path = configuration.historyPath {
             history = HistoryFile(path: path, limit: configuration.historyLimit)
         } else {
-            history = HistoryFile.standard(programName: configuration.programName, limit: configuration.historyLimit,
-                                           environment: processEnvironment())
+            history = HistoryFile.standard(
+                programName: configuration.programName, limit: configuration.historyLimit,
+                environment: processEnvironment())
         }
-        let editor = ReadlineEditor(programName: configuration.programName, prompt: prompt, history: history,
-                                    inputFD: configuration.inputFD, outputFD: configuration.terminalOutputFD)
+        let editor = ReadlineEditor(
+            programName: configuration.programName, prompt: prompt, history: history,
+            inputFD: configuration.inputFD, outputFD: configuration.terminalOutputFD)
         editor.completer = { [unowned self] before, word in
             self.commands.completions(lineBeforeWord: before, word: word)
         }

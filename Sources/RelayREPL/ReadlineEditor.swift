@@ -1,10 +1,11 @@
+internal import CReadline
+import RelayCLI
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-internal import CReadline
-import RelayCLI
 
 /// The interactive line editor: GNU readline in callback mode, driven by the event loop.
 ///
@@ -151,7 +152,9 @@ private func lineHandler(_ line: UnsafeMutablePointer<CChar>?) {
 }
 
 /// Readline's completion hook: command names, then each command's argument words.
-private func attemptCompletion(_ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32)
+private func attemptCompletion(
+    _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
+)
     -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 {
     guard let editor = ReadlineEditor.current, let text, let buffer = relay_rl_line_buffer() else { return nil }

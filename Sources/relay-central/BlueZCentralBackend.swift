@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import RelayApp
 import RelayBlueZ
 import RelayProtocol
 import RelayRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The central's Bluetooth side on bluetoothd: one system-bus connection, the adapter chosen
 /// with `--adapter` (or the first one), discovery, the link's calls and sockets. Every call's
@@ -72,7 +73,9 @@ final class BlueZCentralBackend: CentralBackend {
     // MARK: The link
 
     func connect(_ device: DeviceID, timeout: Double) {
-        guard let client else { return driver.feed(.connectFinished(device, BlueZError(.gone, "bluetoothd is not running"))) }
+        guard let client else {
+            return driver.feed(.connectFinished(device, BlueZError(.gone, "bluetoothd is not running")))
+        }
         client.connect(device: device, timeout: timeout) { [weak self] result in
             self?.driver.feed(.connectFinished(device, result.failure))
         }
@@ -126,7 +129,9 @@ final class BlueZCentralBackend: CentralBackend {
     // MARK: Sockets
 
     func acquireWrite(_ characteristic: CharacteristicID) {
-        guard let client else { return driver.feed(.writeAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
+        guard let client else {
+            return driver.feed(.writeAcquireFailed(BlueZError(.gone, "bluetoothd is not running")))
+        }
         client.acquireWrite(characteristic: characteristic) { [weak self] result in
             guard let self else { return }
             switch result {
@@ -147,7 +152,9 @@ final class BlueZCentralBackend: CentralBackend {
     /// `AcquireNotify` when the characteristic offers it (`NotifyAcquired` present); the socket is
     /// handed to a `NotificationSocket` so that it is read even while the loop is busy.
     func acquireNotify(_ characteristic: CharacteristicID) {
-        guard let client else { return driver.feed(.notifyAcquireFailed(BlueZError(.gone, "bluetoothd is not running"))) }
+        guard let client else {
+            return driver.feed(.notifyAcquireFailed(BlueZError(.gone, "bluetoothd is not running")))
+        }
         guard client.tree.characteristic(characteristic)?.notifyAcquired != nil else {
             return driver.feed(.notifyAcquireFailed(BlueZError(.notSupported, "no NotifyAcquired property")))
         }

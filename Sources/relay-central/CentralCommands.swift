@@ -28,7 +28,8 @@ enum CentralCommands {
             }
             guard word.contains(":"), let address = BluetoothAddress(word) else {
                 throw CommandError(
-                    "connect: \(ArgumentParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00")
+                    "connect: \(ArgumentParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00"
+                )
             }
             return .connect(.address(address))
         case "disconnect": return .disconnect
@@ -86,7 +87,8 @@ enum CentralCommands {
             MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },
             CommandSpec(
                 "read", summary: "Read both characteristics.",
-                details: "Reads the write and the notify characteristic of the connected peripheral and shows their values."
+                details:
+                    "Reads the write and the notify characteristic of the connected peripheral and shows their values."
             ) { [unowned driver] context in try driver.run(command(context), context) },
             CommandSpec(
                 "status", summary: "Show the adapter, the link, the MTU and the counters.",

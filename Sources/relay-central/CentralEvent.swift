@@ -65,7 +65,9 @@ extension CentralEvent: ReportableEvent {
             if let seeking { fields.append(("seeking", .string(seeking.description))) }
             return fields
         case .scanStopped(let reason, let found, let others):
-            var fields: [(String, JSONValue)] = [("reason", .string(reason.rawValue)), ("found", .integer(Int64(found)))]
+            var fields: [(String, JSONValue)] = [
+                ("reason", .string(reason.rawValue)), ("found", .integer(Int64(found))),
+            ]
             if !others.isEmpty { fields.append(("others", .array(others.map { .string($0) }))) }
             return fields
         case .discovered(let candidate):
@@ -115,7 +117,8 @@ extension CentralEvent: ReportableEvent {
             switch reason {
             case .timeout where found == 0:
                 let seen = others.isEmpty ? "" : "; seen but not candidates: " + others.joined(separator: ", ")
-                return "scan stopped: nothing found (is the peripheral on, in range and advertising? try 'start' on it, then scan again)\(seen)"
+                return
+                    "scan stopped: nothing found (is the peripheral on, in range and advertising? try 'start' on it, then scan again)\(seen)"
             case .timeout: return "scan stopped after the time-out: \(found) found (connect N)"
             case .requested: return "scan stopped: \(found) found"
             case .connecting: return "scan stopped to connect"

@@ -21,7 +21,8 @@ extension CentralSession {
                 return [.finish(token, .failure("no peripheral [\(index)]: \(have) (scan first, then list)"))]
             }
             let candidate = candidates[index]
-            device = devices[candidate.id]
+            device =
+                devices[candidate.id]
                 ?? DeviceInfo(id: candidate.id, address: candidate.address, name: candidate.name)
         case .address(let address):
             device = devices.values.first { $0.address == address }
@@ -47,7 +48,9 @@ extension CentralSession {
         }
         if scan != .idle {
             scan = .idle
-            actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count))]
+            actions += [
+                .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count)),
+            ]
             if let pending = scanToken {
                 scanToken = nil
                 actions.append(.finish(pending, .failure("scan cancelled by connect")))
@@ -136,7 +139,8 @@ extension CentralSession {
         guard let peer else { return [] }
         link = .idle
         let retry = nextRetryDelay()
-        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
+        let message =
+            "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
         var actions: [CentralAction] = [.report(.error(message))]
         actions += failConnect(message)
         if let retry { actions.append(.startReconnectTimer(seconds: retry)) }
@@ -148,7 +152,8 @@ extension CentralSession {
     /// retried after a back-off once that is answered.
     mutating func cancelConnect(_ peer: Peer, seen: Bool, _ reason: String) -> [CentralAction] {
         let retry = nextRetryDelay()
-        let message = "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
+        let message =
+            "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
         let actions: [CentralAction] = [.report(.error(message))] + failConnect(message)
         return actions + leave(peer, reason: "connection attempt cancelled", reported: seen, retryAfter: retry)
     }

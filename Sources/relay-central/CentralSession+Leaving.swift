@@ -1,6 +1,6 @@
-import RelayProtocol
 import RelayApp
 import RelayBlueZ
+import RelayProtocol
 
 /// How a disconnection we asked for (`CentralSession.Link.disconnecting`) ends.
 struct Leaving: Equatable {
@@ -20,7 +20,9 @@ extension CentralSession {
     /// Starts leaving the link's peer: `Disconnect` (which also cancels a `Connect` bluetoothd is
     /// still working on). It ends when bluetoothd answered and `Connected` is false, so the next
     /// `Connect` never meets the old connection (or attempt) still going away.
-    mutating func leave(_ peer: Peer, reason: String?, reported: Bool = true, retryAfter: Double? = nil) -> [CentralAction] {
+    mutating func leave(
+        _ peer: Peer, reason: String?, reported: Bool = true, retryAfter: Double? = nil
+    ) -> [CentralAction] {
         leaving = Leaving(
             reason: reason, reported: reported, wasConnected: devices[peer.id]?.connected ?? false, replied: false,
             retryAfter: retryAfter)
@@ -46,7 +48,10 @@ extension CentralSession {
                 var actions: [CentralAction] = [.cancelReconnectTimer]
                 if case .seeking = scan.purpose {
                     scan = .idle
-                    actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count))]
+                    actions += [
+                        .cancelScanTimer, .stopDiscovery,
+                        .report(.scanStopped(reason: .requested, found: candidates.count)),
+                    ]
                 }
                 return actions + failConnect("connect cancelled by disconnect") + [.finish(token, .success)]
             }

@@ -1,6 +1,6 @@
-import RelayProtocol
 import RelayApp
 import RelayBlueZ
+import RelayProtocol
 
 extension CentralSession {
     /// Whether a device is a candidate: it advertises the relay service and the expected name.
@@ -19,11 +19,14 @@ extension CentralSession {
     /// `AA:BB:… 'phone' (not named 'sample')`, for the "nothing found" report.
     static func whyNotCandidate(_ device: DeviceInfo, name: String) -> String {
         var reasons: [String] = []
-        if device.name == nil { reasons.append("no name yet") } else if device.name != name {
+        if device.name == nil {
+            reasons.append("no name yet")
+        } else if device.name != name {
             reasons.append("not named '\(name)'")
         }
         if !device.serviceUUIDs.contains(RelayProfile.service) { reasons.append("no relay service") }
-        return "\(device.address)" + (device.name.map { " '\($0)'" } ?? "") + " (" + reasons.joined(separator: ", ") + ")"
+        return "\(device.address)" + (device.name.map { " '\($0)'" } ?? "") + " (" + reasons.joined(separator: ", ")
+            + ")"
     }
 
     mutating func startListing(token: CommandToken) -> [CentralAction] {
@@ -45,7 +48,8 @@ extension CentralSession {
             scan = .active(.listing)
             candidates = []
             return [
-                .cancelReconnectTimer, .cancelScanTimer, .report(.scanning(timeout: settings.scanTimeout, seeking: nil)),
+                .cancelReconnectTimer, .cancelScanTimer,
+                .report(.scanning(timeout: settings.scanTimeout, seeking: nil)),
                 .startScanTimer(seconds: settings.scanTimeout), .finish(token, .success),
             ]
         case .idle:
@@ -200,7 +204,9 @@ extension CentralSession {
         }
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
             scan = .idle
-            actions += [.cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count))]
+            actions += [
+                .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count)),
+            ]
             actions += beginConnect(Peer(id: device.id, address: device.address, name: device.name))
         }
         return actions

@@ -13,10 +13,12 @@ extension CentralSession {
             return notRelay(peer, "it has no relay service \(RelayProfile.service)")
         }
         guard let write = inService.first(where: { $0.uuid == RelayProfile.writeCharacteristic }) else {
-            return notRelay(peer, "its relay service lacks the write characteristic \(RelayProfile.writeCharacteristic)")
+            return notRelay(
+                peer, "its relay service lacks the write characteristic \(RelayProfile.writeCharacteristic)")
         }
         guard let notify = inService.first(where: { $0.uuid == RelayProfile.notifyCharacteristic }) else {
-            return notRelay(peer, "its relay service lacks the notify characteristic \(RelayProfile.notifyCharacteristic)")
+            return notRelay(
+                peer, "its relay service lacks the notify characteristic \(RelayProfile.notifyCharacteristic)")
         }
         guard write.flags.contains(.writeWithoutResponse) else {
             return notRelay(peer, "its write characteristic is not write-without-response (flags: \(write.flags))")
@@ -45,10 +47,12 @@ extension CentralSession {
         if autoConnect != nil, autoConnectPersistent, connectToken == nil, peer.address == lastRelayAddress,
             let delay = nextRetryDelay()
         {
-            return leave(peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))",
+            return leave(
+                peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))",
                 retryAfter: delay)
         }
-        return abandon(peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
+        return abandon(
+            peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
             disconnectReason: "not a relay peripheral")
     }
 
@@ -70,7 +74,8 @@ extension CentralSession {
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
         guard case .subscribing(let peer, var relay) = link else { return [] }
         if let error {
-            return abandon(peer, "could not subscribe to \(peer)'s notifications: \(error)",
+            return abandon(
+                peer, "could not subscribe to \(peer)'s notifications: \(error)",
                 disconnectReason: "subscription failed")
         }
         relay.notifying = true
@@ -209,7 +214,11 @@ extension CentralSession {
         // sent: all of a message whose last frame was in flight, some of the one in front.
         var lost: [(item: Outbox<CommandToken?>.Completion, framesTaken: Int)] = []
         if let completion = inFlight?.completion {
-            if case .message(let message, _) = completion { lost.append((completion, message.frames)) } else { lost.append((completion, 0)) }
+            if case .message(let message, _) = completion {
+                lost.append((completion, message.frames))
+            } else {
+                lost.append((completion, 0))
+            }
         }
         let front = outbox.frontMessageProgress
         for (index, item) in outbox.removeAll().enumerated() {

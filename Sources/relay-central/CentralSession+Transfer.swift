@@ -23,7 +23,10 @@ extension CentralSession {
             if let counter = value.counter {
                 failed = ("counter \(counter) not written: \(Self.writeProblem(error))", value.completion?.token ?? nil)
             } else if let (message, taken, token) = frameFailed(value) {
-                failed = ("message \(message.id) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))", token)
+                failed = (
+                    "message \(message.id) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))",
+                    token
+                )
             } else {
                 failed = nil
             }
@@ -117,7 +120,9 @@ extension CentralSession {
     }
 
     /// A complete message: saved when `--save-dir` is set, and reported.
-    private mutating func delivered(_ message: Message, id: MessageID, number: Int, from sender: PeerName) -> [CentralAction] {
+    private mutating func delivered(
+        _ message: Message, id: MessageID, number: Int, from sender: PeerName
+    ) -> [CentralAction] {
         messagesReceived += 1
         let report = ReceivedMessageReport(from: sender, id: id, message: message)
         guard let directory = settings.saveDirectory else { return [.report(.transfer(.message(report)))] }

@@ -210,7 +210,8 @@ struct CentralSession {
         case .disconnecting: linkWord = "disconnecting"
         }
         return CentralStatus(
-            adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer, mtu: readyLink?.mtu,
+            adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer,
+            mtu: readyLink?.mtu,
             path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
             pendingSends: outbox.count)

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 import RelayApp
 import RelayBlueZ
 import RelayCLI
 import RelayREPL
 import RelayRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// relay-central: the article's Apple Watch app (the central) as a Linux program with a REPL.
 

@@ -47,7 +47,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             self.driver.handle(.refusedCall(call, time: self.loop.now))
         }
         let application = GattApplication(
-            client: client, root: "/org/relay/peripheral", services: [PeripheralGattProfile.localService(notifyPath: notifyPath)])
+            client: client, root: "/org/relay/peripheral",
+            services: [PeripheralGattProfile.localService(notifyPath: notifyPath)])
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(
@@ -96,7 +97,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         guard client.isLoaded else { return }
         let selected: AdapterSnapshot
-        switch AdapterSelection.choose(choice, from: client.tree.adapters, preferring: { $0.advertising != nil && $0.hasGattManager }) {
+        switch AdapterSelection.choose(
+            choice, from: client.tree.adapters, preferring: { $0.advertising != nil && $0.hasGattManager })
+        {
         case .success(let adapter): selected = adapter
         case .failure(let problem):
             dropAdapter()
@@ -183,7 +186,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             StartupTrace.once("RegisterApplication answered")
             switch result {
             case .success: self?.driver.handle(.applicationRegistered(ticket))
-            case .failure(let error): self?.driver.handle(.applicationFailed(ticket, .application(error, adapter: adapter.name)))
+            case .failure(let error):
+                self?.driver.handle(.applicationFailed(ticket, .application(error, adapter: adapter.name)))
             }
         }
     }
@@ -207,8 +211,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
                 self.driver.handle(.advertisementRegistered(ticket))
             case .failure(let error):
                 let current = self.client?.tree.adapter(adapter.id) ?? adapter
-                self.driver.handle(.advertisementFailed(ticket, .advertisement(
-                    error, adapter: adapter.name, name: name.text, supports: current.advertising?.summary)))
+                self.driver.handle(
+                    .advertisementFailed(
+                        ticket,
+                        .advertisement(
+                            error, adapter: adapter.name, name: name.text, supports: current.advertising?.summary)))
             }
         }
     }

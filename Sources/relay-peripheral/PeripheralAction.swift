@@ -120,10 +120,12 @@ enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
             let fix: String
             switch error.kind {
             case .notPermitted:
-                fix = "every advertising slot is in use: stop other advertisers (another relay-peripheral, "
+                fix =
+                    "every advertising slot is in use: stop other advertisers (another relay-peripheral, "
                     + "'bluetoothctl advertise off') and type start again"
             case .failed, .invalidLength, .invalidArguments:
-                fix = "the adapter refused the advertisement: try a shorter --name, check that the adapter supports LE "
+                fix =
+                    "the adapter refused the advertisement: try a shorter --name, check that the adapter supports LE "
                     + "advertising (btmgmt info) and see bluetoothd's log"
             case .accessDenied:
                 fix = AdapterProblem.accessDenied.description
@@ -131,7 +133,8 @@ enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
                 fix = error.hint.isEmpty ? "see bluetoothd's log (journalctl -u bluetooth)" : error.hint
             }
             let supported = supports.map { " — \(adapter) advertising: \($0)" } ?? ""
-            return "cannot advertise as '\(name)' on \(adapter): \(error.name): \(error.message)\(supported); fix: \(fix)"
+            return
+                "cannot advertise as '\(name)' on \(adapter): \(error.name): \(error.message)\(supported); fix: \(fix)"
         }
     }
 }

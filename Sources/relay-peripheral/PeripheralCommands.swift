@@ -40,7 +40,8 @@ extension PeripheralDriver {
                 shape: .words(min: 0, max: 1)
             ) { [unowned self] context in try self.run(.notify(value: try context.uint32(0, "N"))) },
             MessageCommands.send(
-                chunking: "chunked at min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so nothing is dropped"
+                chunking:
+                    "chunked at min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so nothing is dropped"
             ) { [unowned self] message, _ in try self.run(.send(message)) },
             MessageCommands.sendFile { [unowned self] message, _ in try self.run(.send(message)) },
             CommandSpec(

@@ -124,8 +124,10 @@ extension PeripheralEvent: ReportableEvent {
         case .subscribed(let central, let mtu):
             return [("address", address(central)), ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null)]
         case .unsubscribed(let central): return [("address", address(central))]
-        case .mtu(let central, let mtu): return [("address", .string(central.description)), ("mtu", .integer(Int64(mtu.value)))]
-        case .notified(let value, let centrals): return [("value", .unsigned(value)), ("centrals", .integer(Int64(centrals)))]
+        case .mtu(let central, let mtu):
+            return [("address", .string(central.description)), ("mtu", .integer(Int64(mtu.value)))]
+        case .notified(let value, let centrals):
+            return [("value", .unsigned(value)), ("centrals", .integer(Int64(centrals)))]
         case .transfer(let event): return event.fields
         case .error(let problem, let from):
             var fields: [(String, JSONValue)] = [("message", .string(problem.description))]
@@ -153,7 +155,8 @@ extension PeripheralEvent: ReportableEvent {
         case .subscribed(let central, let mtu): return "\(who(central)) subscribed" + (mtu.map { " (MTU \($0))" } ?? "")
         case .unsubscribed(let central): return "\(who(central)) unsubscribed"
         case .mtu(let central, let mtu): return "\(who(central)): MTU \(mtu)"
-        case .notified(let value, let centrals): return "notified \(value) to \(centrals) central\(centrals == 1 ? "" : "s")"
+        case .notified(let value, let centrals):
+            return "notified \(value) to \(centrals) central\(centrals == 1 ? "" : "s")"
         case .transfer(let event): return event.humanDescription
         case .error(let problem, let from): return "error: " + (from.map { "\(who($0)): " } ?? "") + problem.description
         case .status(let status): return status.humanDescription

@@ -8,11 +8,14 @@ enum PeripheralGattProfile {
     /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
     /// central (an acquired write socket would not on BlueZ 5.66).
     static func localService(notifyPath: NotifyPath = .socket) -> LocalService {
-        LocalService(uuid: RelayProfile.service, primary: true, characteristics: [
-            LocalCharacteristic(uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse]),
-            LocalCharacteristic(
-                uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify], supportsAcquireNotify: notifyPath == .socket),
-        ])
+        LocalService(
+            uuid: RelayProfile.service, primary: true,
+            characteristics: [
+                LocalCharacteristic(uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse]),
+                LocalCharacteristic(
+                    uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify],
+                    supportsAcquireNotify: notifyPath == .socket),
+            ])
     }
 
     /// The advertisement: the relay service UUID and the LocalName.

@@ -24,7 +24,8 @@ struct PeripheralOptions: Equatable, Sendable {
         version: version,
         options: CommonOptions.specs(
             peer: "a central", notifyPathDefault: .socket,
-            notifyPathHelp: "How notifications reach bluetoothd: its AcquireNotify socket (default) or PropertiesChanged signals.")
+            notifyPathHelp:
+                "How notifications reach bluetoothd: its AcquireNotify socket (default) or PropertiesChanged signals.")
             + [
                 .value("name", "NAME", help: "Advertised LocalName (default: sample; at most 29 bytes of UTF-8)."),
                 .flag("echo", help: "Notify every received counter straight back (round-trip benchmark)."),

@@ -49,7 +49,9 @@ extension PeripheralSession {
     mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
         guard var central = centrals.removeValue(forKey: address) else { return [] }
         var actions: [PeripheralAction] = []
-        if let dropped = central.inbound.reset(because: .linkEnded(reason)), let event = TransferEvent(dropped, from: PeerName(.central, address)) {
+        if let dropped = central.inbound.reset(because: .linkEnded(reason)),
+            let event = TransferEvent(dropped, from: PeerName(.central, address))
+        {
             actions.append(.report(.transfer(event)))
         }
         actions.append(.report(.disconnected(address)))

@@ -43,7 +43,8 @@ extension PeripheralSession {
         return actions + reconcile()
     }
 
-    mutating func applicationFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction] {
+    mutating func applicationFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction]
+    {
         guard application == .pending(ticket) else { return [] }
         // Refused by the bus policy: that is the adapter's state (it says why and the fix).
         if failure.isAccessDenied { return adapterChanged(to: .unavailable(.accessDenied), info: adapterInfo) }
@@ -72,7 +73,9 @@ extension PeripheralSession {
         return [.unregisterAdvertisement]
     }
 
-    mutating func advertisementFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction] {
+    mutating func advertisementFailed(
+        _ ticket: RegistrationTicket, _ failure: RegistrationFailure
+    ) -> [PeripheralAction] {
         guard advertisement == .pending(ticket) else { return [] }
         advertisement = .absent
         wantsAdvertising = false

@@ -108,7 +108,8 @@ extension PeripheralSession {
     mutating func abandonOutbox(because reason: SendAbandonReason) -> [PeripheralAction] {
         // A value on its way goes with the queue (the link that would carry it is gone); when it
         // was a counter or a message's last frame, that counter or message is lost too.
-        var messages = 0, counters = 0
+        var messages = 0
+        var counters = 0
         for item in outbox.removeAll() {
             if case .message = item { messages += 1 } else { counters += 1 }
         }

@@ -23,7 +23,9 @@ extension PeripheralSession {
     }
 
     /// A value written to the write characteristic: a counter, or a frame for the writer's pipeline.
-    mutating func received(_ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction] {
+    mutating func received(
+        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
+    ) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         if let address {
             actions += ensureCentral(address)
@@ -52,7 +54,9 @@ extension PeripheralSession {
         return actions
     }
 
-    private mutating func deliver(_ message: Message, id: MessageID, number: Int, from sender: PeerName) -> [PeripheralAction] {
+    private mutating func deliver(
+        _ message: Message, id: MessageID, number: Int, from sender: PeerName
+    ) -> [PeripheralAction] {
         messagesReceived += 1
         let report = ReceivedMessageReport(from: sender, id: id, message: message)
         guard let directory = configuration.saveDirectory else { return [.report(.transfer(.message(report)))] }

@@ -132,7 +132,9 @@ struct PeripheralSession {
 
     private func requireSubscribers() throws(CommandError) {
         guard isPoweredOn else {
-            throw CommandError("Bluetooth is not powered on (\(adapter == .unknown ? "no adapter yet" : adapter.phrase)); nothing was sent")
+            throw CommandError(
+                "Bluetooth is not powered on (\(adapter == .unknown ? "no adapter yet" : adapter.phrase)); nothing was sent"
+            )
         }
         guard application == .active else {
             throw CommandError("the GATT service is not registered: type start first")

@@ -46,9 +46,10 @@ struct PeripheralStatus: Equatable, Sendable {
         pendingSends = session.pendingCount
         messagesReceived = session.messagesReceived
         centrals = session.centrals.sorted { $0.key < $1.key }.map { address, central in
-            Central(address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
-                    messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
-                    receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) })
+            Central(
+                address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
+                messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
+                receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) })
         }
     }
 
@@ -58,18 +59,28 @@ struct PeripheralStatus: Equatable, Sendable {
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
-            ("centrals", .array(centrals.map { central in
-                .object([
-                    ("address", .string(central.address.description)),
-                    ("mtu", central.mtu.map { .integer(Int64($0.value)) } ?? .null),
-                    ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
-                    ("messages", .integer(Int64(central.messages))),
-                    ("lastWritten", central.lastWritten.map { .string(Hex.preview($0, limit: 64)) } ?? .null),
-                    ("receiving", central.receiving.map { progress in
-                        .object([("received", .integer(Int64(progress.received))), ("total", .integer(Int64(progress.total)))])
-                    } ?? .null),
-                ])
-            })),
+            (
+                "centrals",
+                .array(
+                    centrals.map { central in
+                        .object([
+                            ("address", .string(central.address.description)),
+                            ("mtu", central.mtu.map { .integer(Int64($0.value)) } ?? .null),
+                            ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
+                            ("messages", .integer(Int64(central.messages))),
+                            ("lastWritten", central.lastWritten.map { .string(Hex.preview($0, limit: 64)) } ?? .null),
+                            (
+                                "receiving",
+                                central.receiving.map { progress in
+                                    .object([
+                                        ("received", .integer(Int64(progress.received))),
+                                        ("total", .integer(Int64(progress.total))),
+                                    ])
+                                } ?? .null
+                            ),
+                        ])
+                    })
+            ),
         ]
     }
 

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-    import Glibc
-#endif
 import RelayApp
 import RelayCLI
 import RelayREPL
 import RelayRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // relay-peripheral: the article's iPhone app as a Linux program with a REPL (see docs/cli.md).
 

@@ -14,9 +14,13 @@ final class BluezooCentralTests: XCTestCase {
     let peripheralAddress = "00:00:00:11:11:11"
     let centralAddress = "00:00:00:22:22:22"
 
-    func wait(_ what: String, _ loop: EventLoop, timeout: Double = 20, file: StaticString = #filePath,
-              line: UInt = #line, _ condition: () -> Bool) {
-        if !loop.run(until: condition, timeout: timeout) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
+    func wait(
+        _ what: String, _ loop: EventLoop, timeout: Double = 20, file: StaticString = #filePath,
+        line: UInt = #line, _ condition: () -> Bool
+    ) {
+        if !loop.run(until: condition, timeout: timeout) {
+            XCTFail("timed out waiting for \(what)", file: file, line: line)
+        }
     }
 
     func runExchange(acquire: Bool, notifySocket: Bool = false, askForNotifySocket: Bool = false) throws {
@@ -27,16 +31,25 @@ final class BluezooCentralTests: XCTestCase {
         let server = try BlueZClient.connect(to: .address(bus.address), loop: loop)
         server.start()
         wait("adapters", loop, timeout: 60) { server.isAvailable && server.tree.adapters.filter(\.powered).count == 2 }
-        if !server.isAvailable { print("owner \(String(describing: server.owner)) loaded \(server.isLoaded) adapters \(server.tree.adapters)") }
+        if !server.isAvailable {
+            print(
+                "owner \(String(describing: server.owner)) loaded \(server.isLoaded) adapters \(server.tree.adapters)")
+        }
         let hci0 = try XCTUnwrap(server.tree.adapter(matching: "hci0"))
-        let application = GattApplication(client: server, services: [
-            LocalService(uuid: RelayProfile.service, characteristics: [
-                LocalCharacteristic(uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse],
-                                    supportsAcquireWrite: acquire),
-                LocalCharacteristic(uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify], value: [0, 0, 0, 0],
-                                    supportsAcquireNotify: notifySocket),
-            ]),
-        ])
+        let application = GattApplication(
+            client: server,
+            services: [
+                LocalService(
+                    uuid: RelayProfile.service,
+                    characteristics: [
+                        LocalCharacteristic(
+                            uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse],
+                            supportsAcquireWrite: acquire),
+                        LocalCharacteristic(
+                            uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify], value: [0, 0, 0, 0],
+                            supportsAcquireNotify: notifySocket),
+                    ])
+            ])
         var written: [[UInt8]] = []
         application.onEvent = { if case .written(_, let value, _) = $0 { written.append(value) } }
         var registered = 0
@@ -52,7 +65,8 @@ final class BluezooCentralTests: XCTestCase {
         var settings = CentralSettings()
         settings.notifyPath = notifySocket || askForNotifySocket ? .socket : .signal
         let driver = CentralDriver(settings: settings, loop: loop, console: console)
-        driver.backend = BlueZCentralBackend(driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
+        driver.backend = BlueZCentralBackend(
+            driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
         driver.start()
         wait("powered on", loop) { driver.session.adapterState == .poweredOn }
         XCTAssertEqual(driver.session.adapter?.name, "hci1")
@@ -67,7 +81,11 @@ final class BluezooCentralTests: XCTestCase {
         XCTAssertEqual(driver.session.scan, .idle, "scanning stopped once connected")
         XCTAssertEqual(driver.session.readyLink?.path, acquire ? .socket : .writeValue)
         XCTAssertEqual(driver.session.readyLink?.notifyVia, notifySocket ? .socket : .signal)
-        XCTAssertTrue(lines.contains { $0.contains(#""event":"ready""#) && $0.contains(notifySocket ? #""notify":"socket""# : #""notify":"signal""#) })
+        XCTAssertTrue(
+            lines.contains {
+                $0.contains(#""event":"ready""#)
+                    && $0.contains(notifySocket ? #""notify":"socket""# : #""notify":"signal""#)
+            })
         wait("subscribed on the server", loop) { application.isNotifying(RelayProfile.notifyCharacteristic) }
 
         for token in 102...104 { driver.feed(.command(.write(value: nil), token: token)) }
@@ -92,7 +110,9 @@ final class BluezooCentralTests: XCTestCase {
         var fed = 0
         wait("the message on the server", loop) {
             while fed < written.count {
-                for case .message(let received) in reassembler.receive(written[fed]) { arrived.append(received.message) }
+                for case .message(let received) in reassembler.receive(written[fed]) {
+                    arrived.append(received.message)
+                }
                 fed += 1
             }
             return !arrived.isEmpty

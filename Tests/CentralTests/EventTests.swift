@@ -1,7 +1,7 @@
 import RelayApp
 import RelayBlueZ
-import RelayEndpoint
 import RelayCLI
+import RelayEndpoint
 import RelayProtocol
 import XCTest
 
@@ -12,7 +12,8 @@ final class EventRenderingTests: XCTestCase {
 
     func testDiscoveredCarriesIndexNameAddressAndRSSI() {
         let candidate = Candidate(
-            index: 2, id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample", rssi: -47)
+            index: 2, id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample",
+            rssi: -47)
         let event = CentralEvent.discovered(candidate)
         XCTAssertEqual(
             console.jsonLine(name: event.name, fields: event.fields),
@@ -24,13 +25,17 @@ final class EventRenderingTests: XCTestCase {
         let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket)
         XCTAssertEqual(
             console.jsonLine(name: ready.name, fields: ready.fields),
-            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket"}"#)
-        let message = CentralEvent.transfer(.message(ReceivedMessageReport(
-            from: PeerName(.peripheral, peer.address), id: MessageID(3), message: Message(text: "hi"))))
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket"}"#
+        )
+        let message = CentralEvent.transfer(
+            .message(
+                ReceivedMessageReport(
+                    from: PeerName(.peripheral, peer.address), id: MessageID(3), message: Message(text: "hi"))))
         XCTAssertEqual(
             console.jsonLine(name: message.name, fields: message.fields),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":3,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#)
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#
+        )
         let gone = CentralEvent.disconnected(peer, reason: "connection lost")
         XCTAssertEqual(gone.fields.last?.1, .string("connection lost"))
     }
@@ -39,27 +44,39 @@ final class EventRenderingTests: XCTestCase {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: nil)
         let partial = DroppedPartial(id: MessageID(1), kind: .binary, received: 1, total: 2)
         let status = CentralStatus(
-            adapter: AdapterReport(adapter: nil, state: .unknown), link: "disconnected", peer: nil, mtu: nil, path: nil, scanning: false,
+            adapter: AdapterReport(adapter: nil, state: .unknown), link: "disconnected", peer: nil, mtu: nil, path: nil,
+            scanning: false,
             candidates: 0, nextCounter: Counter(0), lastReceived: nil, messagesReceived: 0, messagesSent: 0,
             pendingSends: 0)
         let all: [CentralEvent] = [
             .state(.poweredOn, adapter: nil), .scanning(timeout: 1, seeking: nil),
-            .scanStopped(reason: .timeout, found: 0), .discovered(Candidate(index: 0, id: DeviceID(path: "/d")!, address: peer.address, name: "s", rssi: nil)),
-            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal), .mtu(MTU(23)!),
+            .scanStopped(reason: .timeout, found: 0),
+            .discovered(Candidate(index: 0, id: DeviceID(path: "/d")!, address: peer.address, name: "s", rssi: nil)),
+            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal),
+            .mtu(MTU(23)!),
             .disconnected(peer, reason: "x"), .reconnecting(peer.address),
             .transfer(.counter(from: PeerName(.peripheral, peer.address), Counter(1))), .written(Counter(1)),
-            .transfer(.receiving(from: PeerName(.peripheral, peer.address), ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
-            .transfer(.message(ReceivedMessageReport(from: PeerName(.peripheral, peer.address), id: MessageID(1), message: Message(binary: [])))),
+            .transfer(
+                .receiving(
+                    from: PeerName(.peripheral, peer.address),
+                    ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
+            .transfer(
+                .message(
+                    ReceivedMessageReport(
+                        from: PeerName(.peripheral, peer.address), id: MessageID(1), message: Message(binary: [])))),
             .transfer(.dropped(from: PeerName(.peripheral, peer.address), partial, .linkEnded("x"))),
-            .transfer(.sent(OutgoingMessage(id: MessageID(1), kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!))),
+            .transfer(
+                .sent(OutgoingMessage(id: MessageID(1), kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!))),
             .read(.write, value: []), .list([]),
             .status(status), .error("x"),
         ]
         XCTAssertEqual(Set(all.map(\.name)), Set(CentralEvent.names))
         XCTAssertEqual(all.count, CentralEvent.names.count)
         XCTAssertEqual(
-            CentralEvent.discovered(Candidate(index: 0, id: DeviceID(path: "/d")!, address: peer.address, name: "s", rssi: nil))
-                .humanDescription,
+            CentralEvent.discovered(
+                Candidate(index: 0, id: DeviceID(path: "/d")!, address: peer.address, name: "s", rssi: nil)
+            )
+            .humanDescription,
             "[0] 00:AA:01:00:00:00 s RSSI n/a", "no RSSI is n/a, not a number")
         for event in all { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
     }

@@ -39,7 +39,9 @@ final class ConnectTests: XCTestCase {
         let fallback = harness.feed(.writeAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
         XCTAssertEqual(fallback, [.readMTU(SessionHarness.writeID)])
         let ready = harness.feed(.mtuRead(MTU(247)!))
-        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
+        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else {
+            return XCTFail("\(ready)")
+        }
         XCTAssertEqual(mtu, MTU(247)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
@@ -57,7 +59,9 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .readMTU(SessionHarness.writeID)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.mtuRead(MTU(517)!))
-        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else { return XCTFail("\(ready)") }
+        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else {
+            return XCTFail("\(ready)")
+        }
         XCTAssertEqual(mtu, MTU(517)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
@@ -79,7 +83,8 @@ final class ConnectTests: XCTestCase {
         let (token, _) = harness.command(.connect(.index(0)))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         let battery = RemoteCharacteristic(
-            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!,
+            flags: [.read])
         let refused = harness.feed(.characteristicsFound(SessionHarness.peerID, [battery]))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: refused) else { return XCTFail() }
         XCTAssertTrue(message.contains("not a relay peripheral"), message)
@@ -112,8 +117,9 @@ final class ConnectTests: XCTestCase {
         var harness = SessionHarness()
         harness.scanAndFind()
         let (token, _) = harness.command(.connect(.index(0)))
-        let failed = harness.feed(.connectFinished(
-            SessionHarness.peerID, BlueZError(name: "org.bluez.Error.InProgress", message: "In Progress")))
+        let failed = harness.feed(
+            .connectFinished(
+                SessionHarness.peerID, BlueZError(name: "org.bluez.Error.InProgress", message: "In Progress")))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: failed) else { return XCTFail() }
         XCTAssertTrue(message.contains("InProgress"), message)
         XCTAssertTrue(message.contains("retry"), message)
@@ -204,7 +210,9 @@ final class DisconnectTests: XCTestCase {
         let found = harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
         XCTAssertTrue(found.contains(.connect(newID, timeout: 20)))
         // A failed attempt retries after a pause.
-        let failed = harness.feed(.connectFinished(newID, BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")))
+        let failed = harness.feed(
+            .connectFinished(newID, BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
+        )
         XCTAssertTrue(failed.contains(.startReconnectTimer(seconds: 1)))
         XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
         harness.feed(.discoveryStarted)
@@ -224,7 +232,9 @@ final class DisconnectTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(on), ["state"])
         XCTAssertTrue(on.contains(.startDiscovery))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
+        XCTAssertTrue(
+            harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
+        )
     }
 
     func testAPowerOffWhileDisconnectingDoesNotReconnect() {

@@ -1,11 +1,12 @@
+import Foundation
 import RelayBlueZ
+import RelayProtocol
 import RelayRuntime
+import XCTest
+
 #if canImport(Glibc)
     import Glibc
 #endif
-import Foundation
-import RelayProtocol
-import XCTest
 
 /// The inbox between the reader thread and the loop.
 final class DatagramInboxTests: XCTestCase {

@@ -29,7 +29,8 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(found, [.acquireNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
         XCTAssertEqual(harness.feed(.notifyAcquired), [])
         let ready = harness.feed(.writeAcquired(MTU(517)!))
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .socket)])
+        XCTAssertEqual(
+            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .socket)])
         XCTAssertEqual(harness.session.readyLink?.notifyVia, .socket)
     }
 
@@ -54,7 +55,8 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(refused, [.startNotify(SessionHarness.notifyID)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(247)!))
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(247)!, path: .socket, notify: .signal)])
+        XCTAssertEqual(
+            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(247)!, path: .socket, notify: .signal)])
     }
 
     func testFailedFallbackAbandonsTheLinkLikeTheSignalPath() {
@@ -92,7 +94,8 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(harness.feed(.notifySocketClosed), [.startNotify(SessionHarness.notifyID)])
         XCTAssertEqual(SessionHarness.events(harness.feed(.writeAcquired(MTU(517)!))), [], "not ready: unsubscribed")
         let ready = harness.feed(.notifyStarted(nil))
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .signal)])
+        XCTAssertEqual(
+            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .signal)])
     }
 
     func testDisconnectReleasesBothSockets() {

@@ -36,18 +36,22 @@ final class CentralOptionsTests: XCTestCase {
         expected.writePath = .writeValue
         expected.common.notifyPath = .socket
         XCTAssertEqual(launch, .run(expected))
-        XCTAssertEqual(try CentralOptions.parse(["--connect", "sample"]), .run({
-            var options = CentralOptions()
-            options.connect = .name("sample")
-            return options
-        }()))
+        XCTAssertEqual(
+            try CentralOptions.parse(["--connect", "sample"]),
+            .run(
+                {
+                    var options = CentralOptions()
+                    options.connect = .name("sample")
+                    return options
+                }()))
         XCTAssertEqual(
             try CentralOptions.parse(["--adapter", "00:aa:01:01:00:01"]),
-            .run({
-                var options = CentralOptions()
-                options.common.adapter = .address(BluetoothAddress("00:AA:01:01:00:01")!)
-                return options
-            }()))
+            .run(
+                {
+                    var options = CentralOptions()
+                    options.common.adapter = .address(BluetoothAddress("00:AA:01:01:00:01")!)
+                    return options
+                }()))
         guard case .print(let help) = try CentralOptions.parse(["--json", "--help"]) else { return XCTFail("no help") }
         XCTAssertTrue(help.hasPrefix("usage: relay-central "), help)
         XCTAssertEqual(try CentralOptions.parse(["--version"]), .print(CentralOptions.version))
@@ -56,7 +60,8 @@ final class CentralOptionsTests: XCTestCase {
     func testUsageErrorsSayWhatIsWrong() {
         let cases: [([String], String)] = [
             (["--scan-timeout", "0"], "--scan-timeout"), (["--scan-timeout", "ten"], "--scan-timeout"),
-            (["--scan-timeout"], "needs a value"), (["--adapter", "wlan0"], "--adapter"), (["--save-dir", "/nonexistent"], "--save-dir"),
+            (["--scan-timeout"], "needs a value"), (["--adapter", "wlan0"], "--adapter"),
+            (["--save-dir", "/nonexistent"], "--save-dir"),
             (["--max-message", "0"], "--max-message"), (["--max-message", "1G"], "--max-message"),
             (["--bogus"], "unknown option"), (["scan"], "unexpected argument"), (["--json=yes"], "takes no value"),
             (["--name", ""], "--name"), (["--connect", ""], "--connect"),
@@ -99,7 +104,8 @@ final class CentralCommandTests: XCTestCase {
             ("frobnicate", "unknown command"), ("scan now", "is not 'stop'"), ("connect", "missing argument"),
             ("connect x", "neither a list index nor an address"), ("write -1", "must not be negative"),
             ("write 4294967296", "out of range"), ("send", "missing TEXT"),
-            ("list all", "takes no arguments"), ("quit", "unknown command"), ("connect 1 2", "takes at most 1 argument"),
+            ("list all", "takes no arguments"), ("quit", "unknown command"),
+            ("connect 1 2", "takes at most 1 argument"),
         ]
         for (line, expected) in cases {
             XCTAssertThrowsError(try command(line), line) { error in
@@ -111,6 +117,7 @@ final class CentralCommandTests: XCTestCase {
     func testHelpCoversEveryCommandName() {
         let driver = CentralDriver(settings: CentralSettings(), loop: EventLoop(), console: Console(output: { _ in }))
         let names = CentralCommands.specs(driver: driver).map(\.name)
-        XCTAssertEqual(names, ["scan", "list", "connect", "disconnect", "write", "send", "send-file", "read", "status"])
+        XCTAssertEqual(
+            names, ["scan", "list", "connect", "disconnect", "write", "send", "send-file", "read", "status"])
     }
 }

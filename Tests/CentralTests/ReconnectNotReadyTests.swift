@@ -8,7 +8,8 @@ import XCTest
 /// before relay-peripheral has registered its GATT application again.
 final class ReconnectNotReadyTests: XCTestCase {
     static let battery = RemoteCharacteristic(
-        id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
+        id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!,
+        flags: [.read])
 
     /// Connected and ready with `--reconnect`, then the link drops and the reconnect connects again
     /// up to the characteristics check.

@@ -19,7 +19,9 @@ final class ReconnectRecoveryTests: XCTestCase {
     private func loseAndSeekAgain(_ harness: inout SessionHarness) {
         harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
+        XCTAssertTrue(
+            harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
+        )
     }
 
     private static func reconnectDelays(_ actions: [CentralAction]) -> [Double] {
@@ -27,7 +29,9 @@ final class ReconnectRecoveryTests: XCTestCase {
     }
 
     private static func errors(_ actions: [CentralAction]) -> [String] {
-        SessionHarness.events(actions).compactMap { if case .error(let message) = $0 { return message } else { return nil } }
+        SessionHarness.events(actions).compactMap {
+            if case .error(let message) = $0 { return message } else { return nil }
+        }
     }
 
     func testAConnectThatTimesOutIsCancelledBeforeTheRetry() {
@@ -67,7 +71,9 @@ final class ReconnectRecoveryTests: XCTestCase {
             delays += Self.reconnectDelays(refused)
             XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
             harness.feed(.discoveryStarted)
-            XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
+            XCTAssertTrue(
+                harness.feed(.deviceUpdated(SessionHarness.device())).contains(
+                    .connect(SessionHarness.peerID, timeout: 20)))
         }
         XCTAssertEqual(delays, [1, 2, 4, 5, 5])
         XCTAssertTrue(Self.errors(harness.log).contains { $0.contains("already in progress") })
@@ -101,8 +107,11 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         let battery = RemoteCharacteristic(
-            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!, flags: [.read])
-        XCTAssertTrue(harness.feed(.characteristicsFound(SessionHarness.peerID, [battery])).contains(.disconnect(SessionHarness.peerID)))
+            id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!,
+            flags: [.read])
+        XCTAssertTrue(
+            harness.feed(.characteristicsFound(SessionHarness.peerID, [battery])).contains(
+                .disconnect(SessionHarness.peerID)))
         // Answered, but bluetoothd still says Connected: nothing moves yet.
         let answered = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
         XCTAssertEqual(answered, [.startSettleTimer(seconds: 5)])
@@ -150,7 +159,8 @@ final class ReconnectRecoveryTests: XCTestCase {
     func testWithoutReconnectTheVanishedRelayServiceOnlyEndsTheLink() {
         var harness = SessionHarness()
         harness.connectReady()
-        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(CharacteristicID(path: "/org/bluez/other/char0009")!)), [],
+        XCTAssertEqual(
+            harness.feed(.relayCharacteristicRemoved(CharacteristicID(path: "/org/bluez/other/char0009")!)), [],
             "another characteristic is none of our business")
         harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
         let gone = harness.feed(.settleTimerFired)
@@ -163,7 +173,8 @@ final class ReconnectRecoveryTests: XCTestCase {
 
     func testCharacteristicsRemovedWithTheLinkGoingDownAreALostConnection() {
         var harness = reconnectingHarness()
-        XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [.startSettleTimer(seconds: 1)])
+        XCTAssertEqual(
+            harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [.startSettleTimer(seconds: 1)])
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
         XCTAssertTrue(reason.contains("connection lost"), reason)
@@ -192,7 +203,9 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(back), ["state"])
         XCTAssertTrue(back.contains(.startDiscovery))
         harness.feed(.discoveryStarted)
-        XCTAssertTrue(harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20)))
+        XCTAssertTrue(
+            harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
+        )
         harness.establish()
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
     }

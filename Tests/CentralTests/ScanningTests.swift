@@ -55,9 +55,12 @@ final class ScanningTests: XCTestCase {
         let first = harness.feed(.deviceUpdated(SessionHarness.device(rssi: -60)))
         XCTAssertEqual(
             SessionHarness.events(first),
-            [.discovered(Candidate(
-                index: 0, id: DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00")!,
-                address: SessionHarness.peerAddress, name: "sample", rssi: -60))])
+            [
+                .discovered(
+                    Candidate(
+                        index: 0, id: DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00")!,
+                        address: SessionHarness.peerAddress, name: "sample", rssi: -60))
+            ])
         // The same device again (RSSI change): no duplicate, RSSI updated.
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(rssi: -40))), [])
         XCTAssertEqual(harness.session.candidates.first?.rssi, -40)
@@ -86,7 +89,9 @@ final class ScanningTests: XCTestCase {
         harness.command(.scan)
         harness.feed(.discoveryStarted)
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(name: "sample"))), [])
-        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.deviceUpdated(SessionHarness.device(name: "lab-3")))), ["discovered"])
+        XCTAssertEqual(
+            SessionHarness.eventNames(harness.feed(.deviceUpdated(SessionHarness.device(name: "lab-3")))),
+            ["discovered"])
     }
 
     func testScanEndsByItselfWithNothingFound() {
@@ -121,7 +126,8 @@ final class ScanningTests: XCTestCase {
         var harness = SessionHarness()
         harness.powerOn()
         let (token, _) = harness.command(.scan)
-        let failed = harness.feed(.discoveryFailed(BlueZError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
+        let failed = harness.feed(
+            .discoveryFailed(BlueZError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: failed) else { return XCTFail() }
         XCTAssertTrue(message.contains("NotReady"), message)
         XCTAssertEqual(harness.session.scan, .idle)
@@ -157,7 +163,10 @@ final class ScanningTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.powerOn()
         XCTAssertTrue(harness.feed(.discoveryStarted).contains(.startScanTimer(seconds: 10)))
-        XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device())).filter { if case .connect = $0 { true } else { false } }, [])
+        XCTAssertEqual(
+            harness.feed(.deviceUpdated(SessionHarness.device())).filter {
+                if case .connect = $0 { true } else { false }
+            }, [])
         let ended = harness.feed(.scanTimerFired)
         let messages = SessionHarness.events(ended).compactMap { if case .error(let text) = $0 { text } else { nil } }
         XCTAssertEqual(messages.count, 1)
@@ -173,14 +182,17 @@ final class NothingFoundTests: XCTestCase {
         harness.command(.scan)
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device(name: nil)))
-        harness.feed(.deviceUpdated(SessionHarness.device(BluetoothAddress("11:22:33:44:55:66")!, name: "phone", relay: false)))
+        harness.feed(
+            .deviceUpdated(SessionHarness.device(BluetoothAddress("11:22:33:44:55:66")!, name: "phone", relay: false)))
         let ended = harness.feed(.scanTimerFired)
         guard case .scanStopped(.timeout, 0, let others)? = SessionHarness.events(ended).first else {
             return XCTFail("\(ended)")
         }
-        XCTAssertEqual(others, [
-            "00:AA:01:00:00:00 (no name yet)", "11:22:33:44:55:66 'phone' (not named 'sample', no relay service)",
-        ])
+        XCTAssertEqual(
+            others,
+            [
+                "00:AA:01:00:00:00 (no name yet)", "11:22:33:44:55:66 'phone' (not named 'sample', no relay service)",
+            ])
         XCTAssertTrue(SessionHarness.events(ended)[0].humanDescription.contains("seen but not candidates"))
     }
 }

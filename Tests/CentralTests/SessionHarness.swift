@@ -1,6 +1,6 @@
 import RelayApp
-import RelayEndpoint
 import RelayBlueZ
+import RelayEndpoint
 import RelayProtocol
 import RelayREPL
 import XCTest
@@ -91,7 +91,8 @@ struct SessionHarness {
     /// alone only waits.
     mutating func disconnectAnsweredThenDown(id: DeviceID = SessionHarness.peerID) -> [CentralAction] {
         let answered = feed(.disconnectFinished(id, nil))
-        XCTAssertEqual(answered, [.startSettleTimer(seconds: session.settings.disconnectSettle)],
+        XCTAssertEqual(
+            answered, [.startSettleTimer(seconds: session.settings.disconnectSettle)],
             "the answer alone waits for Connected to turn false")
         return feed(.deviceUpdated(Self.device(id: id, connected: false)))
     }

@@ -44,7 +44,9 @@ final class CounterTests: XCTestCase {
         let first = harness.command(.write(value: nil))
         harness.command(.write(value: nil))
         let failed = harness.feed(.writeFinished(BlueZError(name: "org.bluez.Error.InvalidLength", message: "")))
-        guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: failed) else { return XCTFail() }
+        guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: failed) else {
+            return XCTFail()
+        }
         XCTAssertTrue(message.contains("too large"), message)
         XCTAssertEqual(SessionHarness.writes(failed), [[1, 0, 0, 0]])
     }
@@ -93,7 +95,8 @@ final class MessageTests: XCTestCase {
             }
         }
         XCTAssertEqual(delivered, [message])
-        let sent = SessionHarness.events(harness.log).compactMap(\.sentMessage).filter { $0.length == length }.map(\.sha256)
+        let sent = SessionHarness.events(harness.log).compactMap(\.sentMessage).filter { $0.length == length }.map(
+            \.sha256)
         XCTAssertEqual(sent, [SHA256.hash(bytes).hex])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
     }
@@ -129,7 +132,12 @@ final class MessageTests: XCTestCase {
         events.removeFirst()
         XCTAssertEqual(
             events,
-            [.transfer(.message(ReceivedMessageReport(from: SessionHarness.peerName, id: MessageID(0), message: Message(text: text))))])
+            [
+                .transfer(
+                    .message(
+                        ReceivedMessageReport(
+                            from: SessionHarness.peerName, id: MessageID(0), message: Message(text: text))))
+            ])
         XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(Array(text.utf8)).hex)
         XCTAssertEqual(harness.session.messagesReceived, 1)
     }
@@ -205,11 +213,14 @@ final class MessageTests: XCTestCase {
         var harness = SessionHarness()
         harness.connectReady()
         let (token, actions) = harness.command(.read)
-        XCTAssertEqual(actions, [.readValue(.write, SessionHarness.writeID), .readValue(.notify, SessionHarness.notifyID)])
-        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.readFinished(.write, .success([3, 0, 0, 0])))), ["read"])
+        XCTAssertEqual(
+            actions, [.readValue(.write, SessionHarness.writeID), .readValue(.notify, SessionHarness.notifyID)])
+        XCTAssertEqual(
+            SessionHarness.eventNames(harness.feed(.readFinished(.write, .success([3, 0, 0, 0])))), ["read"])
         let done = harness.feed(.readFinished(.notify, .success([])))
         XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
-        XCTAssertEqual(SessionHarness.events(done).first?.fields.first { $0.0 == "characteristic" }?.1, .string("notify"))
+        XCTAssertEqual(
+            SessionHarness.events(done).first?.fields.first { $0.0 == "characteristic" }?.1, .string("notify"))
     }
 }
 
@@ -220,15 +231,18 @@ final class ProtocolErrorPacingTests: XCTestCase {
         harness.connectReady()
         var names: [String] = []
         for _ in 0..<1000 {
-            names += SessionHarness.eventNames(harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 10)))
+            names += SessionHarness.eventNames(
+                harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 10)))
         }
         XCTAssertEqual(names, Array(repeating: "error", count: 5))
         let later = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 11.5))
         let errors = SessionHarness.events(later).filter { $0.name == "error" }.map(\.humanDescription)
         XCTAssertEqual(errors.count, 1, "\(errors)")
-        XCTAssertTrue(errors.first?.hasPrefix("error: protocol error from peripheral 00:AA:01:00:00:00: ") ?? false, "\(errors)")
+        XCTAssertTrue(
+            errors.first?.hasPrefix("error: protocol error from peripheral 00:AA:01:00:00:00: ") ?? false, "\(errors)")
         XCTAssertTrue(errors.first?.hasSuffix("(995 more protocol errors were not shown)") ?? false, "\(errors)")
-        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0], at: 11.5))), ["counter"],
+        XCTAssertEqual(
+            SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0], at: 11.5))), ["counter"],
             "counters still arrive in the flood")
     }
 }
@@ -250,7 +264,9 @@ extension ProtocolErrorPacingTests {
         // A second later an honest message is announced and arrives.
         let honest = Message(text: String(repeating: "x", count: 2000))
         var events: [String] = []
-        for frame in chunker.frames(for: honest) { events += SessionHarness.eventNames(harness.feed(.notification(frame, at: 21.5))) }
+        for frame in chunker.frames(for: honest) {
+            events += SessionHarness.eventNames(harness.feed(.notification(frame, at: 21.5)))
+        }
         XCTAssertTrue(events.contains("receiving"), "\(events)")
         XCTAssertTrue(events.contains("message"), "\(events)")
     }

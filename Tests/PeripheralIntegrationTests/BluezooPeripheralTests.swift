@@ -1,9 +1,9 @@
 import RelayApp
 import RelayBlueZ
-import RelayTestSupport
 import RelayCLI
 import RelayProtocol
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 @testable import relay_peripheral
@@ -14,9 +14,13 @@ final class BluezooPeripheralTests: XCTestCase {
     let peripheralAddress = "00:00:00:11:11:11"
     let centralAddress = BluetoothAddress("00:00:00:22:22:22")!
 
-    func wait(_ what: String, _ loop: EventLoop, timeout: Double = 30, file: StaticString = #filePath,
-              line: UInt = #line, _ condition: () -> Bool) {
-        if !loop.run(until: condition, timeout: timeout) { XCTFail("timed out waiting for \(what)", file: file, line: line) }
+    func wait(
+        _ what: String, _ loop: EventLoop, timeout: Double = 30, file: StaticString = #filePath,
+        line: UInt = #line, _ condition: () -> Bool
+    ) {
+        if !loop.run(until: condition, timeout: timeout) {
+            XCTFail("timed out waiting for \(what)", file: file, line: line)
+        }
     }
 
     func testCountersAndMessagesBothWaysWithAClientOnTheOtherAdapter() throws {
@@ -113,7 +117,9 @@ final class BluezooPeripheralTests: XCTestCase {
         var fed = 0
         wait("the message on the central", loop) {
             while fed < notified.count {
-                for case .message(let received) in reassembler.receive(notified[fed]) { arrived.append(received.message) }
+                for case .message(let received) in reassembler.receive(notified[fed]) {
+                    arrived.append(received.message)
+                }
                 fed += 1
             }
             return !arrived.isEmpty

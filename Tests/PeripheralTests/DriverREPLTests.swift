@@ -2,12 +2,13 @@ import RelayCLI
 import RelayProtocol
 import RelayREPL
 import RelayRuntime
-#if canImport(Glibc)
-    import Glibc
-#endif
 import XCTest
 
 @testable import relay_peripheral
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A Bluetooth side that answers at once and plays a central that connects, subscribes and
 /// writes counters 0, 1, 2 as soon as the advertisement is registered.
@@ -112,7 +113,8 @@ final class DriverREPLTests: XCTestCase {
     }
 
     func testArticleFlowScripted() throws {
-        let result = try run("""
+        let result = try run(
+            """
             start
             wait advertising 5
             wait subscribed 5
@@ -141,11 +143,13 @@ final class DriverREPLTests: XCTestCase {
         XCTAssertTrue(status.contains(#""advertising":true"#), status)
         XCTAssertTrue(status.contains(#""counter":3"#), status)
         XCTAssertEqual(result.backend.calls.first, "registerApplication")
-        XCTAssertEqual(result.backend.calls.suffix(3), ["unregisterAdvertisement", "unregisterApplication", "shutdown"])
+        XCTAssertEqual(
+            result.backend.calls.suffix(3), ["unregisterAdvertisement", "unregisterApplication", "shutdown"])
     }
 
     func testLargeMessageThroughAFullSocketArrivesIntactAndEndOfInputWaitsForIt() throws {
-        let result = try run("""
+        let result = try run(
+            """
             start
             wait subscribed 5
             send-file /proc/self/cmdline
@@ -159,28 +163,33 @@ final class DriverREPLTests: XCTestCase {
     }
 
     func testUnsubscribingWhileTheSocketIsFullDropsTheBlockedValueAndLetsTheScriptEnd() throws {
-        let result = try run("""
+        let result = try run(
+            """
             start
             wait subscribed 5
             send \(String(repeating: "x", count: 5000))
             wait unsubscribed 5
-            """, blockEvery: 2) { backend in
+            """, blockEvery: 2
+        ) { backend in
             backend.unsubscribeWhenFull = true
         }
         XCTAssertEqual(result.status, 0, result.lines.joined(separator: "\n"))
         XCTAssertEqual(events(result, named: "sent").count, 0)
-        XCTAssertTrue(events(result, named: "error").contains { $0.contains("not sent") }, result.lines.joined(separator: "\n"))
+        XCTAssertTrue(
+            events(result, named: "error").contains { $0.contains("not sent") }, result.lines.joined(separator: "\n"))
     }
 
     func testFailuresMakeTheExitStatus1AndTheREPLGoesOn() throws {
-        let result = try run("""
+        let result = try run(
+            """
             frobnicate
             notify 99999999999
             notify
             send-file /nonexistent/file
             wait connected 0.2
             status
-            """) { backend in backend.centralScript = [] }
+            """
+        ) { backend in backend.centralScript = [] }
         XCTAssertEqual(result.status, 1)
         let errors = events(result, named: "error")
         XCTAssertEqual(errors.count, 5, result.lines.joined(separator: "\n"))

@@ -33,12 +33,19 @@ final class PeripheralOptionsTests: XCTestCase {
         XCTAssertEqual(PeripheralOptions().common.notifyPath, .socket, "the default stays the socket")
         XCTAssertEqual(
             try PeripheralOptions.parse(["--adapter", "00:aa:01:00:00:00"]),
-            .run({ var o = PeripheralOptions(); o.common.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!); return o }()))
+            .run(
+                {
+                    var o = PeripheralOptions()
+                    o.common.adapter = .address(BluetoothAddress("00:AA:01:00:00:00")!)
+                    return o
+                }()))
     }
 
     func testHelpAndVersion() throws {
         guard case .print(let help) = try PeripheralOptions.parse(["--help"]) else { return XCTFail() }
-        for option in ["--adapter", "--name", "--json", "--max-message", "--save-dir", "--echo", "--notify-path", "--version"] {
+        for option in [
+            "--adapter", "--name", "--json", "--max-message", "--save-dir", "--echo", "--notify-path", "--version",
+        ] {
             XCTAssertTrue(help.contains(option), option)
         }
         XCTAssertEqual(try PeripheralOptions.parse(["--version"]), .print(PeripheralOptions.version))
@@ -60,7 +67,8 @@ final class PeripheralOptionsTests: XCTestCase {
             ["--adapter"], ["--adapter", "wlan0"], ["--adapter", "00:AA"], ["--name", ""],
             ["--name", String(repeating: "n", count: 30)], ["--max-message", "0"], ["--max-message", "-5"],
             ["--max-message", "lots"], ["--max-message", "99999999999999999999"], ["--frob"], ["start"], ["--json=yes"],
-            ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"], ["--save-dir", "/nonexistent/dir"],
+            ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"],
+            ["--save-dir", "/nonexistent/dir"],
         ]
         for arguments in bad {
             XCTAssertThrowsError(try PeripheralOptions.parse(arguments), "\(arguments)") { error in
@@ -90,10 +98,23 @@ final class PeripheralEventTests: XCTestCase {
             .state(.poweredOn, adapter: hci0), .registered, .advertising(name: "sample"), .stopped(.command),
             .connected(centralA), .disconnected(centralA), .subscribed(centralA, mtu: MTU(517)), .unsubscribed(nil),
             .mtu(centralA, MTU(185)!), counterEvent(from: centralA, 7), .notified(value: 3, centrals: 2),
-            .transfer(.receiving(from: PeerName(.central, centralA), ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
-            .transfer(.message(ReceivedMessageReport(from: PeerName(.central, centralA), id: MessageID(1), message: Message(text: "hello")))),
-            .transfer(.dropped(from: PeerName(.central, centralA), DroppedPartial(id: MessageID(2), kind: .binary, received: 10, total: 100), .linkEnded("disconnected"))),
-            .transfer(.sent(OutgoingMessage(id: MessageID(3), kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!))),
+            .transfer(
+                .receiving(
+                    from: PeerName(.central, centralA),
+                    ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
+            .transfer(
+                .message(
+                    ReceivedMessageReport(
+                        from: PeerName(.central, centralA), id: MessageID(1), message: Message(text: "hello")))),
+            .transfer(
+                .dropped(
+                    from: PeerName(.central, centralA),
+                    DroppedPartial(id: MessageID(2), kind: .binary, received: 10, total: 100),
+                    .linkEnded("disconnected"))),
+            .transfer(
+                .sent(
+                    OutgoingMessage(
+                        id: MessageID(3), kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!))),
             .error(.saveFailed("boom"), from: nil),
             .status(PeripheralStatus(session: .advertising())),
         ]
@@ -106,13 +127,16 @@ final class PeripheralEventTests: XCTestCase {
         XCTAssertEqual(
             console.jsonLine(name: "counter", fields: counterEvent(from: centralA, 4_000_000_000).fields),
             #"{"event":"counter","time":"T","from":"00:AA:01:01:00:01","value":4000000000}"#)
-        let report = ReceivedMessageReport(from: PeerName(.central, centralA), id: MessageID(4), message: Message(text: "hi"))
+        let report = ReceivedMessageReport(
+            from: PeerName(.central, centralA), id: MessageID(4), message: Message(text: "hi"))
         XCTAssertEqual(
             console.jsonLine(name: "message", fields: PeripheralEvent.transfer(.message(report)).fields),
             #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","id":4,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#)
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#
+        )
         XCTAssertEqual(
-            console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(60),
+            console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(
+                60),
             #"{"event":"state","time":"T","state":"poweredOff","adapter":"hci0""#.prefix(60))
     }
 }

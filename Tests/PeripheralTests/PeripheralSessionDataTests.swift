@@ -14,8 +14,10 @@ final class PeripheralSessionDataTests: XCTestCase {
         }
         XCTAssertEqual(
             events,
-            [.connected(centralA), counterEvent(from: centralA, 0), counterEvent(from: centralA, 1),
-             counterEvent(from: centralA, 2)],
+            [
+                .connected(centralA), counterEvent(from: centralA, 0), counterEvent(from: centralA, 1),
+                counterEvent(from: centralA, 2),
+            ],
             "a write from an unseen central also reports it connected (the Connected property may lag)")
         XCTAssertEqual(session.centrals[centralA]?.inbound.counters, 3)
         let big = session.handle(.written([0xff, 0xff, 0xff, 0xff], from: centralB, mtu: nil, time: 0)).events
@@ -28,7 +30,8 @@ final class PeripheralSessionDataTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("subscribed"))
         }
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
-        XCTAssertEqual(try session.notify(value: nil), [.notify(Counter(0).encoded)], "the first is handed over at once")
+        XCTAssertEqual(
+            try session.notify(value: nil), [.notify(Counter(0).encoded)], "the first is handed over at once")
         for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil), [], "the rest wait for it") }
         var drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])
@@ -120,7 +123,8 @@ final class PeripheralSessionDataTests: XCTestCase {
         var errors = 0
         for index in 0..<1000 {
             let garbage: [UInt8] = [0x00, UInt8(truncatingIfNeeded: index), 0x55]
-            errors += session.handle(.written(garbage, from: centralA, mtu: nil, time: Double(index) * 0.001))
+            errors +=
+                session.handle(.written(garbage, from: centralA, mtu: nil, time: Double(index) * 0.001))
                 .events.filter { $0.name == "error" }.count
         }
         XCTAssertEqual(errors, InboundPipeline.reportsPerSecond, "1000 bad values within one second")
@@ -128,7 +132,8 @@ final class PeripheralSessionDataTests: XCTestCase {
         XCTAssertEqual(later.count, 1)
         XCTAssertEqual(later.first?.name, "error")
         let line = later.first?.humanDescription ?? ""
-        XCTAssertTrue(line.contains("(\(1000 - InboundPipeline.reportsPerSecond) more protocol errors were not shown)"), line)
+        XCTAssertTrue(
+            line.contains("(\(1000 - InboundPipeline.reportsPerSecond) more protocol errors were not shown)"), line)
         XCTAssertTrue(line.hasPrefix("error: protocol error from central \(centralA)"), line)
     }
 

@@ -36,7 +36,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let started = session.start()
         let app = try! XCTUnwrap(started.applicationTicket)
         let ad = try! XCTUnwrap(started.advertisementTicket)
-        XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [], "not advertising the service before it is there")
+        XCTAssertEqual(
+            session.handle(.advertisementRegistered(ad)), [], "not advertising the service before it is there")
         XCTAssertFalse(session.isAdvertising)
         XCTAssertEqual(session.application, .pending(app))
         XCTAssertEqual(
@@ -51,8 +52,14 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.advertisementRegistered(started.advertisementTicket!))
-        let failed = session.handle(.applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
-        XCTAssertEqual(failed, [.unregisterAdvertisement, .report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
+        let failed = session.handle(
+            .applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
+        XCTAssertEqual(
+            failed,
+            [
+                .unregisterAdvertisement,
+                .report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil)),
+            ])
         XCTAssertEqual(session.advertisement, .absent)
         XCTAssertEqual(session.application, .absent)
         XCTAssertFalse(session.wantsAdvertising)
@@ -65,9 +72,12 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         var session = PeripheralSession()
         _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
-        let failed = session.handle(.applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
-        XCTAssertEqual(failed, [.report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
-        XCTAssertEqual(session.handle(.advertisementRegistered(started.advertisementTicket!)), [.unregisterAdvertisement])
+        let failed = session.handle(
+            .applicationFailed(started.applicationTicket!, applicationFailure("cannot register the GATT service")))
+        XCTAssertEqual(
+            failed, [.report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
+        XCTAssertEqual(
+            session.handle(.advertisementRegistered(started.advertisementTicket!)), [.unregisterAdvertisement])
         XCTAssertEqual(session.advertisement, .absent)
         XCTAssertFalse(session.isAdvertising)
     }
@@ -76,8 +86,10 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         var session = PeripheralSession()
         _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
-        let failed = session.handle(.advertisementFailed(started.advertisementTicket!, advertisementFailure("Maximum advertisements reached")))
-        XCTAssertEqual(failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
+        let failed = session.handle(
+            .advertisementFailed(started.advertisementTicket!, advertisementFailure("Maximum advertisements reached")))
+        XCTAssertEqual(
+            failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
         XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
         XCTAssertEqual(session.application, .active)
         XCTAssertFalse(session.isAdvertising)
@@ -216,7 +228,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         _ = session.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         let fresh = session.handle(.adapter(.poweredOn, hci0)).applicationTicket!
         XCTAssertNotEqual(old, fresh)
-        XCTAssertEqual(session.handle(.applicationFailed(old, applicationFailure("org.freedesktop.DBus.Error.NoReply"))), [])
+        XCTAssertEqual(
+            session.handle(.applicationFailed(old, applicationFailure("org.freedesktop.DBus.Error.NoReply"))), [])
         XCTAssertEqual(session.application, .pending(fresh))
         XCTAssertEqual(session.handle(.applicationRegistered(fresh)).events, [.registered])
     }
@@ -228,7 +241,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let ad = started.advertisementTicket!
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
         let failed = session.handle(.advertisementFailed(ad, advertisementFailure("Maximum advertisements reached")))
-        XCTAssertEqual(failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
+        XCTAssertEqual(
+            failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
         XCTAssertFalse(session.wantsAdvertising)
         XCTAssertNil(session.handle(.adapter(.poweredOff, hci0)).advertisementTicket)
         XCTAssertNil(session.handle(.adapter(.poweredOn, hci0)).advertisementTicket)

@@ -40,7 +40,8 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = try session.notify(value: nil)
         let stopped = session.handle(.notifyStopped(from: nil))
         XCTAssertEqual(
-            stopped.events.prefix(2), [.unsubscribed(centralA), .unsubscribed(centralB)], "each one named, not 'a central'")
+            stopped.events.prefix(2), [.unsubscribed(centralA), .unsubscribed(centralB)],
+            "each one named, not 'a central'")
         XCTAssertEqual(stopped.eventNames.dropFirst(2), ["error"], "the queued counter is reported lost")
         XCTAssertFalse(session.hasSubscribers)
         XCTAssertEqual(session.centrals.values.filter(\.subscribed).count, 0)
@@ -79,12 +80,18 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
             round += 1
             for index in senders.indices where !queues[index].isEmpty {
                 time += 0.01
-                events += session.handle(.written(queues[index].removeFirst(), from: senders[index], mtu: nil, time: time)).events
+                events +=
+                    session.handle(.written(queues[index].removeFirst(), from: senders[index], mtu: nil, time: time))
+                    .events
             }
             if round == 10 {  // a counter from each, between two frames of its message
                 for index in senders.indices {
-                    events += session.handle(.written(Counter(UInt32(100 * (index + 1))).encoded, from: senders[index],
-                                                      mtu: nil, time: time)).events
+                    events +=
+                        session.handle(
+                            .written(
+                                Counter(UInt32(100 * (index + 1))).encoded, from: senders[index],
+                                mtu: nil, time: time)
+                        ).events
                 }
             }
         }
@@ -113,7 +120,8 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         let big = frames(of: Message(binary: Array(repeating: 1, count: 5000)), mtu: 100)
         let messageA = Message(text: String(repeating: "a", count: 900))
         let messageB = Message(binary: Array(repeating: 2, count: 1200))
-        var chunksA = frames(of: messageA, mtu: 100), chunksB = frames(of: messageB, mtu: 100)
+        var chunksA = frames(of: messageA, mtu: 100)
+        var chunksB = frames(of: messageB, mtu: 100)
         var events: [PeripheralEvent] = []
         // C (the first subscriber) writes three frames of its message, then its process dies.
         // The others are still subscribed, so bluetoothd says nothing about C.
@@ -126,8 +134,12 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         while !chunksA.isEmpty || !chunksB.isEmpty {
             time += 2
             events += session.handle(.tick(now: time)).events
-            if !chunksA.isEmpty { events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil, time: time)).events }
-            if !chunksB.isEmpty { events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil, time: time)).events }
+            if !chunksA.isEmpty {
+                events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil, time: time)).events
+            }
+            if !chunksB.isEmpty {
+                events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil, time: time)).events
+            }
         }
         XCTAssertGreaterThan(time, 2 + PeripheralSession.reassemblyIdleTimeout, "A and B sent for longer than 10 s")
         XCTAssertEqual(events.filter { $0.name == "dropped" }, [], "C may still be subscribed: its message waits")
@@ -163,7 +175,9 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
         XCTAssertEqual(session.handle(.tick(now: 30)).events, [], "a subscribed central's link stalled for 30 s")
         var events: [PeripheralEvent] = []
-        for chunk in chunks.dropFirst(2) { events += session.handle(.written(chunk, from: centralA, mtu: nil, time: 31)).events }
+        for chunk in chunks.dropFirst(2) {
+            events += session.handle(.written(chunk, from: centralA, mtu: nil, time: 31)).events
+        }
         XCTAssertEqual(events.map(\.name), ["message"])
         XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(message.bytes).hex)
     }

@@ -23,9 +23,13 @@ final class PeripheralSessionSendingTests: XCTestCase {
         XCTAssertEqual(reassemble(drained.values), [message])
         XCTAssertEqual(
             drained.events,
-            [.transfer(.sent(OutgoingMessage(
-                id: MessageID(0), kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex,
-                frames: drained.values.count, mtu: MTU(100)!)))])
+            [
+                .transfer(
+                    .sent(
+                        OutgoingMessage(
+                            id: MessageID(0), kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex,
+                            frames: drained.values.count, mtu: MTU(100)!)))
+            ])
     }
 
     func testChunksNeverExceed510BytesEvenAtMTU517() throws {
@@ -104,7 +108,8 @@ final class PeripheralSessionSendingTests: XCTestCase {
 
     func testSubscribeTwiceReportsOnce() {
         var session = PeripheralSession.advertising()
-        XCTAssertEqual(session.handle(.notifyStarted(from: centralA, mtu: MTU(50))).eventNames, ["connected", "mtu", "subscribed"])
+        XCTAssertEqual(
+            session.handle(.notifyStarted(from: centralA, mtu: MTU(50))).eventNames, ["connected", "mtu", "subscribed"])
         XCTAssertEqual(session.handle(.notifyStarted(from: centralA, mtu: MTU(50))), [])
         XCTAssertEqual(session.handle(.notifyStopped(from: centralA)).eventNames, ["unsubscribed"])
         XCTAssertEqual(session.handle(.notifyStopped(from: centralA)), [])

@@ -23,7 +23,9 @@ final class PeripheralSessionStallTests: XCTestCase {
         guard let drop = events.first?.drop, events.count == 1 else {
             return XCTFail("expected one dropped event, got \(events)")
         }
-        let (from, received, total, reason) = (drop.from, drop.partial.received, drop.partial.total, drop.reason.description)
+        let (from, received, total, reason) = (
+            drop.from, drop.partial.received, drop.partial.total, drop.reason.description
+        )
         XCTAssertEqual(from, centralA)
         XCTAssertGreaterThan(received, 0)
         XCTAssertLessThan(received, total)

@@ -32,10 +32,12 @@ final class AdapterStateTests: XCTestCase {
 
     func testStateEventLinesAndFields() {
         let hci1 = AdapterInfo(name: "hci1", address: BluetoothAddress("00:AA:01:01:00:01"))
-        XCTAssertEqual(AdapterState.poweredOn.humanDescription(adapter: hci1), "Bluetooth is powered on (hci1 00:AA:01:01:00:01)")
+        XCTAssertEqual(
+            AdapterState.poweredOn.humanDescription(adapter: hci1), "Bluetooth is powered on (hci1 00:AA:01:01:00:01)")
         XCTAssertEqual(
             AdapterState.unavailable(.noAdapter).humanDescription(adapter: nil),
-            "Bluetooth is not available: bluetoothd has no adapter: plug one in or load its driver, then check with 'bluetoothctl list'")
+            "Bluetooth is not available: bluetoothd has no adapter: plug one in or load its driver, then check with 'bluetoothctl list'"
+        )
         let console = Console(format: .json, output: { _ in }, clock: { "T" })
         XCTAssertEqual(
             console.jsonLine(name: "state", fields: AdapterState.poweredOn.eventFields(adapter: hci1)),
@@ -43,13 +45,15 @@ final class AdapterStateTests: XCTestCase {
         let missing = AdapterState.unavailable(.notFound(.name("hci7"), available: ["hci0 00:AA:01:00:00:00"]))
         XCTAssertEqual(
             console.jsonLine(name: "state", fields: missing.eventFields(adapter: nil)),
-            #"{"event":"state","time":"T","state":"notAvailable","detail":"adapter hci7 not found (bluetoothd has: hci0 00:AA:01:00:00:00)"}"#)
+            #"{"event":"state","time":"T","state":"notAvailable","detail":"adapter hci7 not found (bluetoothd has: hci0 00:AA:01:00:00:00)"}"#
+        )
     }
 
     func testAdapterChoiceParsesNamesAndAddresses() throws {
         XCTAssertEqual(try AdapterChoice(parsing: "hci0"), .name("hci0"))
         XCTAssertEqual(try AdapterChoice(parsing: "hci12"), .name("hci12"))
-        XCTAssertEqual(try AdapterChoice(parsing: "00:aa:01:00:00:00"), .address(BluetoothAddress("00:AA:01:00:00:00")!))
+        XCTAssertEqual(
+            try AdapterChoice(parsing: "00:aa:01:00:00:00"), .address(BluetoothAddress("00:AA:01:00:00:00")!))
         for bad in ["wlan0", "hci", "hcix", "hci123456", "00:AA", ""] {
             XCTAssertThrowsError(try AdapterChoice(parsing: bad), bad) { error in
                 XCTAssertTrue("\(error)".hasPrefix("--adapter: "), "\(error)")

@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 /// The socket fast path and bluetoothd restarts, against bluezoo. bluezoo forwards a central's
@@ -15,7 +15,10 @@ final class BluezooAcquireTests: BluezooTestCase {
         var values: [[UInt8]] = []
         let central = try startedClient { event in
             if case .gatt(.valueChanged(let characteristic, let value)) = event,
-               characteristic.uuid == self.notifyUUID { values.append(value) }
+                characteristic.uuid == self.notifyUUID
+            {
+                values.append(value)
+            }
         }
         let hci0 = try XCTUnwrap(peripheral.tree.adapter(matching: "hci0"))
         let application = relayApplication(peripheral, acquire: true)
@@ -38,14 +41,21 @@ final class BluezooAcquireTests: BluezooTestCase {
         XCTAssertEqual(link.send([1, 0, 0, 0]), .sent)
         XCTAssertEqual(link.send(Array("hello".utf8)), .sent)
         wait("both datagrams arrive as writes") {
-            serverEvents.filter { if case .written = $0 { return true }; return false }.count == 2
+            serverEvents.filter {
+                if case .written = $0 { return true }
+                return false
+            }.count == 2
         }
         let written = serverEvents.compactMap { event -> [UInt8]? in
             if case .written(_, let value, _) = event { return value }
             return nil
         }
         XCTAssertEqual(written, [[1, 0, 0, 0], Array("hello".utf8)])
-        XCTAssertTrue(serverEvents.contains { if case .writeAcquired = $0 { return true }; return false })
+        XCTAssertTrue(
+            serverEvents.contains {
+                if case .writeAcquired = $0 { return true }
+                return false
+            })
 
         link.close()
         XCTAssertFalse(link.isOpen)

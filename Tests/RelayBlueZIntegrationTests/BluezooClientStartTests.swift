@@ -1,9 +1,9 @@
-import RelayTestSupport
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import RelayTestSupport
+import XCTest
+
 @testable import RelayBlueZ
 
 /// How `BlueZClient.start()` finds bluetoothd: the first `GetManagedObjects` goes out right

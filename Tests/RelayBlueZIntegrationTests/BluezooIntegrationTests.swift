@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 /// The model end to end against bluezoo on a private bus: one adapter serves (application +
@@ -15,7 +15,10 @@ final class BluezooIntegrationTests: BluezooTestCase {
         let central = try startedClient { event in
             if case .device(.added(let device)) = event { discovered.append(device) }
             if case .gatt(.valueChanged(let characteristic, let value)) = event,
-               characteristic.uuid == self.notifyUUID { values.append(value) }
+                characteristic.uuid == self.notifyUUID
+            {
+                values.append(value)
+            }
         }
         let hci0 = try XCTUnwrap(peripheral.tree.adapter(matching: "hci0"))
         XCTAssertTrue(hci0.hasGattManager)
@@ -24,7 +27,9 @@ final class BluezooIntegrationTests: BluezooTestCase {
         let application = relayApplication(peripheral)
         var serverEvents: [GattServerEvent] = []
         application.onEvent = { serverEvents.append($0) }
-        let appRegistration = try complete("RegisterApplication") { application.register(adapter: hci0.id, completion: $0) }
+        let appRegistration = try complete("RegisterApplication") {
+            application.register(adapter: hci0.id, completion: $0)
+        }
         let data = AdvertisementData(serviceUUIDs: [serviceUUID], localName: "sample")
         XCTAssertTrue(data.fitsLegacyAdvertisement)
         let advertisement = LEAdvertisement(client: peripheral, data: data)
@@ -32,7 +37,9 @@ final class BluezooIntegrationTests: BluezooTestCase {
             advertisement.register(adapter: hci0.id, completion: $0)
         }
         XCTAssertTrue(advertisement.isRegistered)
-        wait("advertising manager counts it") { peripheral.tree.adapter(at: hci0.path)?.advertising?.activeInstances == 1 }
+        wait("advertising manager counts it") {
+            peripheral.tree.adapter(at: hci0.path)?.advertising?.activeInstances == 1
+        }
 
         let device = try discoverAndConnect(central) { central.tree.devices(on: "/org/bluez/hci1") }
         XCTAssertTrue(discovered.contains { $0.address == peripheralAddress }, "device added event")
@@ -49,11 +56,17 @@ final class BluezooIntegrationTests: BluezooTestCase {
             central.writeValue([1, 0, 0, 0], characteristic: write.path, type: .command, completion: $0)
         }
         wait("server sees the write") {
-            serverEvents.contains { if case .written = $0 { return true }; return false }
+            serverEvents.contains {
+                if case .written = $0 { return true }
+                return false
+            }
         }
-        guard case .written(let uuid, let value, let request)? = serverEvents.first(where: {
-            if case .written = $0 { return true }; return false
-        }) else { return XCTFail("no write event") }
+        guard
+            case .written(let uuid, let value, let request)? = serverEvents.first(where: {
+                if case .written = $0 { return true }
+                return false
+            })
+        else { return XCTFail("no write event") }
         XCTAssertEqual(uuid, writeUUID)
         XCTAssertEqual(value, [1, 0, 0, 0])
         XCTAssertEqual(request.deviceAddress, centralAddress)
@@ -65,10 +78,13 @@ final class BluezooIntegrationTests: BluezooTestCase {
         let listener = try bus.connect(loop)
         var overheard: [[UInt8]] = []
         let subscription = listener.subscribe(
-            MatchRule(pathNamespace: application.root, interface: BlueZInterface.properties,
-                      member: "PropertiesChanged")
+            MatchRule(
+                pathNamespace: application.root, interface: BlueZInterface.properties,
+                member: "PropertiesChanged")
         ) { signal in
-            if let value = signal.arguments.dropFirst().first?.asDictionary?["Value"]?.asBytes { overheard.append(value) }
+            if let value = signal.arguments.dropFirst().first?.asDictionary?["Value"]?.asBytes {
+                overheard.append(value)
+            }
         }
         XCTAssertEqual(application.notify([7, 0, 0, 0], on: notifyUUID), .sent)
         XCTAssertEqual(application.notify([8, 0, 0, 0], on: notifyUUID), .sent)
@@ -115,20 +131,28 @@ final class BluezooIntegrationTests: BluezooTestCase {
         let intruder = try bus.connect(loop)
         let charPath: ObjectPath = "/org/relay/gatt/service0/char0"
         var writeResult: Result<[DBusValue], DBusError>?
-        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
-                      interface: BlueZInterface.gattCharacteristic, method: "WriteValue",
-                      arguments: [.bytes([6, 6, 6, 6]), .stringDict([:])]) { writeResult = $0 }
+        intruder.call(
+            destination: peripheral.connection.uniqueName, path: charPath,
+            interface: BlueZInterface.gattCharacteristic, method: "WriteValue",
+            arguments: [.bytes([6, 6, 6, 6]), .stringDict([:])]
+        ) { writeResult = $0 }
         var readResult: Result<[DBusValue], DBusError>?
-        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
-                      interface: BlueZInterface.gattCharacteristic, method: "ReadValue",
-                      arguments: [.stringDict([:])]) { readResult = $0 }
+        intruder.call(
+            destination: peripheral.connection.uniqueName, path: charPath,
+            interface: BlueZInterface.gattCharacteristic, method: "ReadValue",
+            arguments: [.stringDict([:])]
+        ) { readResult = $0 }
         var getResult: Result<[DBusValue], DBusError>?
-        intruder.call(destination: peripheral.connection.uniqueName, path: charPath,
-                      interface: BlueZInterface.properties, method: "Get",
-                      arguments: [.string(BlueZInterface.gattCharacteristic), .string("Value")]) { getResult = $0 }
+        intruder.call(
+            destination: peripheral.connection.uniqueName, path: charPath,
+            interface: BlueZInterface.properties, method: "Get",
+            arguments: [.string(BlueZInterface.gattCharacteristic), .string("Value")]
+        ) { getResult = $0 }
         wait("intruder replies") { writeResult != nil && readResult != nil && getResult != nil }
         for result in [writeResult, readResult, getResult] {
-            guard case .failure(.remote(let error))? = result else { return XCTFail("not refused: \(String(describing: result))") }
+            guard case .failure(.remote(let error))? = result else {
+                return XCTFail("not refused: \(String(describing: result))")
+            }
             XCTAssertEqual(error.name, DBusRemoteError.Names.accessDenied)
         }
         XCTAssertEqual(written, 0)

@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 /// Two centrals on one peripheral: each is told apart by its device, each gets notifications
@@ -13,8 +13,10 @@ final class BluezooMultiCentralTests: BluezooTestCase {
         // A third adapter, added through bluezoo's own manager interface.
         let control = try bus.connect(loop)
         var added: Result<[DBusValue], DBusError>?
-        control.call(destination: "org.bluez", path: "/org/bluezoo", interface: "org.bluezoo.Manager1",
-                     method: "AddAdapter", arguments: [.byte(2), .string("00:00:00:33:33:33")]) { added = $0 }
+        control.call(
+            destination: "org.bluez", path: "/org/bluezoo", interface: "org.bluezoo.Manager1",
+            method: "AddAdapter", arguments: [.byte(2), .string("00:00:00:33:33:33")]
+        ) { added = $0 }
         wait("third adapter") { added != nil }
         XCTAssertNoThrow(try added?.get())
         wait("third adapter powered") { peripheral.tree.adapters.filter(\.powered).count == 3 }
@@ -43,8 +45,12 @@ final class BluezooMultiCentralTests: BluezooTestCase {
         var valuesA: [[UInt8]] { notifications.filter { $0.path == notifyA.path }.map(\.value) }
         var valuesB: [[UInt8]] { notifications.filter { $0.path == notifyB.path }.map(\.value) }
 
-        try complete("A writes") { centralA.writeValue([1, 0, 0, 0], characteristic: writeA.path, type: .command, completion: $0) }
-        try complete("B writes") { centralB.writeValue([2, 0, 0, 0], characteristic: writeB.path, type: .request, completion: $0) }
+        try complete("A writes") {
+            centralA.writeValue([1, 0, 0, 0], characteristic: writeA.path, type: .command, completion: $0)
+        }
+        try complete("B writes") {
+            centralB.writeValue([2, 0, 0, 0], characteristic: writeB.path, type: .request, completion: $0)
+        }
         wait("both writes") { writers.count == 2 }
         XCTAssertEqual(Set(writers.compactMap { $0 }), [centralAddress, BluetoothAddress("00:00:00:33:33:33")!])
 

@@ -1,9 +1,9 @@
-import RelayTestSupport
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import RelayTestSupport
+import XCTest
+
 @testable import RelayBlueZ
 
 /// Shared set-up of the bluezoo tests: a private bus with bluezoo (two linked adapters,
@@ -31,16 +31,20 @@ class BluezooTestCase: XCTestCase {
 
     /// Runs the loop until `condition` holds; fails (and returns false) after `timeout` seconds.
     @discardableResult
-    func wait(_ what: String, timeout: Double = 15, file: StaticString = #filePath, line: UInt = #line,
-              _ condition: () -> Bool) -> Bool {
+    func wait(
+        _ what: String, timeout: Double = 15, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () -> Bool
+    ) -> Bool {
         let met = loop.run(until: condition, timeout: timeout)
         if !met { XCTFail("timed out waiting for \(what)", file: file, line: line) }
         return met
     }
 
     /// Runs a call and waits for its completion.
-    func complete<T>(_ what: String, file: StaticString = #filePath, line: UInt = #line,
-                  _ start: (@escaping (Result<T, BlueZError>) -> Void) -> Void) throws -> T {
+    func complete<T>(
+        _ what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ start: (@escaping (Result<T, BlueZError>) -> Void) -> Void
+    ) throws -> T {
         var outcome: Result<T, BlueZError>?
         start { outcome = $0 }
         wait(what, file: file, line: line) { outcome != nil }
@@ -57,21 +61,31 @@ class BluezooTestCase: XCTestCase {
         let client = BlueZClient(connection: try bus.connect(loop))
         client.onEvent = events
         client.start()
-        if !wait("bluezoo adapters powered", { client.isAvailable && client.tree.adapters.filter(\.powered).count == adapters }) {
-            print("owner \(String(describing: client.owner)) loaded \(client.isLoaded) adapters \(client.tree.adapters)")
+        if !wait(
+            "bluezoo adapters powered",
+            { client.isAvailable && client.tree.adapters.filter(\.powered).count == adapters })
+        {
+            print(
+                "owner \(String(describing: client.owner)) loaded \(client.isLoaded) adapters \(client.tree.adapters)")
         }
         return client
     }
 
     func relayApplication(_ client: BlueZClient, acquire: Bool = false) -> GattApplication {
-        GattApplication(client: client, services: [
-            LocalService(uuid: serviceUUID, characteristics: [
-                LocalCharacteristic(uuid: writeUUID, flags: [.read, .writeWithoutResponse],
-                                    supportsAcquireWrite: acquire),
-                LocalCharacteristic(uuid: notifyUUID, flags: [.read, .notify], value: [0, 0, 0, 0],
-                                    supportsAcquireNotify: acquire),
+        GattApplication(
+            client: client,
+            services: [
+                LocalService(
+                    uuid: serviceUUID,
+                    characteristics: [
+                        LocalCharacteristic(
+                            uuid: writeUUID, flags: [.read, .writeWithoutResponse],
+                            supportsAcquireWrite: acquire),
+                        LocalCharacteristic(
+                            uuid: notifyUUID, flags: [.read, .notify], value: [0, 0, 0, 0],
+                            supportsAcquireNotify: acquire),
+                    ])
             ])
-        ])
     }
 
     /// Discovers the peripheral from hci1 (service filter), connects and waits for resolution.
@@ -80,12 +94,16 @@ class BluezooTestCase: XCTestCase {
     ) throws -> DeviceSnapshot {
         let adapter = try XCTUnwrap(central.tree.adapter(matching: adapterName))
         try complete("SetDiscoveryFilter") {
-            central.setDiscoveryFilter(DiscoveryFilter(uuids: [serviceUUID], transport: .le, duplicateData: false),
-                                       adapter: adapter.id, completion: $0)
+            central.setDiscoveryFilter(
+                DiscoveryFilter(uuids: [serviceUUID], transport: .le, duplicateData: false),
+                adapter: adapter.id, completion: $0)
         }
         try complete("StartDiscovery") { central.startDiscovery(adapter: adapter.id, completion: $0) }
         wait("discovering") { central.tree.adapter(at: adapter.path)?.discovering == true }
-        if !wait("advertisement of 'sample'", { devices().contains { $0.name == "sample" && $0.uuids.contains(serviceUUID) } }) {
+        if !wait(
+            "advertisement of 'sample'",
+            { devices().contains { $0.name == "sample" && $0.uuids.contains(serviceUUID) } })
+        {
             print("devices seen: \(devices())")
         }
         let found = try XCTUnwrap(devices().first { $0.name == "sample" })

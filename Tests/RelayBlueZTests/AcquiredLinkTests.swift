@@ -1,9 +1,9 @@
 import Glibc
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 final class AcquiredLinkTests: XCTestCase {

@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 /// The object tree and snapshots, fed with BlueZ-shaped data and no bus.
@@ -71,39 +71,61 @@ final class ObjectTreeTests: XCTestCase {
 
     func testPropertiesChangedEmitsTypedChangesAndInvalidates() throws {
         var tree = BlueZObjectTree()
-        _ = tree.load(["/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: false),
-                       "/org/bluez/hci0/dev_00_00_00_22_22_22": deviceInterfaces(rssi: -70)])
-        let powered = tree.propertiesChanged("/org/bluez/hci0", interface: BlueZInterface.adapter,
-                                             changed: ["Powered": .boolean(true)], invalidated: [])
+        _ = tree.load([
+            "/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: false),
+            "/org/bluez/hci0/dev_00_00_00_22_22_22": deviceInterfaces(rssi: -70),
+        ])
+        let powered = tree.propertiesChanged(
+            "/org/bluez/hci0", interface: BlueZInterface.adapter,
+            changed: ["Powered": .boolean(true)], invalidated: [])
         guard case .adapter(.changed(let adapter, let names))? = powered.first else { return XCTFail("\(powered)") }
         XCTAssertTrue(adapter.powered)
         XCTAssertEqual(names, ["Powered"])
-        let rssi = tree.propertiesChanged("/org/bluez/hci0/dev_00_00_00_22_22_22", interface: BlueZInterface.device,
-                                          changed: ["RSSI": .int16(-50)], invalidated: ["Name"])
+        let rssi = tree.propertiesChanged(
+            "/org/bluez/hci0/dev_00_00_00_22_22_22", interface: BlueZInterface.device,
+            changed: ["RSSI": .int16(-50)], invalidated: ["Name"])
         guard case .device(.changed(let device, let changed))? = rssi.first else { return XCTFail("\(rssi)") }
         XCTAssertEqual(device.rssi, -50)
         XCTAssertNil(device.name)
         XCTAssertEqual(changed, ["RSSI", "Name"])
         // Unknown objects and untracked interfaces are ignored.
-        XCTAssertTrue(tree.propertiesChanged("/org/bluez/hci9", interface: BlueZInterface.adapter,
-                                             changed: ["Powered": .boolean(true)], invalidated: []).isEmpty)
-        XCTAssertTrue(tree.propertiesChanged("/org/bluez/hci0", interface: "org.bluez.Media1",
-                                             changed: ["X": .boolean(true)], invalidated: []).isEmpty)
+        XCTAssertTrue(
+            tree.propertiesChanged(
+                "/org/bluez/hci9", interface: BlueZInterface.adapter,
+                changed: ["Powered": .boolean(true)], invalidated: []
+            ).isEmpty)
+        XCTAssertTrue(
+            tree.propertiesChanged(
+                "/org/bluez/hci0", interface: "org.bluez.Media1",
+                changed: ["X": .boolean(true)], invalidated: []
+            ).isEmpty)
     }
 
     func testGattObjectsValueNotificationsAndRemoval() throws {
         var tree = BlueZObjectTree()
         let device: ObjectPath = "/org/bluez/hci0/dev_00_00_00_22_22_22"
-        _ = tree.load(["/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: true),
-                       device: deviceInterfaces(rssi: -70)])
+        _ = tree.load([
+            "/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: true),
+            device: deviceInterfaces(rssi: -70),
+        ])
         let servicePath: ObjectPath = "/org/bluez/hci0/dev_00_00_00_22_22_22/service0001"
         let charPath: ObjectPath = "/org/bluez/hci0/dev_00_00_00_22_22_22/service0001/char0002"
-        _ = tree.interfacesAdded(servicePath, [BlueZInterface.gattService: [
-            "UUID": .string(serviceUUID.description), "Primary": .boolean(true), "Device": .objectPath(device)]])
-        let added = tree.interfacesAdded(charPath, [BlueZInterface.gattCharacteristic: [
-            "UUID": .string(writeUUID.description), "Service": .objectPath(servicePath),
-            "Flags": .strings(["read", "write-without-response"]), "MTU": .uint16(185),
-            "WriteAcquired": .boolean(false)]])
+        _ = tree.interfacesAdded(
+            servicePath,
+            [
+                BlueZInterface.gattService: [
+                    "UUID": .string(serviceUUID.description), "Primary": .boolean(true), "Device": .objectPath(device),
+                ]
+            ])
+        let added = tree.interfacesAdded(
+            charPath,
+            [
+                BlueZInterface.gattCharacteristic: [
+                    "UUID": .string(writeUUID.description), "Service": .objectPath(servicePath),
+                    "Flags": .strings(["read", "write-without-response"]), "MTU": .uint16(185),
+                    "WriteAcquired": .boolean(false),
+                ]
+            ])
         guard case .gatt(.characteristicAdded(let characteristic))? = added.first else { return XCTFail("\(added)") }
         XCTAssertEqual(characteristic.flags, [.read, .writeWithoutResponse])
         XCTAssertEqual(characteristic.mtu, MTU(185)!)
@@ -112,12 +134,13 @@ final class ObjectTreeTests: XCTestCase {
         XCTAssertEqual(tree.service(serviceUUID, of: device)?.path, servicePath)
         XCTAssertEqual(tree.characteristic(writeUUID, in: servicePath)?.path, charPath)
 
-        let notified = tree.propertiesChanged(charPath, interface: BlueZInterface.gattCharacteristic,
-                                              changed: ["Value": .bytes([1, 0, 0, 0]), "Notifying": .boolean(true)],
-                                              invalidated: [])
+        let notified = tree.propertiesChanged(
+            charPath, interface: BlueZInterface.gattCharacteristic,
+            changed: ["Value": .bytes([1, 0, 0, 0]), "Notifying": .boolean(true)],
+            invalidated: [])
         XCTAssertEqual(notified.count, 2)
         guard case .gatt(.valueChanged(_, let value))? = notified.first,
-              case .gatt(.characteristicChanged(let changed, let names))? = notified.last
+            case .gatt(.characteristicChanged(let changed, let names))? = notified.last
         else { return XCTFail("\(notified)") }
         XCTAssertEqual(value, [1, 0, 0, 0])
         XCTAssertEqual(names, ["Notifying"])
@@ -147,8 +170,10 @@ final class ObjectTreeTests: XCTestCase {
 
     func testReloadRemovesVanishedObjectsAndReportsChanges() {
         var tree = BlueZObjectTree()
-        _ = tree.load(["/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: false),
-                       "/org/bluez/hci1": adapterInterfaces("00:00:00:22:22:22", powered: false)])
+        _ = tree.load([
+            "/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: false),
+            "/org/bluez/hci1": adapterInterfaces("00:00:00:22:22:22", powered: false),
+        ])
         let events = tree.load(["/org/bluez/hci0": adapterInterfaces("00:00:00:11:11:11", powered: true)])
         var removed: [AdapterID] = []
         var poweredNow = false

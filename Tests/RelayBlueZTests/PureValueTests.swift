@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 final class BluetoothUUIDTests: XCTestCase {
@@ -31,10 +31,12 @@ final class BluetoothUUIDTests: XCTestCase {
     }
 
     func testRejectsMalformedStrings() {
-        for bad in ["", "18", "180", "18000", "xyz1", "6B5C4A86CFB7403198EB09DF5E2543F0",
-                    "6B5C4A86-CFB7-4031-98EB-09DF5E2543F", "6B5C4A86-CFB7-4031-98EB-09DF5E2543F00",
-                    "6B5C4A8-6CFB7-4031-98EB-09DF5E2543F0", "6B5C4A86-CFB7-4031-98EB-09DF5E2543FG",
-                    "+B5C4A86-CFB7-4031-98EB-09DF5E2543F0"] {
+        for bad in [
+            "", "18", "180", "18000", "xyz1", "6B5C4A86CFB7403198EB09DF5E2543F0",
+            "6B5C4A86-CFB7-4031-98EB-09DF5E2543F", "6B5C4A86-CFB7-4031-98EB-09DF5E2543F00",
+            "6B5C4A8-6CFB7-4031-98EB-09DF5E2543F0", "6B5C4A86-CFB7-4031-98EB-09DF5E2543FG",
+            "+B5C4A86-CFB7-4031-98EB-09DF5E2543F0",
+        ] {
             XCTAssertNil(BluetoothUUID(bad), bad)
         }
         XCTAssertNil(BluetoothUUID(bytes: [1, 2, 3]))
@@ -60,8 +62,10 @@ final class BluetoothAddressTests: XCTestCase {
     }
 
     func testRejectsMalformedAddresses() {
-        for bad in ["", "00:11:22:33:44", "00:11:22:33:44:55:66", "0:11:22:33:44:55", "00:11:22:33:44:5G",
-                    "001122334455", "00:11:22:33:44:555", "hci0"] {
+        for bad in [
+            "", "00:11:22:33:44", "00:11:22:33:44:55:66", "0:11:22:33:44:55", "00:11:22:33:44:5G",
+            "001122334455", "00:11:22:33:44:555", "hci0",
+        ] {
             XCTAssertNil(BluetoothAddress(bad), bad)
         }
         XCTAssertNil(BluetoothAddress(bytes: [1, 2, 3, 4, 5]))
@@ -125,6 +129,7 @@ final class BlueZErrorTests: XCTestCase {
         XCTAssertTrue(denied.description.contains("bluetooth"))
         XCTAssertEqual(BlueZError(name: "org.freedesktop.DBus.Error.NoReply", message: "").kind, .noReply)
         XCTAssertEqual(BlueZError(.gone, "device removed").name, "relay.Error.Gone")
-        XCTAssertTrue(BlueZError(name: "org.bluez.Error.NotReady", message: "").description.hasPrefix("NotReady (power"))
+        XCTAssertTrue(
+            BlueZError(name: "org.bluez.Error.NotReady", message: "").description.hasPrefix("NotReady (power"))
     }
 }

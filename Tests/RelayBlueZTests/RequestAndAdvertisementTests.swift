@@ -1,8 +1,8 @@
-import XCTest
-
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
+import XCTest
+
 @testable import RelayBlueZ
 
 final class RequestAndAdvertisementTests: XCTestCase {
@@ -36,8 +36,9 @@ final class RequestAndAdvertisementTests: XCTestCase {
         let empty = DiscoveryFilter().dbusValue
         XCTAssertEqual(empty.signature, .dictionary(key: .string, value: .variant))
         XCTAssertEqual(empty.asDictionary?.count, 0)
-        let filter = DiscoveryFilter(uuids: [serviceUUID], transport: .le, rssi: -80, duplicateData: true,
-                                     pattern: "sam")
+        let filter = DiscoveryFilter(
+            uuids: [serviceUUID], transport: .le, rssi: -80, duplicateData: true,
+            pattern: "sam")
         let entries = try XCTUnwrap(filter.dbusValue.asDictionary)
         XCTAssertEqual(Set(entries.keys), ["UUIDs", "Transport", "RSSI", "DuplicateData", "Pattern"])
         XCTAssertEqual(entries["UUIDs"]?.asStrings, ["6b5c4a86-cfb7-4031-98eb-09df5e2543f0"])

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RelayCLI
 
 final class ArgumentParserTests: XCTestCase {
@@ -18,14 +19,18 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testUInt32RejectsHugeNegativeAndNonNumericWithOneClearLine() {
-        XCTAssertEqual(message { try ArgumentParser.uint32("4294967296", "N", command: "notify") },
-                       "notify: N is out of range (expected a whole number from 0 to 4294967295, got '4294967296')")
-        XCTAssertEqual(message { try ArgumentParser.uint32("99999999999999999999999999", "N") },
-                       "N is out of range (expected a whole number from 0 to 4294967295, got '99999999999999999999999999')")
-        XCTAssertEqual(message { try ArgumentParser.uint32("-1", "N", command: "write") },
-                       "write: N must not be negative (expected a whole number from 0 to 4294967295, got '-1')")
-        XCTAssertEqual(message { try ArgumentParser.uint32("abc", "N") },
-                       "N must be a whole number from 0 to 4294967295, not 'abc'")
+        XCTAssertEqual(
+            message { try ArgumentParser.uint32("4294967296", "N", command: "notify") },
+            "notify: N is out of range (expected a whole number from 0 to 4294967295, got '4294967296')")
+        XCTAssertEqual(
+            message { try ArgumentParser.uint32("99999999999999999999999999", "N") },
+            "N is out of range (expected a whole number from 0 to 4294967295, got '99999999999999999999999999')")
+        XCTAssertEqual(
+            message { try ArgumentParser.uint32("-1", "N", command: "write") },
+            "write: N must not be negative (expected a whole number from 0 to 4294967295, got '-1')")
+        XCTAssertEqual(
+            message { try ArgumentParser.uint32("abc", "N") },
+            "N must be a whole number from 0 to 4294967295, not 'abc'")
         for bad in ["", "+1", " 1", "1 ", "0x10", "1e3", "1.0", "١٢", "-", "--1"] {
             XCTAssertNotNil(message { try ArgumentParser.uint32(bad, "N") }, "accepted '\(bad)'")
         }
@@ -45,10 +50,12 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(try ArgumentParser.seconds(".5", "S"), 0.5)
         XCTAssertEqual(try ArgumentParser.seconds("86400", "S"), 86_400)
         XCTAssertEqual(try ArgumentParser.seconds("0", "S", allowZero: true), 0)
-        XCTAssertEqual(message { try ArgumentParser.seconds("0", "SECONDS", command: "wait") },
-                       "wait: SECONDS is out of range (expected a number of seconds greater than 0 up to 86400, got '0')")
-        XCTAssertEqual(message { try ArgumentParser.seconds("-1", "SECONDS", command: "wait") },
-                       "wait: SECONDS must not be negative (expected a number of seconds greater than 0 up to 86400, got '-1')")
+        XCTAssertEqual(
+            message { try ArgumentParser.seconds("0", "SECONDS", command: "wait") },
+            "wait: SECONDS is out of range (expected a number of seconds greater than 0 up to 86400, got '0')")
+        XCTAssertEqual(
+            message { try ArgumentParser.seconds("-1", "SECONDS", command: "wait") },
+            "wait: SECONDS must not be negative (expected a number of seconds greater than 0 up to 86400, got '-1')")
         for bad in ["", ".", "1..2", "nan", "inf", "1e3", "0x1p3", "1e400", "abc", " 1", "86400.5", "1,5"] {
             XCTAssertNotNil(message { try ArgumentParser.seconds(bad, "S") }, "accepted '\(bad)'")
         }

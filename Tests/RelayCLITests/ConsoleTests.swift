@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RelayCLI
 
 final class ConsoleTests: XCTestCase {
@@ -6,7 +7,9 @@ final class ConsoleTests: XCTestCase {
         final class Sink { var text = "" }
         let sink = Sink()
         let console = Console(format: format, output: { sink.text += $0 }, clock: { "T" })
-        return (console, { sink.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) })
+        return (
+            console, { sink.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+        )
     }
 
     func testHumanModePrintsDescriptionsAndErrors() {
@@ -22,11 +25,13 @@ final class ConsoleTests: XCTestCase {
         console.report(SimpleEvent("counter", human: "ignored", fields: [("value", 7), ("event", "spoof")]))
         console.error("adapter is off")
         console.print("help\ntext")
-        XCTAssertEqual(lines(), [
-            #"{"event":"counter","time":"T","value":7}"#,
-            #"{"event":"error","time":"T","message":"adapter is off"}"#,
-            #"{"event":"output","time":"T","text":"help\ntext"}"#,
-        ])
+        XCTAssertEqual(
+            lines(),
+            [
+                #"{"event":"counter","time":"T","value":7}"#,
+                #"{"event":"error","time":"T","message":"adapter is off"}"#,
+                #"{"event":"output","time":"T","text":"help\ntext"}"#,
+            ])
     }
 
     func testHumanOutputNeutralisesTerminalControlSequences() {

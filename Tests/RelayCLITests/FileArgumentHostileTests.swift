@@ -1,5 +1,6 @@
 import Glibc
 import XCTest
+
 @testable import RelayCLI
 
 /// Hostile `send-file` inputs found by the issue 8 scenarios (docs/reliability.md).

@@ -1,5 +1,6 @@
 import Glibc
 import XCTest
+
 @testable import RelayCLI
 
 final class FileArgumentTests: XCTestCase {
@@ -46,7 +47,8 @@ final class FileArgumentTests: XCTestCase {
         XCTAssertEqual(failure("/dev/null"), "send-file: '/dev/null' is not a regular file")
         XCTAssertEqual(failure(""), "send-file: empty file name")
         write("big", [UInt8](repeating: 7, count: 101))
-        XCTAssertEqual(failure(directory + "/big"), "send-file: '\(directory)/big' is too large (101 bytes, at most 100)")
+        XCTAssertEqual(
+            failure(directory + "/big"), "send-file: '\(directory)/big' is too large (101 bytes, at most 100)")
     }
 
     func testUnreadableFile() throws {
@@ -55,8 +57,9 @@ final class FileArgumentTests: XCTestCase {
             // root reads anything; the message path is still exercised by a non-root run.
             XCTAssertNil(failure(directory + "/secret"))
         } else {
-            XCTAssertEqual(failure(directory + "/secret"),
-                           "send-file: permission denied: '\(directory)/secret' (check the file's mode and owner)")
+            XCTAssertEqual(
+                failure(directory + "/secret"),
+                "send-file: permission denied: '\(directory)/secret' (check the file's mode and owner)")
         }
     }
 

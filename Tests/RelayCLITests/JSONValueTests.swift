@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RelayCLI
 
 final class JSONValueTests: XCTestCase {

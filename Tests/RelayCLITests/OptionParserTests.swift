@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RelayCLI
 
 final class OptionParserTests: XCTestCase {
@@ -41,8 +42,10 @@ final class OptionParserTests: XCTestCase {
 
     func testHelpAndVersion() throws {
         guard case .help(let text) = try parser.parse(["--json", "--help"]) else { return XCTFail("no help") }
-        XCTAssertTrue(text.hasPrefix(
-            "usage: relay-central [--adapter hciN|ADDRESS] [--json] [--scan-timeout S] [--max-message BYTES] [--help] [--version]\n"))
+        XCTAssertTrue(
+            text.hasPrefix(
+                "usage: relay-central [--adapter hciN|ADDRESS] [--json] [--scan-timeout S] [--max-message BYTES] [--help] [--version]\n"
+            ))
         XCTAssertTrue(text.contains("  --scan-timeout S"))
         XCTAssertTrue(text.contains("Scan time-out."))
         guard case .version(let version) = try parser.parse(["--version"]) else { return XCTFail("no version") }
@@ -58,12 +61,16 @@ final class OptionParserTests: XCTestCase {
         XCTAssertEqual(error(["--adapter", "--json"]), "option '--adapter' needs a value (hciN|ADDRESS)")
         XCTAssertEqual(error(["--json=yes"]), "option '--json' takes no value")
         XCTAssertEqual(error(["--adapter="]), "--adapter: hciN|ADDRESS must not be empty")
-        XCTAssertEqual(error(["--scan-timeout", "-3"]),
-                       "--scan-timeout: S must not be negative (expected a number of seconds greater than 0 up to 3600, got '-3')")
-        XCTAssertEqual(error(["--max-message", "99999999999999999999"]),
-                       "--max-message: BYTES is out of range (expected a whole number from 1 to 16777216, got '99999999999999999999')")
-        XCTAssertEqual(error(["--max-message", "0"]),
-                       "--max-message: BYTES is out of range (expected a whole number from 1 to 16777216, got '0')")
+        XCTAssertEqual(
+            error(["--scan-timeout", "-3"]),
+            "--scan-timeout: S must not be negative (expected a number of seconds greater than 0 up to 3600, got '-3')")
+        XCTAssertEqual(
+            error(["--max-message", "99999999999999999999"]),
+            "--max-message: BYTES is out of range (expected a whole number from 1 to 16777216, got '99999999999999999999')"
+        )
+        XCTAssertEqual(
+            error(["--max-message", "0"]),
+            "--max-message: BYTES is out of range (expected a whole number from 1 to 16777216, got '0')")
     }
 
     func testUsageErrorTextNamesTheProgramAndShowsTheUsage() {

@@ -26,7 +26,8 @@ final class BurstTests: XCTestCase {
                 path: "/burst", interface: "org.example.Burst", member: "Chunk",
                 arguments: [.uint32(UInt32(index)), .bytes([UInt8](repeating: UInt8(index & 0xff), count: payload))])
         }
-        XCTAssertNotNil(emitterLoop.call(emitter, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            emitterLoop.call(emitter, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
         return (emitterLoop, emitter)
     }
 
@@ -45,7 +46,8 @@ final class BurstTests: XCTestCase {
             }
         }
         // The match rule is in place once a round trip on the listener has completed.
-        XCTAssertNotNil(loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
 
         let count = 100  // 100 signals of ~1 KiB: about 50 libdbus reads of 2 KiB
         let (emitterLoop, emitter) = try emitBurst(count: count, payload: 1000)
@@ -65,10 +67,14 @@ final class BurstTests: XCTestCase {
         let listener = try bus.connect(loop)
         var received = 0
         let subscription = listener.subscribe(MatchRule(interface: "org.example.Burst")) { _ in received += 1 }
-        XCTAssertNotNil(loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
         var pipeEnds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&pipeEnds), 0)
-        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        defer {
+            close(pipeEnds[0])
+            close(pipeEnds[1])
+        }
         var pipeSeen = false
         let token = loop.watch(fd: pipeEnds[0], for: .readable) { _ in pipeSeen = true }
         var byte: UInt8 = 1
@@ -76,7 +82,8 @@ final class BurstTests: XCTestCase {
         let (emitterLoop, emitter) = try emitBurst(count: 300, payload: 1000)
         XCTAssertTrue(loop.run(until: { received == 300 && pipeSeen }, timeout: 20))
         // Calls still work after a drained burst (replies are dispatched like signals).
-        XCTAssertNotNil(loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            loop.call(listener, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
         loop.cancel(token)
         withExtendedLifetime((subscription, emitterLoop, emitter)) {}
     }

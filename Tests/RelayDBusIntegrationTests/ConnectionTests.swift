@@ -68,8 +68,10 @@ final class ConnectionTests: XCTestCase {
         loop = nil
     }
 
-    private func call(_ method: String, _ arguments: [DBusValue] = [], path: ObjectPath = "/test/echo",
-                      interface: String? = "org.example.Echo", timeout: Double = 25) -> Result<[DBusValue], DBusError>? {
+    private func call(
+        _ method: String, _ arguments: [DBusValue] = [], path: ObjectPath = "/test/echo",
+        interface: String? = "org.example.Echo", timeout: Double = 25
+    ) -> Result<[DBusValue], DBusError>? {
         loop.call(client, server.uniqueName, path, interface, method, arguments, timeout: timeout)
     }
 
@@ -80,7 +82,8 @@ final class ConnectionTests: XCTestCase {
 
     func testMethodCallAndReplyCarryEveryType() throws {
         let arguments: [DBusValue] = [
-            .string("hi"), .boolean(true), .uint16(512), .bytes([1, 2, 3]), .dictionary(key: .string, value: .variant, []),
+            .string("hi"), .boolean(true), .uint16(512), .bytes([1, 2, 3]),
+            .dictionary(key: .string, value: .variant, []),
             .stringDict(["device": .objectPath("/org/bluez/hci0/dev_00"), "mtu": .uint16(185), "offset": .uint16(0)]),
             .structure([.int64(-3), .variant(.double(2.5))]),
         ]
@@ -106,8 +109,9 @@ final class ConnectionTests: XCTestCase {
     func testUnknownObjectMethodAndInterfaceGetErrorReplies() {
         XCTAssertEqual(remoteError(call("Echo", path: "/nothing/here"))?.name, DBusRemoteError.Names.unknownObject)
         XCTAssertEqual(remoteError(call("Nope"))?.name, DBusRemoteError.Names.unknownMethod)
-        XCTAssertEqual(remoteError(call("Echo", interface: "org.example.Other"))?.name,
-                       DBusRemoteError.Names.unknownInterface)
+        XCTAssertEqual(
+            remoteError(call("Echo", interface: "org.example.Other"))?.name,
+            DBusRemoteError.Names.unknownInterface)
         // A parent of an exported object is introspectable but has no methods.
         XCTAssertEqual(remoteError(call("Echo", path: "/test"))?.name, DBusRemoteError.Names.unknownObject)
     }
@@ -122,7 +126,9 @@ final class ConnectionTests: XCTestCase {
 
     func testTimeout() {
         let result = call("Never", timeout: 0.2)
-        guard case .failure(.timeout) = result else { return XCTFail("expected timeout, got \(String(describing: result))") }
+        guard case .failure(.timeout) = result else {
+            return XCTFail("expected timeout, got \(String(describing: result))")
+        }
         XCTAssertEqual(heldReplies.count, 1)
     }
 

@@ -73,12 +73,16 @@ final class ExportTests: XCTestCase {
             signals: [ExportedSignal("Changed", signature: "ay")])
     }
 
-    private func call(_ connection: DBusConnection, _ path: ObjectPath, _ interface: String, _ method: String,
-                      _ arguments: [DBusValue] = []) -> Result<[DBusValue], DBusError>? {
+    private func call(
+        _ connection: DBusConnection, _ path: ObjectPath, _ interface: String, _ method: String,
+        _ arguments: [DBusValue] = []
+    ) -> Result<[DBusValue], DBusError>? {
         loop.call(connection, server.uniqueName, path, interface, method, arguments)
     }
 
-    private func properties(_ method: String, _ arguments: [DBusValue], as caller: DBusConnection? = nil)
+    private func properties(
+        _ method: String, _ arguments: [DBusValue], as caller: DBusConnection? = nil
+    )
         -> Result<[DBusValue], DBusError>?
     {
         call(caller ?? trusted, "/app/service0/char0", "org.freedesktop.DBus.Properties", method, arguments)
@@ -90,28 +94,35 @@ final class ExportTests: XCTestCase {
         let all = try XCTUnwrap(try XCTUnwrap(properties("GetAll", [.string(gattInterface)])).get().first?.asDictionary)
         XCTAssertEqual(Set(all.keys), ["UUID", "Value", "Flags", "Notifying"], "absent properties are left out")
         XCTAssertEqual(all["Flags"]?.asStrings, ["read", "notify"])
-        XCTAssertEqual(remoteError(properties("Get", [.string(gattInterface), .string("Nope")]))?.name,
-                       DBusRemoteError.Names.unknownProperty)
-        XCTAssertEqual(remoteError(properties("GetAll", [.string("org.example.Nope")]))?.name,
-                       DBusRemoteError.Names.unknownInterface)
-        XCTAssertEqual(remoteError(properties("Get", [.string(gattInterface)]))?.name,
-                       DBusRemoteError.Names.invalidArgs)
+        XCTAssertEqual(
+            remoteError(properties("Get", [.string(gattInterface), .string("Nope")]))?.name,
+            DBusRemoteError.Names.unknownProperty)
+        XCTAssertEqual(
+            remoteError(properties("GetAll", [.string("org.example.Nope")]))?.name,
+            DBusRemoteError.Names.unknownInterface)
+        XCTAssertEqual(
+            remoteError(properties("Get", [.string(gattInterface)]))?.name,
+            DBusRemoteError.Names.invalidArgs)
     }
 
     func testPropertiesSetEmitsPropertiesChanged() throws {
         var changes: [DBusSignal] = []
         let subscription = trusted.subscribe(
-            MatchRule(sender: server.uniqueName, path: "/app/service0/char0",
-                      interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
+            MatchRule(
+                sender: server.uniqueName, path: "/app/service0/char0",
+                interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged")
         ) { changes.append($0) }
         XCTAssertNoThrow(
             try XCTUnwrap(properties("Set", [.string(gattInterface), .string("Notifying"), .variant(.boolean(true))]))
                 .get())
         XCTAssertTrue(notifying)
-        XCTAssertEqual(remoteError(properties("Set", [.string(gattInterface), .string("UUID"), .variant(.string("x"))]))?.name,
-                       DBusRemoteError.Names.propertyReadOnly)
-        XCTAssertEqual(remoteError(properties("Set", [.string(gattInterface), .string("Notifying"), .variant(.string("x"))]))?.name,
-                       DBusRemoteError.Names.invalidArgs)
+        XCTAssertEqual(
+            remoteError(properties("Set", [.string(gattInterface), .string("UUID"), .variant(.string("x"))]))?.name,
+            DBusRemoteError.Names.propertyReadOnly)
+        XCTAssertEqual(
+            remoteError(properties("Set", [.string(gattInterface), .string("Notifying"), .variant(.string("x"))]))?
+                .name,
+            DBusRemoteError.Names.invalidArgs)
 
         // The notification path: explicit values.
         try characteristic.emitPropertiesChanged(interface: gattInterface, changed: ["Value": .bytes([9, 9])])
@@ -124,7 +135,8 @@ final class ExportTests: XCTestCase {
     }
 
     func testGetManagedObjectsAndInterfacesAddedRemoved() throws {
-        let reply = try XCTUnwrap(call(trusted, "/app", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")).get()
+        let reply = try XCTUnwrap(call(trusted, "/app", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"))
+            .get()
         XCTAssertEqual(reply.signature, "a{oa{sa{sv}}}")
         let objects = try XCTUnwrap(reply.first?.asManagedObjects)
         XCTAssertEqual(Set(objects.keys), ["/app/service0/char0"], "the manager itself is not listed")
@@ -132,16 +144,26 @@ final class ExportTests: XCTestCase {
 
         var added: [DBusSignal] = []
         var removed: [DBusSignal] = []
-        let onAdded = trusted.subscribe(MatchRule(path: "/app", interface: "org.freedesktop.DBus.ObjectManager",
-                                                  member: "InterfacesAdded")) { added.append($0) }
-        let onRemoved = trusted.subscribe(MatchRule(path: "/app", interface: "org.freedesktop.DBus.ObjectManager",
-                                                    member: "InterfacesRemoved")) { removed.append($0) }
+        let onAdded = trusted.subscribe(
+            MatchRule(
+                path: "/app", interface: "org.freedesktop.DBus.ObjectManager",
+                member: "InterfacesAdded")
+        ) { added.append($0) }
+        let onRemoved = trusted.subscribe(
+            MatchRule(
+                path: "/app", interface: "org.freedesktop.DBus.ObjectManager",
+                member: "InterfacesRemoved")
+        ) { removed.append($0) }
         _ = call(trusted, "/app", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects")  // match rules in place
-        let service = ExportedObject(path: "/app/service0", interfaces: [
-            ExportedInterface("org.example.GattService1", properties: [
-                ExportedProperty("Primary", signature: .boolean) { .boolean(true) },
-            ]),
-        ])
+        let service = ExportedObject(
+            path: "/app/service0",
+            interfaces: [
+                ExportedInterface(
+                    "org.example.GattService1",
+                    properties: [
+                        ExportedProperty("Primary", signature: .boolean) { .boolean(true) }
+                    ])
+            ])
         try server.export(service)
         server.unexport("/app/service0")
         XCTAssertTrue(loop.run(until: { !added.isEmpty && !removed.isEmpty }, timeout: 20))
@@ -163,7 +185,8 @@ final class ExportTests: XCTestCase {
         XCTAssertTrue(xml.contains("<signal name=\"Changed\">"))
         XCTAssertTrue(xml.contains("org.freedesktop.DBus.Properties"))
         let parent = try XCTUnwrap(
-            try XCTUnwrap(call(trusted, "/app", "org.freedesktop.DBus.Introspectable", "Introspect")).get().first?.asString)
+            try XCTUnwrap(call(trusted, "/app", "org.freedesktop.DBus.Introspectable", "Introspect")).get().first?
+                .asString)
         XCTAssertTrue(parent.contains("<node name=\"service0\"/>"))
         XCTAssertTrue(parent.contains("org.freedesktop.DBus.ObjectManager"))
         // A path between exported objects still introspects, with its child.
@@ -174,26 +197,41 @@ final class ExportTests: XCTestCase {
     }
 
     func testForeignCallerIsDeniedAndStateIsUnchanged() throws {
-        let write = call(intruder, "/app/service0/char0", gattInterface, "WriteValue",
-                         [.bytes([0xde, 0xad]), .stringDict([:])])
+        let write = call(
+            intruder, "/app/service0/char0", gattInterface, "WriteValue",
+            [.bytes([0xde, 0xad]), .stringDict([:])])
         XCTAssertEqual(remoteError(write)?.name, DBusRemoteError.Names.accessDenied)
         XCTAssertEqual(value, [1, 2, 3, 4])
-        XCTAssertEqual(remoteError(properties("Get", [.string(gattInterface), .string("Value")], as: intruder))?.name,
-                       DBusRemoteError.Names.accessDenied)
-        XCTAssertEqual(remoteError(properties("Set", [.string(gattInterface), .string("Notifying"), .variant(.boolean(true))], as: intruder))?.name,
-                       DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(properties("Get", [.string(gattInterface), .string("Value")], as: intruder))?.name,
+            DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(
+                properties(
+                    "Set", [.string(gattInterface), .string("Notifying"), .variant(.boolean(true))], as: intruder))?
+                .name,
+            DBusRemoteError.Names.accessDenied)
         XCTAssertFalse(notifying)
-        XCTAssertEqual(remoteError(call(intruder, "/app", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"))?.name,
-                       DBusRemoteError.Names.accessDenied)
-        XCTAssertEqual(remoteError(call(intruder, "/app", "org.freedesktop.DBus.Introspectable", "Introspect"))?.name,
-                       DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(call(intruder, "/app", "org.freedesktop.DBus.ObjectManager", "GetManagedObjects"))?.name,
+            DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(call(intruder, "/app", "org.freedesktop.DBus.Introspectable", "Introspect"))?.name,
+            DBusRemoteError.Names.accessDenied)
         XCTAssertEqual(denied.count, 5)
-        XCTAssertEqual(denied.first, DeniedCall(sender: intruder.uniqueName, path: "/app/service0/char0",
-                                                interface: gattInterface, member: "WriteValue"))
+        XCTAssertEqual(
+            denied.first,
+            DeniedCall(
+                sender: intruder.uniqueName, path: "/app/service0/char0",
+                interface: gattInterface, member: "WriteValue"))
 
         // The owner of the trusted name is allowed.
-        XCTAssertNoThrow(try XCTUnwrap(call(trusted, "/app/service0/char0", gattInterface, "WriteValue",
-                                            [.bytes([7]), .stringDict([:])])).get())
+        XCTAssertNoThrow(
+            try XCTUnwrap(
+                call(
+                    trusted, "/app/service0/char0", gattInterface, "WriteValue",
+                    [.bytes([7]), .stringDict([:])])
+            ).get())
         XCTAssertEqual(value, [7])
     }
 
@@ -207,8 +245,9 @@ final class ExportTests: XCTestCase {
         }
         // NameOwnerChanged reaches the server before our later call does (the bus keeps order).
         XCTAssertEqual(try XCTUnwrap(readAsNewOwner()).get(), [.bytes([1, 2, 3, 4])])
-        XCTAssertEqual(remoteError(call(trusted, "/app/service0/char0", gattInterface, "ReadValue", [.stringDict([:])]))?.name,
-                       DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(call(trusted, "/app/service0/char0", gattInterface, "ReadValue", [.stringDict([:])]))?.name,
+            DBusRemoteError.Names.accessDenied)
         XCTAssertEqual(denied.last?.sender, trusted.uniqueName)
         XCTAssertNotEqual(denied.last?.sender, intruderName)
     }
@@ -216,7 +255,8 @@ final class ExportTests: XCTestCase {
     func testNobodyIsAllowedWhileTheNameHasNoOwner() throws {
         XCTAssertNotNil(loop.wait { done in self.trusted.releaseName(self.trustedName) { done($0) } })
         _ = call(intruder, "/app", "org.freedesktop.DBus.Introspectable", "Introspect")
-        XCTAssertEqual(remoteError(call(trusted, "/app", "org.freedesktop.DBus.Introspectable", "Introspect"))?.name,
-                       DBusRemoteError.Names.accessDenied)
+        XCTAssertEqual(
+            remoteError(call(trusted, "/app", "org.freedesktop.DBus.Introspectable", "Introspect"))?.name,
+            DBusRemoteError.Names.accessDenied)
     }
 }

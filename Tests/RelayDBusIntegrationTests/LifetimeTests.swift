@@ -12,16 +12,20 @@ final class LifetimeTests: XCTestCase {
         defer { bus.stop() }
         let peer = try bus.connect(loop)
         peer.exportPolicy = .anyone
-        try peer.export(ExportedObject(path: "/o", interfaces: [
-            ExportedInterface("org.example.O", methods: [ExportedMethod("M") { _ in .success([]) }]),
-        ]))
+        try peer.export(
+            ExportedObject(
+                path: "/o",
+                interfaces: [
+                    ExportedInterface("org.example.O", methods: [ExportedMethod("M") { _ in .success([]) }])
+                ]))
         weak var weakConnection: DBusConnection?
         weak var weakBridge: ConnectionLoopBridge?
         do {
             let connection = try bus.connect(loop)
             weakConnection = connection
             weakBridge = connection.bridge
-            let subscription = connection.subscribe(MatchRule(sender: "org.example.Named", interface: "org.example.X")) { _ in }
+            let subscription = connection.subscribe(MatchRule(sender: "org.example.Named", interface: "org.example.X"))
+            { _ in }
             let watcher = NameOwnerWatcher(connection: connection, name: "org.example.Named")
             XCTAssertNotNil(loop.call(connection, peer.uniqueName, "/o", "org.example.O", "M"))
             XCTAssertTrue(loop.run(until: { watcher.isResolved }, timeout: 20))
@@ -65,6 +69,7 @@ final class LifetimeTests: XCTestCase {
             pending.cancel()
         }
         XCTAssertNil(weakPending)
-        XCTAssertNotNil(loop.call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            loop.call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
     }
 }

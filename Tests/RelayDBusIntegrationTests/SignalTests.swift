@@ -36,8 +36,10 @@ final class SignalTests: XCTestCase {
         }
     }
 
-    private func emit(_ from: DBusConnection, _ path: ObjectPath, _ interface: String, _ member: String,
-                      _ arguments: [DBusValue] = []) throws {
+    private func emit(
+        _ from: DBusConnection, _ path: ObjectPath, _ interface: String, _ member: String,
+        _ arguments: [DBusValue] = []
+    ) throws {
         try from.emitSignal(path: path, interface: interface, member: member, arguments: arguments)
     }
 

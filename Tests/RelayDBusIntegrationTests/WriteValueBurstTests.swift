@@ -15,25 +15,31 @@ final class WriteValueBurstTests: XCTestCase {
         let server = try bus.connect(loop)
         let client = try bus.connect(loop)
         var received: [[UInt8]] = []
-        let characteristic = ExportedObject(path: "/app/service0/char0", interfaces: [
-            ExportedInterface("org.bluez.GattCharacteristic1", methods: [
-                ExportedMethod("WriteValue", input: "aya{sv}") { call in
-                    received.append(call.arguments[0].asBytes ?? [])
-                    return .success([])
-                }
+        let characteristic = ExportedObject(
+            path: "/app/service0/char0",
+            interfaces: [
+                ExportedInterface(
+                    "org.bluez.GattCharacteristic1",
+                    methods: [
+                        ExportedMethod("WriteValue", input: "aya{sv}") { call in
+                            received.append(call.arguments[0].asBytes ?? [])
+                            return .success([])
+                        }
+                    ])
             ])
-        ])
         // As in the programs: only the owner of the BlueZ name may call (checked on every call).
         XCTAssertNotNil(loop.wait { done in client.requestName("org.example.FakeBlueZ") { done($0) } })
         server.exportPolicy = .owner(of: "org.example.FakeBlueZ")
         try server.export(characteristic)
         let count = Int(ProcessInfo.processInfo.environment["WRITE_BURST_COUNT"] ?? "") ?? 300
-        let options: DBusValue = .dictionary(key: .string, value: .variant, [
-            (key: .string("device"), value: .variant(.objectPath("/org/bluez/hci0/dev_00_AA_01_01_00_01"))),
-            (key: .string("link"), value: .variant(.string("LE"))),
-            (key: .string("mtu"), value: .variant(.uint16(517))),
-            (key: .string("type"), value: .variant(.string("command"))),
-        ])
+        let options: DBusValue = .dictionary(
+            key: .string, value: .variant,
+            [
+                (key: .string("device"), value: .variant(.objectPath("/org/bluez/hci0/dev_00_AA_01_01_00_01"))),
+                (key: .string("link"), value: .variant(.string("LE"))),
+                (key: .string("mtu"), value: .variant(.uint16(517))),
+                (key: .string("type"), value: .variant(.string("command"))),
+            ])
         var replies = 0
         var failures = 0
         var next = 0
@@ -47,7 +53,8 @@ final class WriteValueBurstTests: XCTestCase {
                 inFlight += 1
                 client.call(
                     destination: server.uniqueName, path: "/app/service0/char0",
-                    interface: "org.bluez.GattCharacteristic1", method: "WriteValue", arguments: [.bytes(frame), options],
+                    interface: "org.bluez.GattCharacteristic1", method: "WriteValue",
+                    arguments: [.bytes(frame), options],
                     timeout: 60
                 ) { result in
                     inFlight -= 1

@@ -9,7 +9,9 @@ final class ByteArrayTests: XCTestCase {
     private var generator = SeededBytes(seed: 0x5eed)
 
     /// Through a libdbus message in memory, then through its wire bytes.
-    private func roundTrips(_ values: [DBusValue], file: StaticString = #filePath, line: UInt = #line) throws
+    private func roundTrips(
+        _ values: [DBusValue], file: StaticString = #filePath, line: UInt = #line
+    ) throws
         -> [DBusValue]
     {
         let message = try Message.methodCall(destination: nil, path: "/t", interface: nil, member: "M")
@@ -56,7 +58,9 @@ final class ByteArrayTests: XCTestCase {
             .variant(.variant(.bytes([]))),
             .stringDict(["Value": .bytes(frame), "Empty": .bytes([]), "Big": .bytes(big), "Other": .uint16(5)]),
             .uint16Dict([0x004c: .bytes([1, 2, 3])]),
-            .dictionary(key: .string, value: "ay", [(key: .string("a"), value: .bytes(frame)), (key: .string("b"), value: .bytes([]))]),
+            .dictionary(
+                key: .string, value: "ay",
+                [(key: .string("a"), value: .bytes(frame)), (key: .string("b"), value: .bytes([]))]),
             .structure([.bytes(frame), .bytes([7]), .uint32(3)]),
             .array(element: "ay", [.bytes(frame), .bytes([]), .bytes([0xff])]),
             .array(element: .variant, [.variant(.bytes([1])), .variant(.string("x"))]),

@@ -8,10 +8,13 @@ import XCTest
 
 /// Round trips through a real libdbus message, without any bus.
 final class MarshallingTests: XCTestCase {
-    private func roundTrip(_ values: [DBusValue], file: StaticString = #filePath, line: UInt = #line) throws
+    private func roundTrip(
+        _ values: [DBusValue], file: StaticString = #filePath, line: UInt = #line
+    ) throws
         -> [DBusValue]
     {
-        let message = try Message.methodCall(destination: "org.example.Test", path: "/test", interface: "org.example.Test", member: "Echo")
+        let message = try Message.methodCall(
+            destination: "org.example.Test", path: "/test", interface: "org.example.Test", member: "Echo")
         try message.append(values)
         XCTAssertEqual(message.signatureString, values.signature.rawValue, file: file, line: line)
         return try message.arguments()
@@ -107,7 +110,8 @@ final class MarshallingTests: XCTestCase {
     func testNestedVariantsAndStructs() throws {
         let nested = DBusValue.variant(.variant(.variant(.structure([.string("deep"), .bytes([1])]))))
         let structure = DBusValue.structure([
-            .int32(1), .structure([.string("inner"), .array(element: "(yb)", [.structure([.byte(1), .boolean(true)])])]),
+            .int32(1),
+            .structure([.string("inner"), .array(element: "(yb)", [.structure([.byte(1), .boolean(true)])])]),
         ])
         try assertRoundTrips([nested, structure, .variant(.stringDict(["k": .variant(.int32(3))]))])
         XCTAssertEqual(try roundTrip([nested])[0].unwrapped.asStructure?.first, .string("deep"))

@@ -4,18 +4,22 @@ import XCTest
 
 /// Match rule text and local routing decisions, without a bus.
 final class MatchRuleTests: XCTestCase {
-    private func signal(sender: String = ":1.5", path: ObjectPath = "/org/bluez/hci0",
-                        interface: String = "org.freedesktop.DBus.Properties", member: String = "PropertiesChanged",
-                        arguments: [DBusValue] = [.string("org.bluez.Adapter1")]) -> DBusSignal {
+    private func signal(
+        sender: String = ":1.5", path: ObjectPath = "/org/bluez/hci0",
+        interface: String = "org.freedesktop.DBus.Properties", member: String = "PropertiesChanged",
+        arguments: [DBusValue] = [.string("org.bluez.Adapter1")]
+    ) -> DBusSignal {
         DBusSignal(sender: sender, path: path, interface: interface, member: member, arguments: arguments)
     }
 
     func testRuleString() {
-        let rule = MatchRule(sender: "org.bluez", pathNamespace: "/org/bluez", interface: "org.freedesktop.DBus.Properties",
-                             member: "PropertiesChanged", arg0: "it's")
-        XCTAssertEqual(rule.ruleString,
-                       "type='signal',sender='org.bluez',path_namespace='/org/bluez',"
-                       + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='it'\\''s'")
+        let rule = MatchRule(
+            sender: "org.bluez", pathNamespace: "/org/bluez", interface: "org.freedesktop.DBus.Properties",
+            member: "PropertiesChanged", arg0: "it's")
+        XCTAssertEqual(
+            rule.ruleString,
+            "type='signal',sender='org.bluez',path_namespace='/org/bluez',"
+                + "interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='it'\\''s'")
         XCTAssertEqual(MatchRule().ruleString, "type='signal'")
     }
 

@@ -13,7 +13,8 @@ final class InboundPipelineTests: XCTestCase {
         let first = Message(text: "one")
         let second = Message(binary: [1, 2, 3, 4, 5, 6])
         XCTAssertEqual(pipeline.receive(frames(first)[0], at: 1), [.message(first, id: MessageID(0), number: 1)])
-        XCTAssertEqual(pipeline.receive(frames(second, id: 1)[0], at: 2), [.message(second, id: MessageID(1), number: 2)])
+        XCTAssertEqual(
+            pipeline.receive(frames(second, id: 1)[0], at: 2), [.message(second, id: MessageID(1), number: 2)])
         XCTAssertEqual(pipeline.counters, 1)
         XCTAssertEqual(pipeline.messages, 2)
         XCTAssertEqual(pipeline.lastCounter, Counter(5))
@@ -42,7 +43,9 @@ final class InboundPipelineTests: XCTestCase {
         var pipeline = InboundPipeline(maxMessage: 1 << 20)
         XCTAssertNil(pipeline.reset(because: .linkEnded("disconnected")), "nothing in progress")
         _ = pipeline.receive(frames(Message(binary: Array(repeating: 1, count: 50)))[0], at: 0)
-        guard case .dropped(let partial, let reason)? = pipeline.reset(because: .stalled(seconds: 10, subscribed: false)) else {
+        guard
+            case .dropped(let partial, let reason)? = pipeline.reset(because: .stalled(seconds: 10, subscribed: false))
+        else {
             return XCTFail("the partial message is dropped")
         }
         XCTAssertEqual(partial.total, 50)
@@ -55,7 +58,9 @@ final class InboundPipelineTests: XCTestCase {
         var pipeline = InboundPipeline(maxMessage: 1 << 20)
         var reported = 0
         for index in 0..<100 {
-            for case .protocolError(_, let suppressed) in pipeline.receive([0x00, 0x01, 0x02], at: 1 + Double(index) / 1000) {
+            for case .protocolError(_, let suppressed) in pipeline.receive(
+                [0x00, 0x01, 0x02], at: 1 + Double(index) / 1000)
+            {
                 XCTAssertEqual(suppressed, 0)
                 reported += 1
             }

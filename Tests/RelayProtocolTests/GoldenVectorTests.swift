@@ -127,7 +127,8 @@ final class GoldenVectorTests: XCTestCase {
         let overhead = MessageFrames.framingOverhead(messageLength: 65536, mtu: mtu)
         XCTAssertEqual(overhead, 1384)
         XCTAssertLessThanOrEqual(Double(overhead) / 65536, 0.03)
-        let values = frameValues(of: Message(binary: [UInt8](repeating: 0xA5, count: 65536)), id: MessageID(0), mtu: mtu)
+        let values = frameValues(
+            of: Message(binary: [UInt8](repeating: 0xA5, count: 65536)), id: MessageID(0), mtu: mtu)
         XCTAssertEqual(values.count, 275)
         XCTAssertEqual(values.reduce(0) { $0 + $1.count } - 65536, overhead)
     }

@@ -20,7 +20,9 @@ final class RandomizedReassemblyTests: XCTestCase {
         var mutationCounts: [String: Int] = [:]
 
         while fed < valueTarget {
-            let mtu = MTU(clamping: [23, 185, 247, 517, Int.random(in: 23...517, using: &generator)].randomElement(using: &generator)!)
+            let mtu = MTU(
+                clamping: [23, 185, 247, 517, Int.random(in: 23...517, using: &generator)].randomElement(
+                    using: &generator)!)
             let size = randomSize(limit: limit, using: &generator)
             let message = Message(kind: Bool.random(using: &generator) ? .text : .binary, bytes: generator.bytes(size))
             let id = MessageID(UInt8.random(in: 0...255, using: &generator))
@@ -43,7 +45,8 @@ final class RandomizedReassemblyTests: XCTestCase {
             if applied == .none {
                 cleanMessages += 1
                 if size <= limit {
-                    XCTAssertEqual(events.messages, [ReceivedMessage(id: id, message: message)], "a clean message must arrive")
+                    XCTAssertEqual(
+                        events.messages, [ReceivedMessage(id: id, message: message)], "a clean message must arrive")
                 } else {
                     XCTAssertEqual(events.messages, [])
                     XCTAssertTrue(events.errors.contains(.messageTooLarge(id, declared: UInt32(size), limit: limit)))
@@ -54,7 +57,9 @@ final class RandomizedReassemblyTests: XCTestCase {
         XCTAssertGreaterThan(cleanMessages, 1000)
         XCTAssertGreaterThan(errors, 1000)
         XCTAssertGreaterThan(delivered, cleanMessages / 2)
-        for mutation in Mutation.allCases { XCTAssertGreaterThan(mutationCounts["\(mutation)"] ?? 0, 100, "\(mutation)") }
+        for mutation in Mutation.allCases {
+            XCTAssertGreaterThan(mutationCounts["\(mutation)"] ?? 0, 100, "\(mutation)")
+        }
     }
 
     func testPureRandomValuesNeverCrashOrDeliver() {
@@ -111,10 +116,12 @@ final class RandomizedReassemblyTests: XCTestCase {
             values.remove(at: index)
         case .lyingLength:
             guard values[0].count >= FrameHeader.firstLength else { return .none }
-            let lie: UInt32 = Bool.random(using: &generator)
+            let lie: UInt32 =
+                Bool.random(using: &generator)
                 ? UInt32.random(in: 0...UInt32.max, using: &generator)
                 : UInt32(truncatingIfNeeded: Int.random(in: 0...8192, using: &generator))
-            let declared = UInt32(values[0][6]) | UInt32(values[0][7]) << 8 | UInt32(values[0][8]) << 16
+            let declared =
+                UInt32(values[0][6]) | UInt32(values[0][7]) << 8 | UInt32(values[0][8]) << 16
                 | UInt32(values[0][9]) << 24
             guard lie != declared else { return .none }
             for offset in 0..<4 { values[0][6 + offset] = UInt8(truncatingIfNeeded: lie >> (8 * UInt32(offset))) }

@@ -80,10 +80,12 @@ final class ReassemblyErrorTests: XCTestCase {
         let next = Message(text: "the next message, long enough for three frames")
         let nextValues = frameValues(of: next, id: MessageID(4), mtu: .default)
         let events = feed(nextValues, to: &reassembler)
-        XCTAssertEqual(events, [
-            .error(.interruptedByNewMessage(newID: MessageID(4)), dropped: partial(36)),
-            .message(ReceivedMessage(id: MessageID(4), message: next)),
-        ])
+        XCTAssertEqual(
+            events,
+            [
+                .error(.interruptedByNewMessage(newID: MessageID(4)), dropped: partial(36)),
+                .message(ReceivedMessage(id: MessageID(4), message: next)),
+            ])
         // The rest of the interrupted message is unknown now.
         XCTAssertEqual(
             reassembler.receive(values[3]), [.error(.unknownMessage(id), dropped: nil)],
@@ -144,7 +146,8 @@ final class ReassemblyErrorTests: XCTestCase {
                 start: MessageStart(kind: .text, totalLength: 2, checksum: 0)),
             payload: [1, 2, 3])
         XCTAssertEqual(
-            reassembler.receive(overfull.encoded), [.error(.lengthMismatch(id, declared: 2, received: 3), dropped: nil)])
+            reassembler.receive(overfull.encoded), [.error(.lengthMismatch(id, declared: 2, received: 3), dropped: nil)]
+        )
         assertGoodMessageArrives(&reassembler)
     }
 
@@ -158,7 +161,10 @@ final class ReassemblyErrorTests: XCTestCase {
         let events = feed(corrupted, to: &reassembler)
         XCTAssertEqual(
             events,
-            [.error(.checksumMismatch(id, declared: declared, computed: CRC32C.checksum(altered)), dropped: partial(60))])
+            [
+                .error(
+                    .checksumMismatch(id, declared: declared, computed: CRC32C.checksum(altered)), dropped: partial(60))
+            ])
         assertGoodMessageArrives(&reassembler)
     }
 

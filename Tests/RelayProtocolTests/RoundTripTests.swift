@@ -60,7 +60,10 @@ final class RoundTripTests: XCTestCase {
                 for (index, value) in values.enumerated() {
                     let events = reassembler.receive(value)
                     if index < values.count - 1 {
-                        if !events.isEmpty { XCTFail("MTU \(mtu) size \(size): event before the last frame"); break }
+                        if !events.isEmpty {
+                            XCTFail("MTU \(mtu) size \(size): event before the last frame")
+                            break
+                        }
                     } else {
                         delivered = events.messages
                         XCTAssertEqual(events.count, 1, "MTU \(mtu) size \(size)")
@@ -109,7 +112,8 @@ final class RoundTripTests: XCTestCase {
     }
 
     func testFramesReuseTheCallersBuffer() {
-        var frames = MessageFrames(message: Message(binary: Array(repeating: 3, count: 100)), id: MessageID(4), mtu: .default)
+        var frames = MessageFrames(
+            message: Message(binary: Array(repeating: 3, count: 100)), id: MessageID(4), mtu: .default)
         let expected = Array(frames)
         var buffer: [UInt8] = []
         var produced: [[UInt8]] = []

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import RelayProtocol
 
 /// FIPS 180-4 / NIST CAVS example vectors for SHA-256.

@@ -1,6 +1,7 @@
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 final class CommandLineSplitterTests: XCTestCase {
@@ -14,7 +15,8 @@ final class CommandLineSplitterTests: XCTestCase {
     func testWordsHonourQuotesAndEscapes() throws {
         XCTAssertEqual(try CommandLineSplitter.words("a  b\tc"), ["a", "b", "c"])
         XCTAssertEqual(try CommandLineSplitter.words(#""hello world" x"#), ["hello world", "x"])
-        XCTAssertEqual(try CommandLineSplitter.words(#"say\ it "q\"uote" back\\slash"#), ["say it", "q\"uote", "back\\slash"])
+        XCTAssertEqual(
+            try CommandLineSplitter.words(#"say\ it "q\"uote" back\\slash"#), ["say it", "q\"uote", "back\\slash"])
         XCTAssertEqual(try CommandLineSplitter.words(#"a\nb "\t""#), ["a\nb", "\t"])
         XCTAssertEqual(try CommandLineSplitter.words(#""" x"#), ["", "x"])
         XCTAssertEqual(try CommandLineSplitter.words(#"pre"fix mid"post"#), ["prefix midpost"])

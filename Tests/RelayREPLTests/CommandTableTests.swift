@@ -1,19 +1,32 @@
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 final class CommandTableTests: XCTestCase {
     private func table() -> CommandTable {
         var table = CommandTable()
         table.add(CommandSpec("start", summary: "Register and advertise.") { _ in .success })
-        table.add(CommandSpec("notify", synopsis: "[N]", summary: "Notify the counter.", details: "Counts up.\nLike the app.",
-                              shape: .words(min: 0, max: 1)) { _ in .success })
-        table.add(CommandSpec("send", synopsis: "TEXT", summary: "Send a message.", shape: .restOfLine(required: true)) { _ in .success })
-        table.add(CommandSpec("send-file", synopsis: "PATH", summary: "Send a file.", shape: .words(min: 1, max: 1),
-                              completion: .paths) { _ in .success })
-        table.add(CommandSpec("scan", synopsis: "[stop]", summary: "Scan.", shape: .words(min: 0, max: 1),
-                              completion: .words(["stop"])) { _ in .success })
+        table.add(
+            CommandSpec(
+                "notify", synopsis: "[N]", summary: "Notify the counter.", details: "Counts up.\nLike the app.",
+                shape: .words(min: 0, max: 1)
+            ) { _ in .success })
+        table.add(
+            CommandSpec("send", synopsis: "TEXT", summary: "Send a message.", shape: .restOfLine(required: true)) { _ in
+                .success
+            })
+        table.add(
+            CommandSpec(
+                "send-file", synopsis: "PATH", summary: "Send a file.", shape: .words(min: 1, max: 1),
+                completion: .paths
+            ) { _ in .success })
+        table.add(
+            CommandSpec(
+                "scan", synopsis: "[stop]", summary: "Scan.", shape: .words(min: 0, max: 1),
+                completion: .words(["stop"])
+            ) { _ in .success })
         return table
     }
 
@@ -74,7 +87,8 @@ final class CommandTableTests: XCTestCase {
         let columns = zip(lines[1...5], summaries).map { line, summary in line.count - summary.count }
         XCTAssertEqual(Set(columns).count, 1, "summaries are not aligned: \(lines)")
         for (line, summary) in zip(lines[1...5], summaries) { XCTAssertTrue(line.hasSuffix(summary)) }
-        XCTAssertEqual(table.helpText(for: "notify"), "usage: notify [N]\n  Notify the counter.\n  Counts up.\n  Like the app.")
+        XCTAssertEqual(
+            table.helpText(for: "notify"), "usage: notify [N]\n  Notify the counter.\n  Counts up.\n  Like the app.")
         XCTAssertNil(table.helpText(for: "nope"))
     }
 

@@ -1,6 +1,7 @@
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 final class EventJournalTests: XCTestCase {

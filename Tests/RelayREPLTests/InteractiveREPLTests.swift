@@ -1,7 +1,8 @@
 import Glibc
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 /// Drives the readline mode for real through a pseudo-terminal: the test types on the
@@ -62,14 +63,16 @@ final class InteractiveREPLTests: XCTestCase {
         config.historyPath = historyPath
         let repl = REPL(configuration: config, loop: loop, console: console, prompt: "test> ")
         var log: [String] = []
-        repl.add(CommandSpec("send", synopsis: "TEXT", summary: "Log.", shape: .restOfLine(required: true)) { context in
-            log.append("send:" + context.arguments[0])
-            return .success
-        })
-        repl.add(CommandSpec("status", summary: "Log.") { _ in
-            log.append("status")
-            return .success
-        })
+        repl.add(
+            CommandSpec("send", synopsis: "TEXT", summary: "Log.", shape: .restOfLine(required: true)) { context in
+                log.append("send:" + context.arguments[0])
+                return .success
+            })
+        repl.add(
+            CommandSpec("status", summary: "Log.") { _ in
+                log.append("status")
+                return .success
+            })
 
         var screen: [UInt8] = []
         var consumed = 0  // bytes of `screen` already matched by earlier steps
@@ -117,8 +120,9 @@ final class InteractiveREPLTests: XCTestCase {
         XCTAssertTrue(steps.isEmpty, "stuck waiting for \(steps.first?.after ?? "-"); screen: \(text.debugDescription)")
         XCTAssertEqual(log, ["send:hello", "status"])
         let event = try XCTUnwrap(text.range(of: "TICK-EVENT"))
-        XCTAssertNotNil(text.range(of: "send hel", range: event.upperBound..<text.endIndex),
-                        "the line being typed was not redrawn after the event")
+        XCTAssertNotNil(
+            text.range(of: "send hel", range: event.upperBound..<text.endIndex),
+            "the line being typed was not redrawn after the event")
         let saved = (try? String(contentsOfFile: historyPath, encoding: .utf8)) ?? ""
         XCTAssertEqual(saved.split(separator: "\n"), ["send hello", "sned", "status"])
     }

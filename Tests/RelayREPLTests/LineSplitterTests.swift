@@ -1,6 +1,7 @@
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 final class LineSplitterTests: XCTestCase {
@@ -44,17 +45,21 @@ final class LineSplitterTests: XCTestCase {
 
     func testLineOfExactlyTheLimitIsAccepted() {
         var splitter = LineSplitter(maximumLength: 4)
-        XCTAssertEqual(texts(splitter.feed(Array("abcd\r\nabcde\n".utf8))),
-                       ["1:abcd", "2:!line too long (5 bytes, at most 4); ignored"])
+        XCTAssertEqual(
+            texts(splitter.feed(Array("abcd\r\nabcde\n".utf8))),
+            ["1:abcd", "2:!line too long (5 bytes, at most 4); ignored"])
     }
 
     func testInvalidUTF8IsRefusedWithItsPosition() {
-        XCTAssertEqual(LineValidator.validate([0x73, 0x65, 0xFF, 0x64]),
-                       .failure(CommandError("line is not valid UTF-8 (byte 0xFF at byte 3); ignored")))
-        XCTAssertEqual(LineValidator.validate([0x61, 0xC3]),
-                       .failure(CommandError("line is not valid UTF-8 (byte 0xC3 at byte 2); ignored")))
-        XCTAssertEqual(LineValidator.validate([0xED, 0xA0, 0x80]),  // an encoded surrogate
-                       .failure(CommandError("line is not valid UTF-8 (byte 0xED at byte 1); ignored")))
+        XCTAssertEqual(
+            LineValidator.validate([0x73, 0x65, 0xFF, 0x64]),
+            .failure(CommandError("line is not valid UTF-8 (byte 0xFF at byte 3); ignored")))
+        XCTAssertEqual(
+            LineValidator.validate([0x61, 0xC3]),
+            .failure(CommandError("line is not valid UTF-8 (byte 0xC3 at byte 2); ignored")))
+        XCTAssertEqual(
+            LineValidator.validate([0xED, 0xA0, 0x80]),  // an encoded surrogate
+            .failure(CommandError("line is not valid UTF-8 (byte 0xED at byte 1); ignored")))
         XCTAssertEqual(LineValidator.validate(Array("héllo ✓".utf8)), .success("héllo ✓"))
     }
 

@@ -1,7 +1,8 @@
 import Glibc
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 final class REPLScriptTests: XCTestCase {
@@ -20,21 +21,25 @@ final class REPLScriptTests: XCTestCase {
         XCTAssertEqual(status, 1)
         XCTAssertEqual(harness.log, ["ok", "ok"])
         XCTAssertEqual(harness.repl.failedCommands, 4)
-        XCTAssertEqual(harness.lines, [
-            "error: line 1: it failed",
-            "error: line 3: unknown command 'sned'; did you mean 'send'? Type 'help'.",
-            "error: line 4: boom",
-            "error: line 5: send: missing TEXT (usage: send TEXT)",
-        ])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "error: line 1: it failed",
+                "error: line 3: unknown command 'sned'; did you mean 'send'? Type 'help'.",
+                "error: line 4: boom",
+                "error: line 5: send: missing TEXT (usage: send TEXT)",
+            ])
     }
 
     func testJSONErrorsCarryCommandAndLine() {
         let harness = ScriptHarness(format: .json)
         XCTAssertEqual(harness.run(script: "ok\nfail\nemit ready\n"), 1)
-        XCTAssertEqual(harness.lines, [
-            #"{"event":"error","time":"T","message":"it failed","command":"fail","line":2}"#,
-            #"{"event":"ready","time":"T"}"#,
-        ])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                #"{"event":"error","time":"T","message":"it failed","command":"fail","line":2}"#,
+                #"{"event":"ready","time":"T"}"#,
+            ])
     }
 
     func testWaitSeesEventsThatArrivedWhileThePreviousCommandRan() {
@@ -66,7 +71,9 @@ final class REPLScriptTests: XCTestCase {
 
     func testEachWaitUsesUpOneEvent() {
         let harness = ScriptHarness()
-        XCTAssertEqual(harness.run(script: "emit x\nemit x\nwait x 5\nwait x 0.05\n"), 1, "the earlier x came before the last command")
+        XCTAssertEqual(
+            harness.run(script: "emit x\nemit x\nwait x 5\nwait x 0.05\n"), 1,
+            "the earlier x came before the last command")
         let second = ScriptHarness()
         XCTAssertEqual(second.run(script: "connect\nwait ready 5\nwait ready 0.05\n"), 1)
         XCTAssertEqual(second.lines.last, "error: line 3: wait: no 'ready' event within 0.05 s")
@@ -75,10 +82,12 @@ final class REPLScriptTests: XCTestCase {
     func testWaitForAnUnknownEventFailsWithASuggestion() {
         let harness = ScriptHarness(eventNames: ["connected", "ready"])
         XCTAssertEqual(harness.run(script: "wait raedy\nwait ready x\n"), 1)
-        XCTAssertEqual(harness.lines, [
-            "error: line 1: wait: unknown event 'raedy'; did you mean 'ready'? events: connected, ready",
-            "error: line 2: wait: SECONDS must be a number of seconds greater than 0 up to 86400, not 'x'",
-        ])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "error: line 1: wait: unknown event 'raedy'; did you mean 'ready'? events: connected, ready",
+                "error: line 2: wait: SECONDS must be a number of seconds greater than 0 up to 86400, not 'x'",
+            ])
     }
 
     func testSleepAndPendingCommandsThatFinishAtOnce() {
@@ -86,7 +95,8 @@ final class REPLScriptTests: XCTestCase {
         XCTAssertEqual(harness.run(script: "sleep 0.01\ninstant\nsleep 0\nok\nsleep -1\n"), 1)
         XCTAssertEqual(harness.log, ["ok"])
         XCTAssertEqual(harness.lines.count, 1)
-        XCTAssertTrue(harness.lines[0].hasPrefix("error: line 5: sleep: SECONDS must not be negative"), harness.lines[0])
+        XCTAssertTrue(
+            harness.lines[0].hasPrefix("error: line 5: sleep: SECONDS must not be negative"), harness.lines[0])
     }
 
     func testHelpListsProgramCommandsThenBuiltins() {
@@ -99,7 +109,8 @@ final class REPLScriptTests: XCTestCase {
         let sendLine = harness.lines.firstIndex { $0.hasPrefix("  send ") }!
         let quitLine = harness.lines.firstIndex { $0.hasPrefix("  quit ") }!
         XCTAssertLessThan(sendLine, quitLine)
-        XCTAssertEqual(harness.lines.last, "error: line 3: help: unknown command 'nope'. Type 'help' for the list of commands.")
+        XCTAssertEqual(
+            harness.lines.last, "error: line 3: help: unknown command 'nope'. Type 'help' for the list of commands.")
     }
 
     func testEndOfInputWaitsForThePendingCommandThenRunsTheHooks() {

@@ -1,7 +1,8 @@
 import Glibc
-import XCTest
 import RelayCLI
 import RelayRuntime
+import XCTest
+
 @testable import RelayREPL
 
 /// Runs a REPL in scripted mode over a real pipe, with a few test commands, and
@@ -84,52 +85,65 @@ final class ScriptHarness {
     func run(script: String) -> Int32 { run([Array(script.utf8)]) }
 
     private func addCommands() {
-        repl.add(CommandSpec("ok", summary: "Succeed.") { [unowned self] _ in
-            self.log.append("ok")
-            return .success
-        })
+        repl.add(
+            CommandSpec("ok", summary: "Succeed.") { [unowned self] _ in
+                self.log.append("ok")
+                return .success
+            })
         repl.add(CommandSpec("fail", summary: "Fail.") { _ in .failure("it failed") })
         repl.add(CommandSpec("throw", summary: "Throw.") { _ in throw CommandError("boom") })
-        repl.add(CommandSpec("send", synopsis: "TEXT", summary: "Log text.", shape: .restOfLine(required: true)) {
-            [unowned self] context in
-            self.log.append("send:" + context.arguments[0])
-            return .success
-        })
-        repl.add(CommandSpec("emit", synopsis: "EVENT", summary: "Report an event.", shape: .words(min: 1, max: 1)) {
-            context in
-            context.console.report(SimpleEvent(context.arguments[0], human: "event " + context.arguments[0]))
-            return .success
-        })
-        repl.add(CommandSpec("later", synopsis: "EVENT SECONDS", summary: "Report later.", shape: .words(min: 2, max: 2)) {
-            context in
-            let name = context.arguments[0]
-            let seconds = try context.seconds(1, "SECONDS") ?? 0
-            context.loop.schedule(after: seconds) { context.console.report(SimpleEvent(name, human: "event " + name)) }
-            return .success
-        })
-        repl.add(CommandSpec("connect", summary: "Connect; events arrive before it finishes.") { context in
-            context.loop.schedule(after: 0.01) { context.console.report(SimpleEvent("connected", human: "connected")) }
-            context.loop.schedule(after: 0.02) { context.console.report(SimpleEvent("ready", human: "ready")) }
-            context.loop.schedule(after: 0.03) { context.succeed() }
-            return .pending
-        })
-        repl.add(CommandSpec("instant", summary: "Pending that finished at once.") { context in
-            context.succeed()
-            return .pending
-        })
-        repl.add(CommandSpec("hang", summary: "Never finishes.") { [unowned self] context in
-            context.onCancel { self.log.append("cancelled") }
-            return .pending
-        })
-        repl.add(CommandSpec("fatal", summary: "Terminate with 3.") { [unowned self] _ in
-            self.repl.terminate(status: 3)
-            return .success
-        })
-        repl.add(CommandSpec("raise", synopsis: "SIGNAL", summary: "Raise a signal later.", shape: .words(min: 1, max: 1)) {
-            context in
-            let number = Int32(context.arguments[0])!
-            context.loop.schedule(after: 0.01) { raise(number) }
-            return .success
-        })
+        repl.add(
+            CommandSpec("send", synopsis: "TEXT", summary: "Log text.", shape: .restOfLine(required: true)) {
+                [unowned self] context in
+                self.log.append("send:" + context.arguments[0])
+                return .success
+            })
+        repl.add(
+            CommandSpec("emit", synopsis: "EVENT", summary: "Report an event.", shape: .words(min: 1, max: 1)) {
+                context in
+                context.console.report(SimpleEvent(context.arguments[0], human: "event " + context.arguments[0]))
+                return .success
+            })
+        repl.add(
+            CommandSpec("later", synopsis: "EVENT SECONDS", summary: "Report later.", shape: .words(min: 2, max: 2)) {
+                context in
+                let name = context.arguments[0]
+                let seconds = try context.seconds(1, "SECONDS") ?? 0
+                context.loop.schedule(after: seconds) {
+                    context.console.report(SimpleEvent(name, human: "event " + name))
+                }
+                return .success
+            })
+        repl.add(
+            CommandSpec("connect", summary: "Connect; events arrive before it finishes.") { context in
+                context.loop.schedule(after: 0.01) {
+                    context.console.report(SimpleEvent("connected", human: "connected"))
+                }
+                context.loop.schedule(after: 0.02) { context.console.report(SimpleEvent("ready", human: "ready")) }
+                context.loop.schedule(after: 0.03) { context.succeed() }
+                return .pending
+            })
+        repl.add(
+            CommandSpec("instant", summary: "Pending that finished at once.") { context in
+                context.succeed()
+                return .pending
+            })
+        repl.add(
+            CommandSpec("hang", summary: "Never finishes.") { [unowned self] context in
+                context.onCancel { self.log.append("cancelled") }
+                return .pending
+            })
+        repl.add(
+            CommandSpec("fatal", summary: "Terminate with 3.") { [unowned self] _ in
+                self.repl.terminate(status: 3)
+                return .success
+            })
+        repl.add(
+            CommandSpec("raise", synopsis: "SIGNAL", summary: "Raise a signal later.", shape: .words(min: 1, max: 1)) {
+                context in
+                let number = Int32(context.arguments[0])!
+                context.loop.schedule(after: 0.01) { raise(number) }
+                return .success
+            })
     }
 }

@@ -1,6 +1,6 @@
 import Glibc
-import XCTest
 import RelayRuntime
+import XCTest
 
 final class SignalWatcherTests: XCTestCase {
     func testSignalsArriveAsLoopCallbacksAndDispositionsAreRestored() throws {

@@ -1,5 +1,6 @@
-import XCTest
 import Glibc
+import XCTest
+
 @testable import RelayRuntime
 
 final class EventLoopTests: XCTestCase {
@@ -29,7 +30,10 @@ final class EventLoopTests: XCTestCase {
         let loop = EventLoop()
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
-        defer { close(fds[0]); close(fds[1]) }
+        defer {
+            close(fds[0])
+            close(fds[1])
+        }
         var received: [UInt8] = []
         loop.watch(fd: fds[0], for: .readable) { _ in
             var byte: UInt8 = 0
@@ -68,7 +72,10 @@ final class EventLoopTests: XCTestCase {
     func testPostedWorkRunsBeforeWaiting() {
         let loop = EventLoop()
         var order: [Int] = []
-        loop.post { order.append(1); loop.post { order.append(2) } }
+        loop.post {
+            order.append(1)
+            loop.post { order.append(2) }
+        }
         loop.runOnce(timeout: 0)
         XCTAssertEqual(order, [1, 2])
     }

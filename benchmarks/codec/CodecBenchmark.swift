@@ -76,7 +76,9 @@ func measureCodec(size: Int, mtu: MTU) -> CodecResult {
     }
 
     let times = medianSecondsPerRun([memcpy, checksum, send, receive, pipeline])
-    let (memcpyTime, checksumTime, sendTime, receiveTime, pipelineTime) = (times[0], times[1], times[2], times[3], times[4])
+    let (memcpyTime, checksumTime, sendTime, receiveTime, pipelineTime) = (
+        times[0], times[1], times[2], times[3], times[4]
+    )
 
     // Sanity: the pipeline really delivers the message.
     var check = Reassembler()

@@ -7,12 +7,14 @@ import RelayDBus
 /// - send: a `PropertiesChanged(sa{sv}as)` signal carrying `Value` built from `[UInt8]`
 ///   with `.bytes(_:)` and marshalled.
 func measureDBus(sizes: [Int] = [4, 510, 64 << 10]) -> [(label: String, microseconds: Double)] {
-    let options: DBusValue = .dictionary(key: .string, value: .variant, [
-        (key: .string("device"), value: .variant(.objectPath("/org/bluez/hci0/dev_00_AA_01_01_00_01"))),
-        (key: .string("link"), value: .variant(.string("LE"))),
-        (key: .string("mtu"), value: .variant(.uint16(517))),
-        (key: .string("type"), value: .variant(.string("command"))),
-    ])
+    let options: DBusValue = .dictionary(
+        key: .string, value: .variant,
+        [
+            (key: .string("device"), value: .variant(.objectPath("/org/bluez/hci0/dev_00_AA_01_01_00_01"))),
+            (key: .string("link"), value: .variant(.string("LE"))),
+            (key: .string("mtu"), value: .variant(.uint16(517))),
+            (key: .string("type"), value: .variant(.string("command"))),
+        ])
     var bodies: [() -> Void] = []
     var labels: [String] = []
     for size in sizes {

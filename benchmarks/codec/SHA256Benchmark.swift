@@ -8,11 +8,13 @@ func measureSHA256(size: Int = 1 << 20) -> [(label: String, megabytesPerSecond: 
     let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let slice = bytes[1...]
     let lazySequence = bytes.lazy.map { $0 }  // not contiguous: must stay correct, may be slower
-    let seconds = medianSecondsPerRun(repetitions: 7, minimumSeconds: 0.05, [
-        { sink &+= UInt64(SHA256.hash(bytes).bytes[0]) },
-        { sink &+= UInt64(SHA256.hash(slice).bytes[0]) },
-        { sink &+= UInt64(SHA256.hash(lazySequence).bytes[0]) },
-    ])
+    let seconds = medianSecondsPerRun(
+        repetitions: 7, minimumSeconds: 0.05,
+        [
+            { sink &+= UInt64(SHA256.hash(bytes).bytes[0]) },
+            { sink &+= UInt64(SHA256.hash(slice).bytes[0]) },
+            { sink &+= UInt64(SHA256.hash(lazySequence).bytes[0]) },
+        ])
     let labels = ["[UInt8] (what the programs pass)", "ArraySlice<UInt8>", "lazy map (non-contiguous)"]
     return zip(labels, seconds).map { ($0, Double(size) / $1 / 1e6) }
 }
