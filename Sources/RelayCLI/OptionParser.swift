@@ -105,21 +105,49 @@ public struct OptionParser: Sendable {
     /// `usage: relay-peripheral [--adapter hciN|ADDRESS] [--json] [--help] [--version]`
     public var usage: String {
         let parts = options.map { "[\($0.usage)]" } + ["[--help]", "[--version]"]
-        return "usage: \(program) " + parts.joined(separator: " ")
+        return Self.wrap(parts, first: "usage: \(program) ", width: Self.width)
     }
 
-    /// The `--help` text: usage, summary, one line per option.
+    /// The column text is wrapped at (terminals, man pages).
+    public static let width = 100
+
+    /// The `--help` text: usage, summary, one entry per option (its help wrapped in a column).
     public var helpText: String {
         let all =
             options + [
                 .flag("help", help: "Show this help and exit."), .flag("version", help: "Show the version and exit."),
             ]
-        let width = min(30, all.map(\.usage.count).max() ?? 0)
+        let column = min(30, all.map(\.usage.count).max() ?? 0) + 4
         var lines = [usage, "", summary, "", "Options:"]
         for option in all {
-            let padding = String(repeating: " ", count: max(1, width - option.usage.count + 2))
-            lines.append("  " + option.usage + padding + option.help)
+            let head = "  " + option.usage
+            let words = option.help.split(separator: " ").map(String.init)
+            let indent = String(repeating: " ", count: column)
+            let fits = head.count + 2 <= column
+            if !fits { lines.append(head) }  // a long option gets a line of its own
+            let first = fits ? head + String(repeating: " ", count: column - head.count) : indent
+            lines.append(Self.wrap(words, first: first, next: indent, width: Self.width))
         }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `words` after `first`, broken into lines of at most `width` columns (a word longer than a
+    /// line gets its own); continuation lines start with `next` (default: spaces as wide as `first`).
+    static func wrap(_ words: [String], first: String, next: String? = nil, width: Int) -> String {
+        let indent = next ?? String(repeating: " ", count: first.count)
+        var lines: [String] = []
+        var line = first
+        var lineHasWord = false
+        for word in words {
+            if lineHasWord, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = indent + word
+            } else {
+                line += (lineHasWord ? " " : "") + word
+            }
+            lineHasWord = true
+        }
+        lines.append(line)
         return lines.joined(separator: "\n")
     }
 

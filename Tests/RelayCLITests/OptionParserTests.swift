@@ -44,7 +44,8 @@ final class OptionParserTests: XCTestCase {
         guard case .help(let text) = try parser.parse(["--json", "--help"]) else { return XCTFail("no help") }
         XCTAssertTrue(
             text.hasPrefix(
-                "usage: relay-central [--adapter hciN|ADDRESS] [--json] [--scan-timeout S] [--max-message BYTES] [--help] [--version]\n"
+                "usage: relay-central [--adapter hciN|ADDRESS] [--json] [--scan-timeout S] [--max-message BYTES]\n"
+                    + "                     [--help] [--version]\n"
             ))
         XCTAssertTrue(text.contains("  --scan-timeout S"))
         XCTAssertTrue(text.contains("Scan time-out."))
@@ -78,6 +79,42 @@ final class OptionParserTests: XCTestCase {
         let lines = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines[0], "relay-central: unknown option '--frob'")
         XCTAssertTrue(lines[1].hasPrefix("usage: relay-central "))
-        XCTAssertEqual(lines[2], "Try 'relay-central --help' for more information.")
+        XCTAssertEqual(lines.last, "Try 'relay-central --help' for more information.")
+    }
+
+    func testByteCountsTakeKAndMSuffixesAndChoicesNameTheWords() throws {
+        let parser = OptionParser(
+            program: "p", summary: "", version: "v",
+            options: [
+                .value("size", "BYTES", kind: .byteCount(1...(1 << 20)), help: "a size"),
+                .value("path", "socket|signal", kind: .choice(["socket", "signal"]), help: "a path"),
+            ])
+        func parsed(_ arguments: [String]) throws -> ParsedOptions {
+            guard case .run(let options) = try parser.parse(arguments) else { throw UsageError("no run") }
+            return options
+        }
+        XCTAssertEqual(try parsed(["--size", "64K"]).byteCount("size"), 65536)
+        XCTAssertEqual(try parsed(["--size", "1MiB"]).byteCount("size"), 1 << 20)
+        XCTAssertEqual(try parsed(["--size", "512"]).byteCount("size"), 512)
+        XCTAssertEqual(try parsed(["--path", "signal"]).text("path"), "signal")
+        for (arguments, message) in [
+            (["--size", "2M"], "--size: 2097152 is out of range (1 to 1048576 bytes)"),
+            (["--size", "1.5K"], "--size: '1.5K' is not a byte count (e.g. 1048576, 64K or 1M)"),
+            (["--size", "K"], "--size: 'K' is not a byte count (e.g. 1048576, 64K or 1M)"),
+            (["--path", "both"], "--path: 'both' is neither socket nor signal"),
+        ] {
+            XCTAssertThrowsError(try parser.parse(arguments)) { XCTAssertEqual(($0 as? UsageError)?.message, message) }
+        }
+    }
+
+    func testHelpWrapsLongLinesAtTheWidth() {
+        let parser = OptionParser(
+            program: "relay-example", summary: "S", version: "v",
+            options: (1...12).map { .value("option-\($0)", "VALUE", help: String(repeating: "word ", count: 30)) })
+        for line in parser.helpText.split(separator: "\n") {
+            XCTAssertLessThanOrEqual(line.count, OptionParser.width, String(line))
+        }
+        XCTAssertTrue(
+            parser.usage.split(separator: "\n").dropFirst().allSatisfy { $0.hasPrefix("                     ") })
     }
 }
