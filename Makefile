@@ -33,7 +33,7 @@ format:
 # Hostile REPL and command-line input against both programs, on the host (docs/reliability.md).
 .PHONY: hostile-input
 hostile-input: build
-	tests/hostile-input.sh
+	scenarios/hostile-input.sh
 
 # The real-BlueZ VM (scripts/bluez-vm, docs/test-bed.md).
 .PHONY: vm-setup vm-test vm-smoke vm-reliability vm-shell soak
@@ -43,15 +43,15 @@ vm-setup:
 
 vm-test: build
 	scripts/python-env.sh > /dev/null
-	tests/vm/run-scenarios.sh --no-build
+	scenarios/vm/run-scenarios.sh --no-build
 
 vm-smoke:
 	scripts/python-env.sh > /dev/null
-	scripts/bluez-vm run -- tests/vm/smoke.sh
+	scripts/bluez-vm run -- scenarios/vm/smoke.sh
 
 vm-reliability:
 	scripts/python-env.sh > /dev/null
-	tests/vm/reliability.sh 20
+	scenarios/vm/reliability.sh 20
 
 vm-shell: build
 	scripts/bluez-vm shell
@@ -59,7 +59,7 @@ vm-shell: build
 # The soak (docs/reliability.md): 10 000 counters and 1 000 messages each way in the VM, with
 # figures; long, so not part of make test. SOAK_COUNTERS/SOAK_MESSAGES/SOAK_MAX_BYTES shrink it.
 soak: deps
-	tests/vm/soak-run.sh
+	scenarios/vm/soak-run.sh
 
 # The demo (scripts/demo, docs/workshop.md): builds, boots the VM, both REPLs side by side in
 # tmux; demo-auto plays the article's flow by itself (also when make demo has no terminal).

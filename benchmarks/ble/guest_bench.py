@@ -27,16 +27,18 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 REPO = os.environ.get("RELAY_REPO", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+sys.path.insert(0, os.path.join(REPO, "scenarios"))
+
+from relay_driver import RelayProgram, WaitFailed, cpu_seconds  # noqa: E402
+
 BIN = os.environ.get("RELAY_BIN", os.path.join(REPO, ".build", "release"))
 LOCAL_BIN = "/tmp/relay-bin"
 PYTHON = os.environ.get("RELAY_PYTHON", sys.executable)
-PEERS = os.path.join(REPO, "benchmarks", "ble", "peers")
+PEERS = os.path.join(REPO, "scenarios", "vm", "peers")
 OUT = os.environ.get("RELAY_VM_OUT", "/tmp")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 MIB = 1 << 20
 
 
@@ -44,117 +46,11 @@ def log(message):
     print(f"[bench {time.monotonic():9.2f}] {message}", file=sys.stderr, flush=True)
 
 
-class Timeout(Exception):
-    pass
-
-
-class Process:
-    """A program driven over stdin, its stdout read line by line and stamped on arrival."""
-
-    def __init__(self, name, arguments, logs):
-        self.name = name
-        self.events = []
-        self.condition = threading.Condition()
-        self.err = open(os.path.join(logs, f"{name}.err"), "w")
-        self.raw = open(os.path.join(logs, f"{name}.jsonl"), "w")
-        self.launched = time.monotonic()
-        self.process = subprocess.Popen(arguments, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        stderr=self.err, bufsize=0)
-        self.pid = self.process.pid
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            stamp = time.monotonic()
-            self.raw.write(f"{stamp:.6f} {line.decode(errors='replace')}")
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if not isinstance(event, dict):
-                continue
-            with self.condition:
-                self.events.append((stamp, event))
-                self.condition.notify_all()
-        with self.condition:
-            self.events.append((time.monotonic(), {"event": "<eof>"}))
-            self.condition.notify_all()
-
-    def mark(self):
-        with self.condition:
-            return len(self.events)
-
-    def send(self, text):
-        stamp = time.monotonic()
-        self.process.stdin.write(text.encode())
-        self.process.stdin.flush()
-        return stamp
-
-    def wait(self, name, since=0, timeout=60.0, where=lambda event: True):
-        """(stamp, event) of the first event NAME at index >= since that satisfies where."""
-        deadline = time.monotonic() + timeout
-        index = since
-        with self.condition:
-            while True:
-                while index < len(self.events):
-                    stamp, event = self.events[index]
-                    index += 1
-                    if event.get("event") == name and where(event):
-                        return stamp, event
-                    if event.get("event") == "<eof>":
-                        raise Timeout(f"{self.name} exited while waiting for {name}")
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Timeout(f"{self.name}: no {name} within {timeout} s")
-                self.condition.wait(left)
-
-    def count(self, name, since=0):
-        with self.condition:
-            return sum(1 for _, event in self.events[since:] if event.get("event") == name)
-
-    def values(self, name, since=0):
-        with self.condition:
-            return [event.get("value") for _, event in self.events[since:] if event.get("event") == name]
-
-    def cpu(self):
-        return cpu_seconds(self.pid)
-
-    def memory(self, field):
-        return status_kib(self.pid, field)
-
-    def stop(self, command="quit\n", timeout=15.0):
-        try:
-            self.send(command)
-            self.process.stdin.close()
-        except OSError:
-            pass
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.reader.join(5)
-        self.raw.close()
-        self.err.close()
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as handle:
-        fields = handle.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
-
-
-def status_kib(pid, field):
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return None
+def launch(name, arguments, logs):
+    """A program driven over stdin, its stdout read line by line and stamped on arrival
+    (scenarios/relay_driver.py); NAME.jsonl keeps every line with its stamp, as report.py
+    reads them back, NAME.err its stderr."""
+    return RelayProgram(arguments, name=name, log_dir=logs, stamp_log=True)
 
 
 def bluetoothd_pid():
@@ -173,7 +69,7 @@ SETTLE = 2.0
 # are set up). Under sustained traffic bluetoothd is then never idle and btvirt, the emulated
 # radio, gets only the kernel's real-time throttle (5 %): that caps fast senders (relay) more than
 # slow ones (the Python peers). Once the programs are connected and subscribed, every session (both
-# sides alike) puts bluetoothd back on normal scheduling, as tests/vm/soak.sh does;
+# sides alike) puts bluetoothd back on normal scheduling, as scenarios/vm/soak.sh does;
 # --keep-fifo keeps it, to compare.
 KEEP_FIFO = False
 
@@ -204,8 +100,9 @@ def central_notify_default():
     text = subprocess.run([os.path.join(LOCAL_BIN, "relay-central"), "--help"], capture_output=True, text=True).stdout
     for line in text.splitlines():
         words = line.split()
-        if words[:2] == ["--notify-path", "PATH"] and len(words) > 3 and words[3].startswith("(default"):
-            return words[2]
+        # `--notify-path signal|socket  ...`: the default path is listed first.
+        if len(words) > 1 and words[0] == "--notify-path" and "|" in words[1]:
+            return words[1].split("|")[0]
     return None
 
 
@@ -227,17 +124,17 @@ class RelaySide(Side):
     def peripheral(self, logs, echo):
         arguments = [os.path.join(LOCAL_BIN, "relay-peripheral"), "--adapter", "hci0", "--json",
                      "--max-message", str(2 * MIB)] + (["--echo"] if echo else []) + self.peripheral_options
-        process = Process("peripheral", arguments, logs)
+        process = launch("peripheral", arguments, logs)
         process.send("start\n")
-        stamp, _ = process.wait("advertising", timeout=60)
-        return process, stamp - process.launched
+        advertising = process.wait("advertising", timeout=60)
+        return process, advertising.stamp - process.launched
 
     def central(self, logs):
         arguments = [os.path.join(LOCAL_BIN, "relay-central"), "--adapter", "hci1", "--json", "--connect", "sample",
                      "--scan-timeout", "60", "--max-message", str(2 * MIB)] + self.central_options
-        process = Process("central", arguments, logs)
-        stamp, event = process.wait("ready", timeout=90)
-        return process, stamp - process.launched, int(event["mtu"])
+        process = launch("central", arguments, logs)
+        ready = process.wait("ready", timeout=90)
+        return process, ready.stamp - process.launched, int(ready["mtu"])
 
     def counters(self, central, peripheral, count):
         since = peripheral.mark()
@@ -265,24 +162,26 @@ class RelaySide(Side):
 
     def _finish(self, started, receiver, since):
         try:  # a lost frame means no message ever: give up at a rate below 2 KiB/s
-            stamp, event = receiver.wait("message", since, timeout=max(60.0, self.size / 2048))
-        except Timeout:
+            message = receiver.wait("message", since, timeout=max(60.0, self.size / 2048))
+        except WaitFailed:
             return started, None, None, 0
-        return started, stamp, event.get("sha256"), int(event.get("length", 0))
+        return started, message.stamp, message.get("sha256"), int(message.get("length", 0))
 
 
 class PeerSide(Side):
     def peripheral(self, logs, echo):
-        arguments = [PYTHON, os.path.join(PEERS, "bless_bench.py"), "--adapter", "hci0"] + (["--echo"] if echo else [])
-        process = Process("peripheral", arguments, logs)
-        stamp, _ = process.wait("advertising", timeout=60)
-        return process, stamp - process.launched
+        arguments = [PYTHON, os.path.join(PEERS, "bless_peripheral.py"), "--adapter", "hci0", "--commands",
+                     "--timeout", "0"] + (["--echo"] if echo else [])
+        process = launch("peripheral", arguments, logs)
+        advertising = process.wait("advertising", timeout=60)
+        return process, advertising.stamp - process.launched
 
     def central(self, logs):
-        arguments = [PYTHON, os.path.join(PEERS, "bleak_bench.py"), "--adapter", "hci1"]
-        process = Process("central", arguments, logs)
-        stamp, event = process.wait("ready", timeout=90)
-        return process, stamp - process.launched, int(event["mtu"])
+        arguments = [PYTHON, os.path.join(PEERS, "bleak_central.py"), "--adapter", "hci1", "--commands",
+                     "--scan-timeout", "60", "--scan-round", "3", "--timeout", "0"]
+        process = launch("central", arguments, logs)
+        ready = process.wait("ready", timeout=90)
+        return process, ready.stamp - process.launched, int(ready["mtu"])
 
     def counters(self, central, peripheral, count):
         since = peripheral.mark()
@@ -301,12 +200,12 @@ class PeerSide(Side):
         received = -1
         while True:  # as long as bytes keep coming (the peers can be slow), at most 15 minutes
             try:
-                stamp, event = receiver.wait("received", since, timeout=30)
-                return started, stamp, event.get("sha256"), int(event.get("bytes", 0))
-            except Timeout:
+                done = receiver.wait("received", since, timeout=30)
+                return started, done.stamp, done.get("sha256"), int(done.get("bytes", 0))
+            except WaitFailed:
                 mark = receiver.mark()
                 receiver.send("status\n")
-                _, status = receiver.wait("status", mark, timeout=30)
+                status = receiver.wait("status", mark, timeout=30)
                 if int(status.get("received", 0)) <= received or time.monotonic() - started > 900:
                     return started, None, None, int(status.get("received", 0))
                 received = int(status.get("received", 0))
@@ -327,10 +226,9 @@ def main_session(side, logs, options, result, transfers):
     try:
         central, central_startup, mtu = side.central(logs)
         chunk = min(mtu - 3, 510)
-        with central.condition:
-            ready = [event for _, event in central.events if event.get("event") == "ready"]
-        if ready and ready[-1].get("notify"):
-            result["notify_path"] = ready[-1]["notify"]
+        ready = central.last("ready")
+        if ready and ready.get("notify"):
+            result["notify_path"] = ready["notify"]
         result["startup_peripheral"].append(peripheral_startup)
         result["startup_central"].append(central_startup)
         result["mtu"] = mtu
@@ -393,9 +291,7 @@ def wait_counters(receiver, since, started, count):
     seen, last, progress = set(), started, time.monotonic()
     while len(seen) < count and time.monotonic() - progress < 10:
         time.sleep(0.02)
-        with receiver.condition:
-            counters = [(stamp, event.get("value")) for stamp, event in receiver.events[since:]
-                        if event.get("event") == "counter"]
+        counters = [(event.stamp, event.get("value")) for event in receiver.select("counter", since)]
         if len(counters) > len(seen):
             progress = time.monotonic()
         seen = {value for _, value in counters}
@@ -422,9 +318,9 @@ def echo_session(side, logs, options, result):
         for value in range(options.warmup + options.round_trips):
             since = central.mark()
             started = side.write(central, value)
-            stamp, _ = central.wait("counter", since, timeout=10, where=lambda event: event.get("value") == value)
+            echo = central.wait("counter", since, timeout=10, where=lambda event: event.get("value") == value)
             if value >= options.warmup:
-                trips.append(stamp - started)
+                trips.append(echo.stamp - started)
         result["round_trips"] += trips
         result.setdefault("round_trip_medians", []).append(statistics.median(trips))
         log(f"{side.name}: round trip median {statistics.median(trips) * 1000:.2f} ms over {len(trips)}")

@@ -1,21 +1,19 @@
-# Helpers shared by the fault and hostile scenarios (tests/vm/scenario-fault-*.sh,
+# Helpers shared by the fault and hostile scenarios (scenarios/vm/scenario-fault-*.sh,
 # scenario-hostile-*.sh), sourced after lib.sh inside the bluez-vm guest.
-#   field FILE EVENT KEY         KEY of every EVENT line of a --json log, comma-separated
+#   field FILE EVENT KEY         KEY of every EVENT line of a --json log, each followed by a
+#                                comma (lib.sh's json_values reads the JSON)
 #   count FILE REGEX             how many lines match
 #   wait_for_count FILE REGEX N [SECONDS]   until N lines match (default 30 s)
 #   open_input NAME FD           a FIFO $fifos/NAME.in kept open for writing on FD (so the
 #                                program reading it keeps running; write commands with >&FD).
 #                                FIFOs live on the guest's tmpfs: 9p refuses special files.
-#   start_fed NAME INPUT COMMAND...   like lib.sh's start, with stdin from INPUT (a background
-#                                command started inside a function gets /dev/null as stdin in a
-#                                non-interactive shell, whatever the caller redirected)
 #   vm_rss PID / vm_hwm PID      resident / peak resident memory of PID in KiB
 #   start_reconnecting_pair      relay-central --reconnect on hci1 (commands on fd 8), scanning
 #                                before relay-peripheral on hci0 (fd 7) starts advertising;
 #                                their --json logs are $out/central.out and $out/peripheral.out
 #   exchange_round N [SECONDS]   the Nth time the central is subscribed (waits up to SECONDS,
 #                                default 90) and ready: a counter and a message each way
-field() { grep "\"event\":\"$2\"" "$1" | sed -n "s/.*\"$3\":\"\{0,1\}\([^\",}]*\).*/\1/p" | tr '\n' ','; }
+field() { json_values "$1" "$2" "$3" | tr '\n' ','; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
 wait_for_count() {
   local file=$1 pattern=$2 wanted=$3 seconds=${4:-30} ticks=0
@@ -29,12 +27,6 @@ fifos=$(mktemp -d /tmp/relay-fifos.XXXX)
 open_input() { # name fd
   mkfifo "$fifos/$1.in"
   eval "exec $2<> \"\$fifos/\$1.in\""
-}
-start_fed() { # name input command...
-  local name=$1 input=$2
-  shift 2
-  "$@" < "$input" > "$out/$name.out" 2> "$out/$name.err" &
-  started[$name]=$!
 }
 vm_rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 vm_hwm() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"; }

@@ -15,11 +15,24 @@ Bytes mode:      bless_peripheral.py --expect-bytes 1048576     (central -> peri
   Before notifying, the sender
   waits for the central's first write, a UInt32 giving the chunk length (bleak_central.py
   --expect-bytes sends it), unless --chunk is given.
+Commands mode:   bless_peripheral.py --commands --timeout 0 [--echo]   (benchmarks/ble/guest_bench.py)
+  driven by commands on stdin like relay-peripheral, one JSON event per stdout line (no time
+  stamps: the driver stamps lines as it reads them). It prints {"event":"advertising"} once
+  advertising and {"event":"subscribed"} at the first subscription; every written counter (a
+  4-byte value) prints {"event":"counter","value":V}. Then:
+    expect N       count written bytes raw until N arrived: {"event":"expecting","bytes":N}
+                   now, {"event":"received","bytes":N,"sha256":...} then
+    send N CHUNK   notify N random bytes raw in chunks of CHUNK; then {"event":"sent",...}
+    status         {"event":"status","received":BYTES}
+    quit           (or end of input) stop serving and exit 0
+--echo (either mode) notifies every written counter straight back.
 Progress goes to stderr ("advertising", "subscribed", "done"). Exit status 0 when every
 goal is met, 1 on timeout. Without goals it serves until SIGTERM or --timeout.
 """
 import argparse
 import asyncio
+import hashlib
+import json
 import os
 import signal
 import sys
@@ -50,6 +63,9 @@ def parse_arguments():
                         help="bytes mode: notify N random bytes raw, report goodput")
     parser.add_argument("--chunk", type=int, default=0, metavar="N",
                         help="chunk length for --send-bytes (default: what the central writes)")
+    parser.add_argument("--echo", action="store_true", help="notify every written counter back")
+    parser.add_argument("--commands", action="store_true",
+                        help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=1.0, metavar="S",
                         help="stay this long after the goals are met (default 1)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
@@ -69,6 +85,7 @@ class Peripheral:
         self.announced_chunk = 0
         self.counters_received = 0
         self.bytes = article.ByteCounter(options.expect_bytes) if options.expect_bytes else None
+        self.commands = CommandSession(self) if options.commands else None
         self.server = BlessServer(name=options.name, loop=self.loop, adapter=options.adapter)
 
     async def start(self):
@@ -80,10 +97,18 @@ class Peripheral:
         server.app.StartNotify = lambda _: self.loop.call_soon(self.on_subscribe)
         await server.start()
         article.log(ROLE, f"advertising on {self.options.adapter} as '{self.options.name}'")
+        if self.commands:
+            self.emit("advertising")
+
+    def emit(self, event: str, **fields) -> None:
+        """Commands mode: one JSON event line on the output."""
+        print(json.dumps({"event": event, **fields}), file=self.output, flush=True)
 
     def on_subscribe(self):
         if not self.subscribed.is_set():
             article.log(ROLE, "subscribed")
+            if self.commands:
+                self.emit("subscribed")
         self.subscribed.set()
 
     def on_read(self, characteristic, **_):
@@ -93,6 +118,9 @@ class Peripheral:
         if str(characteristic.uuid).lower() != article.WRITE_UUID:
             return
         data = bytes(value)
+        if self.commands:
+            self.commands.on_write(data)
+            return
         if self.options.send_bytes and not self.chunk_announced.is_set():
             self.announced_chunk = article.decode_counter(data) if len(data) == 4 else 0
             self.chunk_announced.set()
@@ -107,6 +135,8 @@ class Peripheral:
             article.log(ROLE, f"ignored a write: {error}")
             return
         print(counter, file=self.output, flush=True)
+        if self.options.echo:
+            self.notify(data)
         self.counters_received += 1
         if self.options.expect_writes and self.counters_received >= self.options.expect_writes:
             self.writes_done.set()
@@ -144,6 +174,11 @@ class Peripheral:
 
     async def run(self):
         await self.start()
+        if self.commands:
+            await self.commands.serve()
+            await self.server.stop()
+            article.log(ROLE, "done")
+            return
         goals = []
         if self.options.notify:
             goals.append(self.notify_counters())
@@ -158,6 +193,59 @@ class Peripheral:
             print(self.bytes.report(ROLE), file=self.output, flush=True)
         article.log(ROLE, "done")
         await asyncio.sleep(self.options.linger)
+
+
+class CommandSession:
+    """Commands mode: the benchmark's peripheral, driven over stdin, JSON events on stdout."""
+
+    def __init__(self, peripheral):
+        self.peripheral = peripheral
+        self.expected = 0
+        self.received = 0
+        self.digest = None
+
+    def on_write(self, data: bytes):
+        peripheral = self.peripheral
+        if self.expected:
+            self.received += len(data)
+            self.digest.update(data)
+            if self.received >= self.expected:
+                peripheral.emit("received", bytes=self.received, sha256=self.digest.hexdigest())
+                self.expected = 0
+            return
+        if len(data) == 4:
+            peripheral.emit("counter", value=article.decode_counter(data))
+            if peripheral.options.echo:
+                peripheral.notify(data)
+
+    async def serve(self):
+        peripheral, emit = self.peripheral, self.peripheral.emit
+        reader = asyncio.StreamReader()
+        await peripheral.loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while True:
+            line = (await reader.readline()).decode()
+            if not line:
+                break
+            words = line.split()
+            if not words:
+                continue
+            command, arguments = words[0], [int(word) for word in words[1:]]
+            if command == "quit":
+                break
+            if command == "expect":
+                self.expected, self.received, self.digest = arguments[0], 0, hashlib.sha256()
+                emit("expecting", bytes=arguments[0])
+            elif command == "send":
+                size, chunk = arguments
+                data = os.urandom(size)
+                for offset in range(0, size, chunk):
+                    peripheral.notify(data[offset:offset + chunk])
+                    await asyncio.sleep(0)
+                emit("sent", bytes=size, sha256=hashlib.sha256(data).hexdigest())
+            elif command == "status":
+                emit("status", received=self.received)
+            else:
+                emit("error", message=f"unknown command {command}")
 
 
 async def main():

@@ -7,7 +7,7 @@
 # each program's JSON lines are in demo/.
 # vm-controllers: 2
 # vm-timeout: 180
-# Run: tests/vm/run-scenarios.sh demo   (or scripts/bluez-vm run -- tests/vm/scenario-demo.sh)
+# Run: scenarios/vm/run-scenarios.sh demo   (or scripts/bluez-vm run -- scenarios/vm/scenario-demo.sh)
 source "$(dirname "$0")/lib.sh"
 status=0
 "$RELAY_REPO/scripts/demo-flow" --bin "$bin" --log-dir "$out/demo" | tee "$out/transcript.txt" || status=$?

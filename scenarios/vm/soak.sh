@@ -3,12 +3,12 @@
 #   relay-peripheral (hci0) and relay-central (hci1) each send SOAK_COUNTERS counters (default
 #   10000) and SOAK_MESSAGES messages of random sizes from 0 B to SOAK_MAX_BYTES (default 1000
 #   and 65536) to the other, interleaved (counters between messages), both directions at once.
-#   Checks (tests/vm/soak-check.py): every counter arrives once, in order (0..N-1); every message
+#   Checks (scenarios/vm/soak-check.py): every counter arrives once, in order (0..N-1); every message
 #   arrives once, in order, with the right SHA-256; no error or dropped event; memory (VmRSS) of
 #   both programs flat: the RSS after the last message is at most SOAK_RSS_SLACK_KIB (default
 #   8192) above the RSS sampled once the first hundred messages had arrived.
 # The commands reach the programs through FIFOs while they run, each side at most SOAK_WINDOW
-# messages (default 4) ahead of what the other side has received (tests/vm/soak-feed.py); the run ends when both sides have
+# messages (default 4) ahead of what the other side has received (scenarios/vm/soak-feed.py); the run ends when both sides have
 # every message and counter, or when nothing arrived for SOAK_STALL seconds (default 180), or after
 # SOAK_MAX_SECONDS (default 0: no limit; a run stopped early fails with what had arrived), and
 # SOAK_CENTRAL_ARGS adds options to relay-central (e.g. `--notify-path socket`); the run
@@ -70,7 +70,7 @@ if [ "${SOAK_KEEP_FIFO:-0}" != 1 ]; then
 fi
 started_at=$(date +%s)
 # Each side runs at most $window of its messages ahead of what the other side has received
-# (tests/vm/soak-feed.py says why; SOAK_WINDOW=0 hands everything over at once).
+# (scenarios/vm/soak-feed.py says why; SOAK_WINDOW=0 hands everything over at once).
 python3 "$(dirname "$0")/soak-feed.py" "$out/p.commands" "$c" "$window" >&7 &
 feeders=$!
 python3 "$(dirname "$0")/soak-feed.py" "$out/c.commands" "$p" "$window" >&8 &

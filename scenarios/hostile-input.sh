@@ -6,7 +6,7 @@
 # naming its line, the good lines around it must still run, and the program must end by
 # itself (no hang: a 20 s limit; no crash: exit status 1 from the failed lines, not a signal).
 # Each bad command-line option must give exit status 64 and one line on stderr.
-#   tests/hostile-input.sh            (run by make test; RELAY_BIN selects the binaries)
+#   scenarios/hostile-input.sh            (run by make test; RELAY_BIN selects the binaries)
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${RELAY_BIN:-$repo/.build/debug}
@@ -65,7 +65,7 @@ run_repl() { # program
   [ $status = 124 ] || [ $status = 137 ] && { fail "$program hung on hostile input"; return; }
   [ $status -ge 128 ] && { fail "$program crashed (status $status): $(tail -n 3 "$work/$program.err")"; return; }
   [ $status = 1 ] || fail "$program exited $status, expected 1 (some lines failed)"
-  lines=$(grep '"event":"error"' "$log" | sed -n 's/.*"line":\([0-9]*\).*/\1/p' | tr '\n' ' ' | sed 's/ $//')
+  lines=$(python3 "$repo/scenarios/relay_driver.py" values "$log" error line | tr '\n' ' ' | sed 's/ $//')
   [ "$lines" = "$expected_lines" ] || fail "$program: errors on lines [$lines], expected [$expected_lines]"
   errors=$(grep -c '"event":"error"' "$log")
   [ "$errors" = 20 ] || fail "$program: $errors error lines, expected 20"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Hostile input 7, central side (issue 8), inside the bluez-vm guest: a foreign peripheral notifies
-# garbage. tests/vm/peers/hostile_peripheral.py (bless on hci0) serves the relay service and, once
+# garbage. scenarios/vm/peers/hostile_peripheral.py (bless on hci0) serves the relay service and, once
 # relay-central (hci1, --max-message 65536) has subscribed, notifies 4 bursts of 300 hostile values
 # at full speed (random bytes, truncated headers, first frames claiming up to 4 GiB, wrong CRCs,
 # interleaved ids, reserved flags, unknown kinds and versions, then 150 first frames of new messages

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Feeds one side's soak commands (tests/vm/soak.sh) to its program, at most WINDOW messages ahead.
+"""Feeds one side's soak commands (scenarios/vm/soak.sh) to its program, at most WINDOW messages ahead.
 
 usage: soak-feed.py COMMANDS RECEIVER_OUTPUT WINDOW
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Hostile input 7 (issue 8), inside the bluez-vm guest: a foreign central writes garbage.
 #   relay-peripheral (hci0, --max-message 65536) is connected by a hostile bleak central (hci1,
-#   tests/vm/peers/hostile_central.py) that writes 4 bursts of 300 values at full speed: random
+#   scenarios/vm/peers/hostile_central.py) that writes 4 bursts of 300 values at full speed: random
 #   bytes, truncated frames, first frames claiming up to 4 GiB, wrong CRCs, interleaved message
 #   ids, reserved flags, unknown kinds and versions, then 150 first frames of new messages that
 #   never continue; after each burst one honest framed message

@@ -12,11 +12,27 @@ Bytes mode:      bleak_central.py --send-bytes 1048576      (central -> peripher
                  bleak_central.py --expect-bytes 1048576    (peripheral -> central)
   prints one JSON line (bytes, seconds, goodput, sha256, mtu). With --expect-bytes it first
   writes the chunk length as a UInt32, which bless_peripheral.py --send-bytes waits for.
+Commands mode:   bleak_central.py --commands --timeout 0     (benchmarks/ble/guest_bench.py)
+  driven by commands on stdin like relay-central, one JSON event per stdout line (no time
+  stamps: the driver stamps lines as it reads them). Once subscribed it prints
+  {"event":"ready","mtu":N,"chunk":C}; a disconnection prints {"event":"disconnected"}. Then:
+    counters N     write counters 0..N-1 as write commands, back to back; then
+                   {"event":"written","count":N}
+    write V        write counter V (write command); a notified counter (4 bytes) prints
+                   {"event":"counter","value":V}
+    send N         write N random bytes raw in chunks; then {"event":"sent","bytes":N,"sha256":...}
+    expect N       count notified bytes raw until N arrived: {"event":"expecting","bytes":N}
+                   now, {"event":"received","bytes":N,"sha256":...} then
+    status         {"event":"status","received":BYTES}
+    quit           (or end of input) disconnect and exit 0
+  A peripheral that is not found prints {"event":"error","message":"no peripheral found"}.
 Progress goes to stderr ("found", "connected", "subscribed", "done"). Exit status 0 when
 every goal is met, 1 on timeout or when the peripheral is not found or disconnects.
 """
 import argparse
 import asyncio
+import hashlib
+import json
 import os
 import sys
 import time
@@ -52,10 +68,14 @@ def parse_arguments():
     parser.add_argument("--keep-cache", action="store_true",
                         help="do not forget cached peripherals before scanning")
     parser.add_argument("--scan-timeout", type=float, default=40.0, metavar="S")
+    parser.add_argument("--scan-round", type=float, default=5.0, metavar="S",
+                        help="longest single scan; scans restart until --scan-timeout (default 5)")
+    parser.add_argument("--commands", action="store_true",
+                        help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=0.5, metavar="S",
                         help="stay connected this long after the goals are met")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                        help="give up after S seconds (default 60)")
+                        help="give up after S seconds (0: never; default 60)")
     parser.add_argument("--output", metavar="FILE", help="received values here, not stdout")
     return parser.parse_args()
 
@@ -101,6 +121,7 @@ class Central:
         self.notify_done = asyncio.Event()
         self.disconnected = asyncio.Event()
         self.bytes = article.ByteCounter(options.expect_bytes) if options.expect_bytes else None
+        self.commands = CommandSession(self) if options.commands else None
 
     def matches(self, device, advertisement):
         seen = (advertisement.local_name, tuple(sorted(advertisement.service_uuids)))
@@ -111,7 +132,19 @@ class Central:
             return False
         return not self.options.name or advertisement.local_name == self.options.name
 
+    def emit(self, event: str, **fields) -> None:
+        """Commands mode: one JSON event line on the output."""
+        print(json.dumps({"event": event, **fields}), file=self.output, flush=True)
+
+    def on_disconnect(self):
+        self.disconnected.set()
+        if self.commands:
+            self.emit("disconnected")
+
     def on_notification(self, _characteristic, data: bytearray):
+        if self.commands:
+            self.commands.on_notification(bytes(data))
+            return
         if self.bytes is not None:
             if self.bytes.add(bytes(data)):
                 self.notify_done.set()
@@ -138,12 +171,14 @@ class Central:
         device = None
         while device is None and loop.time() < deadline:
             device = await BleakScanner.find_device_by_filter(
-                self.matches, timeout=min(5.0, max(0.5, deadline - loop.time())),
+                self.matches, timeout=min(options.scan_round, max(0.5, deadline - loop.time())),
                 service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
         if device is None:
+            if self.commands:
+                self.emit("error", message="no peripheral found")
             raise SystemExit(f"{ROLE}: no '{options.name}' peripheral found on {options.adapter}")
         article.log(ROLE, f"found {device.address}")
-        client = BleakClient(device, disconnected_callback=lambda _: self.disconnected.set(),
+        client = BleakClient(device, disconnected_callback=lambda _: self.on_disconnect(),
                              bluez={"adapter": options.adapter})
         async with client:
             write = client.services.get_characteristic(article.WRITE_UUID)
@@ -155,6 +190,10 @@ class Central:
             article.log(ROLE, f"connected, MTU {mtu}")
             await client.start_notify(notify, self.on_notification)
             article.log(ROLE, "subscribed")
+            if self.commands:
+                await self.commands.serve(client, write, mtu, chunk)
+                article.log(ROLE, "done")
+                return
             response = options.with_response
             if options.expect_bytes:
                 await client.write_gatt_char(write, article.encode_counter(chunk), response=response)
@@ -183,6 +222,63 @@ class Central:
                 print(self.bytes.report(ROLE, mtu=mtu), file=self.output, flush=True)
             article.log(ROLE, "done")
             await asyncio.sleep(options.linger)
+
+
+class CommandSession:
+    """Commands mode: the benchmark's central, driven over stdin, JSON events on stdout."""
+
+    def __init__(self, central):
+        self.central = central
+        self.expected = 0
+        self.received = 0
+        self.digest = None
+
+    def on_notification(self, data: bytes):
+        emit = self.central.emit
+        if self.expected:
+            self.received += len(data)
+            self.digest.update(data)
+            if self.received >= self.expected:
+                emit("received", bytes=self.received, sha256=self.digest.hexdigest())
+                self.expected = 0
+            return
+        if len(data) == 4:
+            emit("counter", value=article.decode_counter(data))
+
+    async def serve(self, client, write, mtu, chunk):
+        emit = self.central.emit
+        response = self.central.options.with_response
+        emit("ready", mtu=mtu, chunk=chunk)
+        reader = asyncio.StreamReader()
+        await asyncio.get_running_loop().connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+        while True:
+            line = (await reader.readline()).decode()
+            if not line:
+                break
+            words = line.split()
+            if not words:
+                continue
+            command, arguments = words[0], [int(word) for word in words[1:]]
+            if command == "quit":
+                break
+            if command == "counters":
+                for counter in range(arguments[0]):
+                    await client.write_gatt_char(write, article.encode_counter(counter), response=response)
+                emit("written", count=arguments[0])
+            elif command == "write":
+                await client.write_gatt_char(write, article.encode_counter(arguments[0]), response=response)
+            elif command == "send":
+                data = os.urandom(arguments[0])
+                for offset in range(0, len(data), chunk):
+                    await client.write_gatt_char(write, data[offset:offset + chunk], response=response)
+                emit("sent", bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+            elif command == "expect":
+                self.expected, self.received, self.digest = arguments[0], 0, hashlib.sha256()
+                emit("expecting", bytes=arguments[0])
+            elif command == "status":
+                emit("status", received=self.received)
+            else:
+                emit("error", message=f"unknown command {command}")
 
 
 async def main():

@@ -4,7 +4,7 @@
 #   relay-peripheral on hci0 advertises `sample`; bleak on hci1 finds it, connects, subscribes
 #   and writes counters 0, 1, 2: relay-peripheral shows exactly those, from hci1's address.
 #   relay-peripheral then notifies 0, 1, 2: bleak sees exactly those.
-# Run: tests/vm/run-scenarios.sh peripheral-bleak   (or scripts/bluez-vm run -- this file)
+# Run: scenarios/vm/run-scenarios.sh peripheral-bleak   (or scripts/bluez-vm run -- this file)
 # vm-timeout: 240
 source "$(dirname "$0")/lib.sh"
 

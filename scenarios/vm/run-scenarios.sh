@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs every tests/vm/scenario-*.sh inside ONE boot of the real-BlueZ VM (scripts/bluez-vm),
+# Runs every scenarios/vm/scenario-*.sh inside ONE boot of the real-BlueZ VM (scripts/bluez-vm),
 # each on a fresh bluetoothd, prints PASS/FAIL per scenario and the closing line
 # "N passed, M failed", and exits non-zero when any failed (or did not run).
 #
-#   tests/vm/run-scenarios.sh [--out DIR] [--btmon] [--no-build] [FILTER...]
+#   scenarios/vm/run-scenarios.sh [--out DIR] [--btmon] [--no-build] [FILTER...]
 #
 # FILTER keeps the scenarios whose file name contains one of the words. Builds the debug
 # executables first (never while a guest runs: the guest reads them over 9p with
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
 done
 
 scenarios=()
-for file in tests/vm/scenario-*.sh; do
+for file in scenarios/vm/scenario-*.sh; do
   [ -e "$file" ] || continue
   if [ ${#filters[@]} -gt 0 ]; then
     keep=0
@@ -55,7 +55,7 @@ done
 export RELAY_VM_BTMON=$btmon
 status=0
 scripts/bluez-vm run --controllers 0 --timeout "$budget" --out "$out" -- \
-  tests/vm/guest-runner.sh "${scenarios[@]}" || status=$?
+  scenarios/vm/guest-runner.sh "${scenarios[@]}" || status=$?
 
 passed=$(grep -c '^PASS' "$out/results" 2>/dev/null || true)
 failed=$(grep -c '^FAIL' "$out/results" 2>/dev/null || true)

@@ -2,7 +2,7 @@
 # Smoke test of the test bed with third-party tools only: a bless peripheral with the
 # article's UUIDs on hci0 and a bleak central on hci1 exchange the counters 0, 1, 2 both
 # ways (raw 4-byte UInt32) through the guest's real bluetoothd.
-#   scripts/bluez-vm run -- tests/vm/smoke.sh      (or make vm-smoke)
+#   scripts/bluez-vm run -- scenarios/vm/smoke.sh      (or make vm-smoke)
 source "$(dirname "$0")/lib.sh"
 
 start peripheral bless_peripheral --adapter hci0 --expect-writes 3 --notify 3 --timeout 120

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks one direction of the soak (tests/vm/soak.sh) and prints its figures.
+"""Checks one direction of the soak (scenarios/vm/soak.sh) and prints its figures.
 
     soak-check.py NAME RECEIVER.out COUNTERS SENT.sha
 

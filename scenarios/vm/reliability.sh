@@ -2,7 +2,7 @@
 # Boots the real-BlueZ VM N times in a row (default 20), running the smoke test each time,
 # and prints the pass count and the timings: boot to every controller powered (guest
 # uptime), the smoke test alone, and the whole host-side cycle (median, min, max).
-#   tests/vm/reliability.sh [N]        (make vm-reliability)
+#   scenarios/vm/reliability.sh [N]        (make vm-reliability)
 # Each run's logs stay in its own folder under the bluez-vm cache (printed at the end).
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +15,7 @@ for ((run = 1; run <= runs; run++)); do
   out=$(scripts/bluez-vm outdir reliability)
   folders+=("$out")
   status=0
-  scripts/bluez-vm run --out "$out" --timeout 300 -- tests/vm/smoke.sh > "$out/host.log" 2>&1 || status=$?
+  scripts/bluez-vm run --out "$out" --timeout 300 -- scenarios/vm/smoke.sh > "$out/host.log" 2>&1 || status=$?
   [ $status = 0 ] && passed=$((passed + 1))
   printf 'run %2d: status %3d  %s\n' "$run" "$status" "$(tr '\n' ' ' < "$out/timings")"
 done

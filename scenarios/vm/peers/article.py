@@ -1,6 +1,6 @@
 """What the original iOS/watchOS demo apps agree on: the GATT UUIDs and the counter codec.
 
-Shared by the third-party peers in this folder and in benchmarks/ble/peers.
+Shared by the third-party peers in this folder (the scenarios and benchmarks/ble use them).
 """
 import hashlib
 import json

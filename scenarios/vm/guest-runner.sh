@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Inside the bluez-vm guest: runs the given scenario scripts one after the other, each on a
 # freshly started bluetoothd + btvirt, with its own log folder $RELAY_VM_OUT/<name>/.
-# Started by tests/vm/run-scenarios.sh (host side), which prints the closing line.
+# Started by scenarios/vm/run-scenarios.sh (host side), which prints the closing line.
 #
 # A scenario may ask, in a comment line of its own:
 #   # vm-controllers: N     virtual controllers hci0..hci<N-1> (default 2)

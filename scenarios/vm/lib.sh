@@ -1,22 +1,30 @@
-# Helpers for the scenarios in tests/vm, sourced by each scenario inside the bluez-vm guest:
+# Helpers for the scenarios in scenarios/vm, sourced by each scenario inside the bluez-vm guest:
 #   source "$(dirname "$0")/lib.sh"
 #
 # Provides: $out (this scenario's writable log folder), $python (the repo's venv python),
-# $peers (tests/vm/peers), $bin (the relay executables), and
+# $peers (scenarios/vm/peers), $bin (the relay executables), and
 #   start NAME COMMAND...        run COMMAND in the background; stdout to $out/NAME.out,
 #                                stderr to $out/NAME.err
+#   start_fed NAME INPUT COMMAND...   the same with stdin from INPUT (a file or a FIFO; a
+#                                background command started inside a function gets /dev/null
+#                                as stdin in a non-interactive shell, whatever the caller redirected)
 #   finish NAME [SECONDS]        wait for NAME (default 60 s, then kill it); its exit status
 #   stop NAME                    SIGTERM NAME and wait for it
 #   wait_for_line FILE REGEX [SECONDS]   until a line of FILE matches (default 30 s)
 #   expect_values FILE WHAT VALUE...     fail unless FILE holds exactly these lines
+#   json_values FILE EVENT FIELD         FIELD of every EVENT line of a --json log, one per line
+#   json_list FILE EVENT FIELD           the same on one line, comma-separated (a,b,c)
+#   json_count FILE EVENT [FIELD=VALUE...]   how many EVENT lines (with those values)
+#                                (scenarios/relay_driver.py reads the JSON; its docstring says how)
 #   fail REASON                  the scenario fails with REASON (the runner prints it)
 #   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
 # Everything started is killed when the scenario exits.
 set -euo pipefail
-: "${RELAY_VM:?run scenarios inside the VM: tests/vm/run-scenarios.sh or scripts/bluez-vm run}"
+: "${RELAY_VM:?run scenarios inside the VM: scenarios/vm/run-scenarios.sh or scripts/bluez-vm run}"
 out=${RELAY_VM_OUT:?}
 mkdir -p "$out"
-peers=$RELAY_REPO/tests/vm/peers
+peers=$RELAY_REPO/scenarios/vm/peers
+driver=$RELAY_REPO/scenarios/relay_driver.py
 bin=${RELAY_BIN:-$RELAY_REPO/.build/debug}
 python=${RELAY_PYTHON:-}
 declare -A started=()
@@ -41,6 +49,13 @@ start() {
   local name=$1
   shift
   "$@" > "$out/$name.out" 2> "$out/$name.err" &
+  started[$name]=$!
+}
+
+start_fed() { # name input command...
+  local name=$1 input=$2
+  shift 2
+  "$@" < "$input" > "$out/$name.out" 2> "$out/$name.err" &
   started[$name]=$!
 }
 
@@ -85,6 +100,11 @@ expect_values() {
   [ "$actual" = "$expected" ] ||
     fail "$what: expected [$(echo $expected)], got [$(echo $actual)]"
 }
+
+# The JSON reader needs only the standard library: the venv's python, else the system's.
+json_values() { "${python:-python3}" "$driver" values "$@"; }
+json_list() { json_values "$@" | paste -sd, -; }
+json_count() { "${python:-python3}" "$driver" count "$@"; }
 
 cleanup_started() {
   local name

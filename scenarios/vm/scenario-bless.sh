@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scenario 3b (inside the bluez-vm guest): a third-party peripheral that no one here wrote,
-# against relay-central. tests/vm/peers/bless_peripheral.py (bless, PyPI) serves the article's
+# against relay-central. scenarios/vm/peers/bless_peripheral.py (bless, PyPI) serves the article's
 # UUIDs on hci0 and speaks only raw 4-byte counters: relay-central on hci1 scans, finds it,
 # connects, subscribes, must show exactly the counters 0, 1, 2 it notifies, and writes 0, 1, 2
 # that bless must receive exactly. `read` must read both characteristics.
@@ -31,7 +31,7 @@ start peripheral bless_peripheral --adapter hci0 --expect-writes 3 --notify 3 --
 finish central 120 || fail "relay-central failed: $(grep '"event":"error"' "$out/central.out" | head -n 3)"
 finish peripheral 30 || fail "the bless peripheral failed: $(tail -n 1 "$out/peripheral.err")"
 expect_values "$out/peripheral.out" "counters relay-central wrote to bless" 0 1 2
-grep '"event":"counter"' "$out/central.out" | sed 's/.*"value":\([0-9]*\).*/\1/' > "$out/central.counters"
+json_values "$out/central.out" counter value > "$out/central.counters"
 expect_values "$out/central.counters" "counters bless notified to relay-central" 0 1 2
 [ "$(grep -c '"event":"read"' "$out/central.out")" = 2 ] || fail "relay-central did not read both characteristics"
 echo "bless: relay-central received 0 1 2 from bless and wrote 0 1 2 to it"
