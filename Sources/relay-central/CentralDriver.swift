@@ -109,8 +109,8 @@ final class CentralDriver {
         case .cancelReconnectTimer: cancel(&reconnectTimer)
         case .startSettleTimer(let seconds): arm(&settleTimer, after: seconds, .settleTimerFired)
         case .cancelSettleTimer: cancel(&settleTimer)
-        case .save(let request):
-            let (report, problem) = request.perform()
+        case .deliver(let arrival):
+            let (report, problem) = arrival.perform()
             if let problem { console.report(CentralEvent.error(problem)) }
             console.report(CentralEvent.transfer(.message(report)))
         case .finish(let token, let outcome):

@@ -105,7 +105,7 @@ enum CentralAction: Equatable, Sendable {
     /// Arm (or re-arm) the timer that answers `settleTimerFired`.
     case startSettleTimer(seconds: Double)
     case cancelSettleTimer
-    /// Write a received message into `--save-dir`, then report it (and a problem, if any).
-    case save(SaveRequest)
+    /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
+    case deliver(MessageArrival)
     case finish(CommandToken, CommandOutcome)
 }

@@ -102,8 +102,8 @@ extension CentralSession {
             case .counter(let counter):
                 lastReceived = counter
                 actions.append(.report(.transfer(.counter(from: sender, counter))))
-            case .message(let message, let id, let number):
-                actions += delivered(message, id: id, number: number, from: sender)
+            case .message(let message, let id, _):
+                actions.append(.deliver(arrivals.next(message, id: id, from: sender)))
             case .receiving, .protocolError, .dropped:
                 if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
             }
@@ -117,16 +117,6 @@ extension CentralSession {
         case .subscribing(_, let relay), .ready(_, let relay): return relay
         default: return nil
         }
-    }
-
-    /// A complete message: saved when `--save-dir` is set, and reported.
-    private mutating func delivered(
-        _ message: Message, id: MessageID, number: Int, from sender: PeerName
-    ) -> [CentralAction] {
-        messagesReceived += 1
-        let report = ReceivedMessageReport(from: sender, id: id, message: message)
-        guard let directory = settings.saveDirectory else { return [.report(.transfer(.message(report)))] }
-        return [.save(SaveRequest(message, report: report, number: messagesReceived, directory: directory))]
     }
 
     mutating func readFinished(_ role: CharacteristicRole, _ result: Result<[UInt8], BlueZError>) -> [CentralAction] {

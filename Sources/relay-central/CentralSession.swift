@@ -109,7 +109,9 @@ struct CentralSession {
     var link: Link = .idle
     var nextCounter = Counter(0)
     var lastReceived: Counter?
-    var messagesReceived = 0
+    /// Complete messages received (numbered for `--save-dir`).
+    var arrivals: MessageArrivals
+    var messagesReceived: Int { arrivals.count }
     var messagesSent = 0
     /// The device to connect to by itself whenever possible (start-up, reconnect, resume).
     var autoConnect: SeekTarget?
@@ -152,6 +154,7 @@ struct CentralSession {
     init(settings: CentralSettings) {
         self.settings = settings
         self.inbound = InboundPipeline(maxMessage: settings.maxMessage)
+        self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
         switch settings.startupTarget {
         case .address(let address)?: autoConnect = .address(address)
         case .name(let name)?: autoConnect = .name(name)

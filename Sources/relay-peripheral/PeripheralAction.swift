@@ -31,8 +31,8 @@ enum PeripheralAction: Equatable, Sendable {
     case setNotifyReadValue([UInt8])
     /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).
     case pauseSending(seconds: Double)
-    /// Write a received message into `--save-dir`, then report it (and a problem, if any).
-    case save(SaveRequest)
+    /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
+    case deliver(MessageArrival)
 }
 
 /// How one `.notify` went.

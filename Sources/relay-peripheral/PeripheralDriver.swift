@@ -87,8 +87,8 @@ final class PeripheralDriver {
             case .setNotifyReadValue(let value): backend?.setNotifyReadValue(value)
             case .pauseSending(let seconds):
                 loop.schedule(after: seconds) { [weak self] in self?.handle(.sendTimerFired) }
-            case .save(let request):
-                let (report, problem) = request.perform()
+            case .deliver(let arrival):
+                let (report, problem) = arrival.perform()
                 if let problem { console.report(PeripheralEvent.error(.saveFailed(problem), from: nil)) }
                 console.report(PeripheralEvent.transfer(.message(report)))
             }

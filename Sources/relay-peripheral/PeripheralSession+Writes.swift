@@ -42,8 +42,8 @@ extension PeripheralSession {
                     outbox.append(counter: value, tag: subscriberCount)
                     actions += startSending()
                 }
-            case .message(let message, let id, let number):
-                actions += deliver(message, id: id, number: number, from: sender)
+            case .message(let message, let id, _):
+                actions.append(.deliver(arrivals.next(message, id: id, from: sender)))
             case .receiving:
                 break  // the peripheral shows a message in progress in `status` only
             case .protocolError, .dropped:
@@ -52,15 +52,6 @@ extension PeripheralSession {
         }
         if let address { centrals[address] = central } else { anonymous = central }
         return actions
-    }
-
-    private mutating func deliver(
-        _ message: Message, id: MessageID, number: Int, from sender: PeerName
-    ) -> [PeripheralAction] {
-        messagesReceived += 1
-        let report = ReceivedMessageReport(from: sender, id: id, message: message)
-        guard let directory = configuration.saveDirectory else { return [.report(.transfer(.message(report)))] }
-        return [.save(SaveRequest(message, report: report, number: messagesReceived, directory: directory))]
     }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.

@@ -48,7 +48,9 @@ struct PeripheralSession {
     var lastNotified: Counter?
     /// The last value any central wrote (what a read of the write characteristic returns).
     var lastWritten: [UInt8]?
-    var messagesReceived = 0
+    /// Complete messages received from every central (numbered for `--save-dir`).
+    var arrivals: MessageArrivals
+    var messagesReceived: Int { arrivals.count }
     var chunker = Chunker()
     /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
     var outbox = Outbox<Int>()
@@ -61,6 +63,7 @@ struct PeripheralSession {
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.anonymous = CentralState(address: nil, maxMessage: configuration.maxMessage)
+        self.arrivals = MessageArrivals(saveDirectory: configuration.saveDirectory)
     }
 
     var isPoweredOn: Bool { adapter == .poweredOn }

@@ -97,9 +97,15 @@ struct SessionHarness {
         return feed(.deviceUpdated(Self.device(id: id, connected: false)))
     }
 
-    /// The events among `actions`.
+    /// The events among `actions` (a message handed over counts as its `message` event).
     static func events(_ actions: [CentralAction]) -> [CentralEvent] {
-        actions.compactMap { if case .report(let event) = $0 { return event } else { return nil } }
+        actions.compactMap {
+            switch $0 {
+            case .report(let event): return event
+            case .deliver(let arrival): return .transfer(.message(arrival.report))
+            default: return nil
+            }
+        }
     }
 
     static func eventNames(_ actions: [CentralAction]) -> [String] { events(actions).map(\.name) }

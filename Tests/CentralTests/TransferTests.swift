@@ -152,12 +152,13 @@ final class MessageTests: XCTestCase {
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
         let path = "/tmp/in/message-0001-00_AA_01_00_00_00.bin"
-        guard case .save(let request)? = actions.first else { return XCTFail("\(actions)") }
+        guard case .deliver(let request)? = actions.first else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.bytes, bytes)
         XCTAssertEqual(request.path, path)
         XCTAssertEqual(request.report.sha256, SHA256.hash(bytes).hex)
         XCTAssertEqual(request.report.from, SessionHarness.peerName)
-        XCTAssertEqual(SessionHarness.events(actions), [], "reported once the file is written")
+        XCTAssertEqual(
+            SessionHarness.events(actions).first?.messageReport?.saved, nil, "saved is set once the file is written")
     }
 
     func testDisconnectMidMessageDropsThePartialAndTheNextArrivesIntact() {

@@ -182,7 +182,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         var session = PeripheralSession.advertising(configuration)
         let message = Message(binary: [1, 2, 3, 4, 5])
         let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
-        guard case .save(let request)? = actions.last else { return XCTFail("\(actions)") }
+        guard case .deliver(let request)? = actions.last else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.bytes, [1, 2, 3, 4, 5])
         XCTAssertEqual(request.path, "/tmp/in/message-0001-00_AA_01_01_00_01.bin")
         XCTAssertNil(request.report.saved, "saved once the file is written")

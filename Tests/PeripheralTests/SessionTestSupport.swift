@@ -51,7 +51,7 @@ extension Array where Element == PeripheralAction {
         compactMap {
             switch $0 {
             case .report(let event): return event
-            case .save(let request): return .transfer(.message(request.report))
+            case .deliver(let arrival): return .transfer(.message(arrival.report))
             default: return nil
             }
         }

@@ -72,14 +72,17 @@ final class TransferEventTests: XCTestCase {
         let directory = String(cString: try XCTUnwrap(mkdtemp(&template)))
         defer { _ = try? FileManager.default.removeItem(atPath: directory) }
         let message = Message(binary: [1, 2, 3])
-        let report = ReceivedMessageReport(from: peripheral, id: MessageID(0), message: message)
-        let request = SaveRequest(message, report: report, number: 12, directory: directory)
+        let request = MessageArrival(message, id: MessageID(0), from: peripheral, number: 12, saveDirectory: directory)
         XCTAssertEqual(request.path, directory + "/message-0012-00_AA_01_00_00_00.bin")
         let (saved, problem) = request.perform()
         XCTAssertNil(problem)
         XCTAssertEqual(saved.saved, request.path)
-        XCTAssertEqual(FileManager.default.contents(atPath: request.path).map { [UInt8]($0) }, [1, 2, 3])
-        let unwritable = SaveRequest(message, report: report, number: 1, directory: "/nonexistent-dir")
+        XCTAssertEqual(FileManager.default.contents(atPath: request.path ?? "").map { [UInt8]($0) }, [1, 2, 3])
+        XCTAssertEqual(
+            MessageArrival(message, id: MessageID(0), from: peripheral, number: 1, saveDirectory: nil).perform().report
+                .saved, nil)
+        let unwritable = MessageArrival(
+            message, id: MessageID(0), from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")
         let (unsaved, why) = unwritable.perform()
         XCTAssertNil(unsaved.saved)
         XCTAssertTrue(why?.hasPrefix("cannot save the message to /nonexistent-dir/message-0001-") ?? false, why ?? "")
