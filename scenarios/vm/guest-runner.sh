@@ -6,6 +6,9 @@
 # A scenario may ask, in a comment line of its own:
 #   # vm-controllers: N     virtual controllers hci0..hci<N-1> (default 2)
 #   # vm-timeout: S         kill it after S seconds (default 300)
+#   # vm-air: PROFILE       the radio's timing: laptop, phone, old or off (default: $RELAY_VM_AIR,
+#                           else laptop; docs/test-bed.md)
+#   # vm-air-extra: SPEC    more btvirt --air settings (retransmissions, link loss, a seed)
 # Writes "PASS name seconds" / "FAIL name reason" lines to $RELAY_VM_OUT/results.
 set -uo pipefail
 repo=${RELAY_REPO:?}
@@ -19,6 +22,11 @@ scenario_setting() { # file key default
   value=$(sed -n "s/^# $2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1)
   echo "${value:-$3}"
 }
+scenario_word() { # file key default: a setting that is one word (no spaces)
+  local value
+  value=$(sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "$1" | head -n 1)
+  echo "${value:-$3}"
+}
 
 run_scenario() { # file
   local file=$1 name dir controllers seconds started pid status=0 ticks=0 reason elapsed
@@ -29,7 +37,9 @@ run_scenario() { # file
   mkdir -p "$dir"
   controllers=$(scenario_setting "$file" vm-controllers 2)
   seconds=$(scenario_setting "$file" vm-timeout 300)
-  local bluetooth=(--controllers "$controllers" --logs "$dir")
+  local bluetooth=(--controllers "$controllers" --logs "$dir"
+    --air "$(scenario_word "$file" vm-air "${RELAY_VM_AIR:-laptop}")"
+    --air-extra "$(scenario_word "$file" vm-air-extra "${RELAY_VM_AIR_EXTRA:-}")")
   [ "${RELAY_VM_BTMON:-0}" = 1 ] && bluetooth+=(--btmon)
   if ! "$repo/scripts/vm/guest-bluetooth" up "${bluetooth[@]}" 2> "$dir/bluetooth-up.err"; then
     reason="Bluetooth did not come up ($(tail -n 1 "$dir/bluetooth-up.err"))"

@@ -6,10 +6,11 @@
 # Fetches the Debian source package of the bluez the host runs (the guest runs the host's
 # bluetoothd; the installed version, else apt's candidate) from deb.debian.org's pool
 # (checksums verified by dpkg-source), applies scripts/vm/btvirt-unique-handles.patch (each
-# link one handle, unique on each controller: several centrals on one peripheral, issue 8
-# fault 5), compiles only btvirt (its emulator/*.c and the few src/shared and lib files it
-# links; no configure) and installs it as $CACHE/btvirt/btvirt. Idempotent: skips when
-# $CACHE/btvirt/btvirt.stamp names the same bluez version, patch and build script.
+# link one handle, unique on each controller: several centrals on one peripheral) and
+# scripts/vm/btvirt-air.patch (radio timing: `btvirt --air SPEC`, docs/test-bed.md), compiles
+# only btvirt (its emulator/*.c and the few src/shared and lib files it links; no configure)
+# and installs it as $CACHE/btvirt/btvirt. Idempotent: skips when
+# $CACHE/btvirt/btvirt.stamp names the same bluez version, patches and build script.
 # Installs its build dependencies with apt (as root) when missing.
 #   --check       exit 0 when the built btvirt is current, 1 otherwise; builds nothing
 #   --print-path  print the binary's path on stdout when done (messages go to stderr)
@@ -17,7 +18,7 @@
 # archive roots to fetch from; default deb.debian.org's debian and debian-security).
 set -euo pipefail
 vm_dir=$(dirname "$(readlink -f "$0")")
-patch_file=$vm_dir/btvirt-unique-handles.patch
+patches=("$vm_dir/btvirt-unique-handles.patch" "$vm_dir/btvirt-air.patch")
 say() { echo "build-btvirt: $*" >&2; }
 die() { say "$*"; exit 1; }
 
@@ -48,7 +49,7 @@ bluez_version() { # the bluez the host has installed, else the one apt would ins
   echo "$version"
 }
 version=$(bluez_version)
-stamp="bluez $version patch $(sha256sum < "$patch_file" | cut -c1-16) script $(sha256sum < "$0" | cut -c1-16)"
+stamp="bluez $version patches $(cat "${patches[@]}" | sha256sum | cut -c1-16) script $(sha256sum < "$0" | cut -c1-16)"
 
 current() { [ -x "$binary" ] && [ "$(cat "$binary.stamp" 2>/dev/null)" = "$stamp" ]; }
 done_ok() { [ $print_path = 1 ] && echo "$binary"; exit 0; }
@@ -102,22 +103,25 @@ work=$(mktemp -d "$cache/build.XXXX")
 trap 'rm -rf "$work"' EXIT
 (cd "$work" && dpkg-source -q -x "$downloads/$dsc" src > /dev/null 2>&1) ||
   die "dpkg-source could not unpack $dsc (checksum mismatch?); delete $downloads and retry"
-patch -s -d "$work/src" -p1 --no-backup-if-mismatch < "$patch_file" || die "the patch does not apply to bluez $version"
+for patch_file in "${patches[@]}"; do
+  patch -s -d "$work/src" -p1 --no-backup-if-mismatch < "$patch_file" ||
+    die "$(basename "$patch_file") does not apply to bluez $version"
+done
 
 # What emulator_btvirt_SOURCES and its libraries (Makefile.tools, Makefile.am) need, with a
 # config.h that only names the version; <bluetooth/*.h> are lib/*.h.
 mkdir -p "$work/include/bluetooth"
 ln -s "$work"/src/lib/*.h "$work/include/bluetooth/"
-printf '#define VERSION "%s+relay-unique-handles"\n' "$upstream" > "$work/include/config.h"
+printf '#define VERSION "%s+relay"\n' "$upstream" > "$work/include/config.h"
 sources=(emulator/{main,serial,server,vhci,btdev,bthost,smp,phy,amp,le}.c
   src/shared/{queue,util,crypto,ecc,io-mainloop,timeout-mainloop,mainloop,mainloop-notify}.c
   lib/{bluetooth,hci}.c)
 say "compiling btvirt"
-(cd "$work/src" && gcc -O2 -w -DHAVE_CONFIG_H -I"$work/include" -I. -o "$work/btvirt" "${sources[@]}") ||
+(cd "$work/src" && gcc -O2 -w -DHAVE_CONFIG_H -I"$work/include" -I. -o "$work/btvirt" "${sources[@]}" -lm) ||
   die "compiling btvirt failed (bluez $version: the source list above may need updating)"
 "$work/btvirt" -h > /dev/null 2>&1 || die "the built btvirt does not run"
 install -m 755 "$work/btvirt" "$binary.new"
 mv "$binary.new" "$binary"
 echo "$stamp" > "$binary.stamp"
-say "built $binary (bluez $version + $(basename "$patch_file")) in $((SECONDS - started)) s"
+say "built $binary (bluez $version + ${#patches[@]} patches) in $((SECONDS - started)) s"
 done_ok

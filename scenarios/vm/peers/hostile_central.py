@@ -56,8 +56,14 @@ async def run(options):
                 for frame in honest_frames((200 + round_number) & 0xFF, data, chunk):
                     await client.write_gatt_char(write, frame, response=False)
                 print(hashlib.sha256(data).hexdigest(), file=shas, flush=True)
-                await client.write_gatt_char(write, article.encode_counter(1000 + round_number), response=False)
+                last = article.encode_counter(1000 + round_number)
+                await client.write_gatt_char(write, last, response=False)
                 article.log(ROLE, f"round {round_number + 1}: {options.burst} hostile values, message of {size} B")
+        # Write commands wait in bluetoothd's queue until the radio carries them, and leaving
+        # drops what is still queued: wait until the peripheral has the last value written (a
+        # read of the write characteristic returns it; writes arrive in order).
+        while bytes(await client.read_gatt_char(write)) != last:
+            await asyncio.sleep(0.5)
         await asyncio.sleep(options.linger)
     print(json.dumps({"hostile": sum(sent.values()), "sorts": sent, "messages": options.rounds}), flush=True)
     article.log(ROLE, "done")
