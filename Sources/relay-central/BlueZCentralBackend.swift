@@ -65,11 +65,6 @@ final class BlueZCentralBackend: CentralBackend {
         if let client, let adapter { client.stopDiscovery(adapter: adapter) { _ in } }
     }
 
-    func restartDiscovery() {
-        guard let client, let adapter else { return driver.feed(.discoveryFailed(BlueZError(.gone, "no adapter"))) }
-        client.stopDiscovery(adapter: adapter) { [weak self] _ in self?.startDiscovery() }
-    }
-
     // MARK: The link
 
     func connect(_ device: DeviceID, timeout: Double) {

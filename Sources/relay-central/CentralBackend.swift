@@ -11,7 +11,6 @@ protocol CentralBackend: AnyObject {
     func startDiscovery()
     func stopDiscovery()
     /// Stop discovery, then start it again (answered like `startDiscovery`).
-    func restartDiscovery()
     /// `Device1.Connect` within `timeout` seconds; answer `.connectFinished`.
     func connect(_ device: DeviceID, timeout: Double)
     /// `Device1.Disconnect`; answer `.disconnectFinished`.

@@ -14,7 +14,6 @@ final class CentralDriver {
     var backend: (any CentralBackend)?
     private var scanTimer: EventLoop.Token?
     private var reconnectTimer: EventLoop.Token?
-    private var refreshTimer: EventLoop.Token?
     private var settleTimer: EventLoop.Token?
     private var commands: [CommandToken: CommandContext] = [:]
     private var nextToken: CommandToken = 1
@@ -86,15 +85,9 @@ final class CentralDriver {
         switch action {
         case .report(let event): console.report(event)
         case .startDiscovery: backend?.startDiscovery()
-        case .stopDiscovery:
-            cancel(&refreshTimer)
-            backend?.stopDiscovery()
-        case .restartDiscovery: backend?.restartDiscovery()
-        case .startRefreshTimer(let seconds): arm(&refreshTimer, after: seconds, .refreshTimerFired)
+        case .stopDiscovery: backend?.stopDiscovery()
         case .startScanTimer(let seconds): arm(&scanTimer, after: seconds, .scanTimerFired)
-        case .cancelScanTimer:
-            cancel(&refreshTimer)
-            cancel(&scanTimer)
+        case .cancelScanTimer: cancel(&scanTimer)
         case .connect(let id, let timeout): backend?.connect(id, timeout: timeout)
         case .disconnect(let id): backend?.disconnect(id)
         case .findCharacteristics(let id): backend?.findCharacteristics(of: id)
@@ -133,7 +126,6 @@ final class CentralDriver {
 
     private func clearFiredTimer(for input: CentralInput) {
         switch input {
-        case .refreshTimerFired: refreshTimer = nil
         case .scanTimerFired: scanTimer = nil
         case .reconnectTimerFired: reconnectTimer = nil
         case .settleTimerFired: settleTimer = nil

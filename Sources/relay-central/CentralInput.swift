@@ -68,8 +68,6 @@ enum CentralInput: Equatable, Sendable {
     case quitting
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
     case relayCharacteristicRemoved(CharacteristicID)
-    /// Time to restart discovery (see `CentralSettings.scanRefresh`).
-    case refreshTimerFired
 }
 
 /// What the session asks the driver to do, in order.
@@ -78,10 +76,6 @@ enum CentralAction: Equatable, Sendable {
     /// Set the discovery filter (relay service UUID, LE transport) and start discovery.
     case startDiscovery
     case stopDiscovery
-    /// Stop discovery, then start it again (answer `discoveryStarted`/`discoveryFailed`).
-    case restartDiscovery
-    /// Arm the discovery refresh timer (`stopDiscovery` and `cancelScanTimer` disarm it).
-    case startRefreshTimer(seconds: Double)
     case startScanTimer(seconds: Double)
     case cancelScanTimer
     /// `Device1.Connect` within `timeout` seconds.

@@ -66,7 +66,6 @@ extension CentralSession {
             othersSeen = [:]
         }
         scan = .starting(purpose)
-        refreshingScan = false
         return [.startDiscovery]
     }
 
@@ -77,30 +76,17 @@ extension CentralSession {
         }
     }
 
-    /// Restarts a running scan silently (its time-out keeps running).
-    mutating func refreshScan() -> [CentralAction] {
-        guard case .active(let purpose) = scan else { return [] }
-        scan = .starting(purpose)
-        refreshingScan = true
-        return [.restartDiscovery]
-    }
-
     mutating func discoveryStarted() -> [CentralAction] {
         guard case .starting(let purpose) = scan else {
             // Stopped (or the adapter went away) while starting: undo it.
             return scan == .idle ? [.stopDiscovery] : []
         }
         scan = .active(purpose)
-        if refreshingScan {
-            refreshingScan = false
-            if scanToken == nil { return [.startRefreshTimer(seconds: settings.scanRefresh)] }
-        }
         let timeout = scanTimeout(for: purpose)
         var seeking: SeekTarget? = nil
         if case .seeking(let target, _) = purpose { seeking = target }
         var actions: [CentralAction] = [.report(.scanning(timeout: timeout, seeking: seeking))]
         if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
-        actions.append(.startRefreshTimer(seconds: settings.scanRefresh))
         if let token = scanToken {
             scanToken = nil
             actions.append(.finish(token, .success))
@@ -109,16 +95,11 @@ extension CentralSession {
     }
 
     mutating func discoveryFailed(_ error: BlueZError) -> [CentralAction] {
-        var actions0: [CentralAction] = []
         guard case .starting(let purpose) = scan else { return [] }
         if error.kind == .inProgress { return discoveryStarted() }
         scan = .idle
-        if refreshingScan {
-            refreshingScan = false
-            actions0 = [.cancelScanTimer, .report(.scanStopped(reason: .requested, found: candidates.count))]
-        }
         let message = "could not start scanning: \(error)"
-        var actions: [CentralAction] = actions0 + [.report(.error(message))]
+        var actions: [CentralAction] = [.report(.error(message))]
         if let token = scanToken {
             scanToken = nil
             actions.append(.finish(token, .failure(message)))

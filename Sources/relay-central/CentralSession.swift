@@ -27,10 +27,6 @@ struct CentralSettings: Equatable, Sendable {
     /// After a relay characteristic vanished, how long to wait for `Connected` to turn false
     /// before taking it as the relay service gone under a live link (seconds).
     var vanishSettle = 1.0
-    /// While scanning, discovery is restarted this often (seconds): some controllers (btvirt
-    /// among them) report an advertiser only when scanning starts, and the kernel may drop that
-    /// report; a restart asks again. Harmless on real radios.
-    var scanRefresh = 3.0
 
     init() {}
 
@@ -130,8 +126,6 @@ struct CentralSession {
     var vanishedCharacteristic: CharacteristicID?
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
-    /// Whether the discovery being started is a silent refresh of a running scan.
-    var refreshingScan = false
 
     /// Counters and messages the peripheral notifies.
     var inbound: InboundPipeline
@@ -250,7 +244,6 @@ struct CentralSession {
         case .settleTimerFired: return settleTimedOut()
         case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
-        case .refreshTimerFired: return refreshScan()
         }
     }
 

@@ -196,35 +196,3 @@ final class NothingFoundTests: XCTestCase {
         XCTAssertTrue(SessionHarness.events(ended)[0].humanDescription.contains("seen but not candidates"))
     }
 }
-
-final class ScanRefreshTests: XCTestCase {
-    func testARunningScanIsRestartedSilentlyAndKeepsItsTimeOut() {
-        var harness = SessionHarness()
-        harness.powerOn()
-        harness.command(.scan)
-        let started = harness.feed(.discoveryStarted)
-        XCTAssertTrue(started.contains(.startRefreshTimer(seconds: 3)))
-        XCTAssertEqual(harness.feed(.refreshTimerFired), [.restartDiscovery])
-        let restarted = harness.feed(.discoveryStarted)
-        XCTAssertEqual(restarted, [.startRefreshTimer(seconds: 3)], "no second scanning event, same time-out")
-        // A device reported after the restart is listed as usual.
-        XCTAssertEqual(SessionHarness.eventNames(harness.feed(.deviceUpdated(SessionHarness.device()))), ["discovered"])
-        XCTAssertEqual(SessionHarness.events(harness.feed(.scanTimerFired)), [.scanStopped(reason: .timeout, found: 1)])
-        XCTAssertEqual(harness.feed(.refreshTimerFired), [], "no refresh after the scan ended")
-    }
-
-    func testAScanStoppedDuringARefreshIsNotRestarted() {
-        var harness = SessionHarness()
-        harness.powerOn()
-        harness.command(.scan)
-        harness.feed(.discoveryStarted)
-        harness.feed(.refreshTimerFired)
-        harness.command(.scanStop)
-        XCTAssertEqual(harness.feed(.discoveryStarted), [.stopDiscovery])
-        // The next scan reports itself normally.
-        let (token, _) = harness.command(.scan)
-        let started = harness.feed(.discoveryStarted)
-        XCTAssertEqual(SessionHarness.eventNames(started), ["scanning"])
-        XCTAssertEqual(SessionHarness.outcome(of: token, in: started), .success)
-    }
-}

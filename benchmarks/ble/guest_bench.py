@@ -178,7 +178,7 @@ class PeerSide(Side):
 
     def central(self, logs):
         arguments = [PYTHON, os.path.join(PEERS, "bleak_central.py"), "--adapter", "hci1", "--commands",
-                     "--scan-timeout", "60", "--scan-round", "3", "--timeout", "0"]
+                     "--scan-timeout", "60", "--timeout", "0"]
         process = launch("central", arguments, logs)
         ready = process.wait("ready", timeout=90)
         return process, ready.stamp - process.launched, int(ready["mtu"])

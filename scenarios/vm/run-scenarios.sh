@@ -3,8 +3,11 @@
 # each on a fresh bluetoothd, prints PASS/FAIL per scenario and the closing line
 # "N passed, M failed", and exits non-zero when any failed (or did not run).
 #
-#   scenarios/vm/run-scenarios.sh [--out DIR] [--btmon] [--no-build] [FILTER...]
+#   scenarios/vm/run-scenarios.sh [--out DIR] [--btmon] [--no-build] [--air PROFILE]
+#                                 [--air-extra SPEC] [FILTER...]
 #
+# --air and --air-extra set the radio of the scenarios that do not choose their own (# vm-air:,
+# docs/test-bed.md; the same as RELAY_VM_AIR and RELAY_VM_AIR_EXTRA).
 # FILTER keeps the scenarios whose file name contains one of the words. Builds the debug
 # executables first (never while a guest runs: the guest reads them over 9p with
 # cache=loose) in $RELAY_SCRATCH_PATH (default .build) and creates the Python venv.
@@ -18,6 +21,8 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --btmon) btmon=1; shift ;;
     --no-build) build=0; shift ;;
+    --air) export RELAY_VM_AIR=$2; shift 2 ;;
+    --air-extra) export RELAY_VM_AIR_EXTRA=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) filters+=("$1"); shift ;;
   esac

@@ -38,12 +38,12 @@ status
 disconnect
 SCRIPT
 
-# The central scans first: btvirt reports an advertiser once, when scanning starts, and the
-# kernel may drop that report if it comes before discovery is fully on; an advertiser that
-# starts while the central scans is always reported.
-start_fed central "$out/central.script" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json
-wait_for_line "$c" '"event":"scanning"' 30 || true # the checks below tell what went wrong
+# The peripheral advertises before the central scans: the radio's advertising events reach a
+# scan started later (the other scenarios start the central first).
 start_fed peripheral "$out/peripheral.script" "$bin/relay-peripheral" --adapter hci0 --json
+wait_for_line "$p" '"event":"advertising"' 30 || true # the checks below tell what went wrong
+sleep 2
+start_fed central "$out/central.script" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json
 central_status=0 peripheral_status=0
 finish central "$limit" || central_status=$?
 finish peripheral "$limit" || peripheral_status=$?

@@ -23,8 +23,7 @@ status
 disconnect
 SCRIPT
 
-# relay-central scans first: btvirt reports an advertiser once, when scanning starts, and the
-# kernel may drop that report; an advertiser that starts while the central scans is reported.
+# The central scans before the peripheral advertises (scenario-article starts them the other way).
 start central bash -c 'exec "$0" --adapter hci1 --json --scan-timeout 60 < "$1"' "$bin/relay-central" "$out/central.script"
 wait_for_line "$out/central.out" '"event":"scanning"' 30 || fail "relay-central did not scan: $(tail -n 2 "$out/central.out")"
 start peripheral bless_peripheral --adapter hci0 --expect-writes 3 --notify 3 --interval 0.2 --timeout 120

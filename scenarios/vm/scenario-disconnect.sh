@@ -43,9 +43,7 @@ status
 disconnect
 SCRIPT
 
-# The central scans first: btvirt reports an advertiser once, when scanning starts, and the
-# kernel may drop that report if it comes before discovery is fully on; an advertiser that
-# starts while the central scans is always reported.
+# The central scans before the peripheral advertises (scenario-article starts them the other way).
 start_fed central "$out/central.script" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --max-message 2097152
 wait_for_line "$c" '"event":"scanning"' 30 || true # the checks below tell what went wrong
 start_fed peripheral "$out/peripheral.script" "$bin/relay-peripheral" --adapter hci0 --json --max-message 2097152

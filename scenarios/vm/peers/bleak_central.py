@@ -68,8 +68,6 @@ def parse_arguments():
     parser.add_argument("--keep-cache", action="store_true",
                         help="do not forget cached peripherals before scanning")
     parser.add_argument("--scan-timeout", type=float, default=40.0, metavar="S")
-    parser.add_argument("--scan-round", type=float, default=5.0, metavar="S",
-                        help="longest single scan; scans restart until --scan-timeout (default 5)")
     parser.add_argument("--commands", action="store_true",
                         help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=0.5, metavar="S",
@@ -163,16 +161,10 @@ class Central:
         options = self.options
         if not options.keep_cache:
             await forget_cached_peripherals(options.adapter, options.name)
-        # Scan in short rounds, each a new discovery session: a virtual controller reports an
-        # unchanging advertisement once per scan start, and a report lost at that moment would
-        # otherwise cost the whole time-out (relay-central restarts its scans the same way).
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + options.scan_timeout
-        device = None
-        while device is None and loop.time() < deadline:
-            device = await BleakScanner.find_device_by_filter(
-                self.matches, timeout=min(options.scan_round, max(0.5, deadline - loop.time())),
-                service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
+        # One scan: the radio reports every advertising event it hears.
+        device = await BleakScanner.find_device_by_filter(
+            self.matches, timeout=options.scan_timeout,
+            service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
         if device is None:
             if self.commands:
                 self.emit("error", message="no peripheral found")
