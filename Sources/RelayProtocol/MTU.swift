@@ -39,6 +39,26 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// silently truncated by BlueZ and longer write commands are refused.
     public var maxValueLength: Int { min(value - 3, Self.valueLengthCeiling) }
 
+    /// The value length relay sends its frames in: 495 bytes when the link takes them, else 244,
+    /// else `maxValueLength`.
+    ///
+    /// An ATT write command or notification of `n` value bytes is an L2CAP PDU of `n + 7` bytes,
+    /// which the link layer carries in 251-byte payloads once data length extension is on: 495
+    /// bytes fill two payloads exactly and 244 one, where 510 would need a third of 15 bytes
+    /// (measured on the test bed's radio: 48.1 against 33.2 KiB/s, docs/performance.md). Without
+    /// data length extension (27-byte payloads) the difference is below 1 %.
+    public var sendValueLength: Int {
+        let limit = maxValueLength
+        if limit >= Self.twoPayloadValue { return Self.twoPayloadValue }
+        if limit >= Self.onePayloadValue { return Self.onePayloadValue }
+        return limit
+    }
+
+    /// Value bytes that fill two 251-byte link-layer payloads: 2 x 251 - 4 (L2CAP) - 3 (ATT).
+    public static let twoPayloadValue = 495
+    /// Value bytes that fill one 251-byte link-layer payload: 251 - 4 - 3.
+    public static let onePayloadValue = 244
+
     /// The largest value one ATT write command or notification can carry: `MTU - 3` bytes (the
     /// attribute protocol's limit, before relay's own ceiling).
     public var attributeValueLimit: Int { value - 3 }

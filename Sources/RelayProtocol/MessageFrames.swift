@@ -1,7 +1,8 @@
 /// The frames of one message, produced lazily for a link's MTU: a `Sequence` of characteristic values.
 ///
 /// The first frame carries 14 header bytes and up to `maxValueLength - 14` message bytes, every
-/// following frame 5 header bytes and up to `maxValueLength - 5` message bytes. The CRC-32C of
+/// following frame 5 header bytes and up to `maxValueLength - 5` message bytes, where
+/// `maxValueLength` is the MTU's `sendValueLength`. The CRC-32C of
 /// the message is computed once, when the frames are created.
 public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     /// The message being framed.
@@ -10,8 +11,8 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     public let id: MessageID
     /// The link MTU the frames are sized for.
     public let mtu: MTU
-    /// The longest value produced: `mtu.maxValueLength`.
-    public var maxValueLength: Int { mtu.maxValueLength }
+    /// The longest value produced: `mtu.sendValueLength` (495, 244 or `MTU - 3` bytes).
+    public var maxValueLength: Int { mtu.sendValueLength }
     /// CRC-32C of the whole message.
     public let checksum: UInt32
 
@@ -32,8 +33,8 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
 
     /// The number of frames a message of `length` bytes needs at `mtu`.
     public static func frameCount(messageLength length: Int, mtu: MTU) -> Int {
-        let firstCapacity = mtu.maxValueLength - FrameHeader.firstLength
-        let continuationCapacity = mtu.maxValueLength - FrameHeader.continuationLength
+        let firstCapacity = mtu.sendValueLength - FrameHeader.firstLength
+        let continuationCapacity = mtu.sendValueLength - FrameHeader.continuationLength
         guard length > firstCapacity else { return 1 }
         let rest = length - firstCapacity
         return 1 + (rest + continuationCapacity - 1) / continuationCapacity

@@ -8,8 +8,8 @@ final class RoundTripTests: XCTestCase {
     /// 0, 1, the limit, and every size around the first few chunk boundaries and the last one below
     /// the limit (`nearLimit`: big sizes are few, so the debug-build suite stays fast).
     private func sizes(for mtu: MTU, limit: Int, nearLimit: Bool) -> [Int] {
-        let first = mtu.maxValueLength - FrameHeader.firstLength
-        let continuation = mtu.maxValueLength - FrameHeader.continuationLength
+        let first = mtu.sendValueLength - FrameHeader.firstLength
+        let continuation = mtu.sendValueLength - FrameHeader.continuationLength
         var sizes: Set<Int> = [0, 1, 2, limit]
         var boundaries = [0, 1, 2, 3, 10]
         if nearLimit {
@@ -51,9 +51,9 @@ final class RoundTripTests: XCTestCase {
                 for (index, value) in values.enumerated() {
                     XCTAssertNotEqual(value.count, Counter.encodedLength)
                     if index < values.count - 1 {
-                        XCTAssertEqual(value.count, mtu.maxValueLength, "all but the last frame are full")
+                        XCTAssertEqual(value.count, mtu.sendValueLength, "all but the last frame are full")
                     } else {
-                        XCTAssertLessThanOrEqual(value.count, mtu.maxValueLength)
+                        XCTAssertLessThanOrEqual(value.count, mtu.sendValueLength)
                     }
                 }
                 var delivered: [ReceivedMessage] = []
