@@ -31,7 +31,8 @@ final class CodecTests: XCTestCase {
         XCTAssertEqual(MTU(513)?.maxValueLength, 510)
         XCTAssertEqual(MTU(517)?.maxValueLength, 510)
         // Values sent: whole 251-byte link-layer payloads where the MTU allows.
-        XCTAssertEqual([23, 185, 246, 247, 497, 498, 517].map { MTU($0)!.sendValueLength }, [20, 182, 243, 244, 244, 495, 495])
+        XCTAssertEqual(
+            [23, 185, 246, 247, 497, 498, 517].map { MTU($0)!.sendValueLength }, [20, 182, 243, 244, 244, 495, 495])
         XCTAssertEqual(MTU.default.value, 23)
         XCTAssertEqual(MTU(clamping: 0), MTU.default)
         XCTAssertEqual(MTU(clamping: 65535).value, 517)
