@@ -1,5 +1,6 @@
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 
 /// Which adapter to use (`--adapter`): by kernel name (`hci0`) or by its address.
 public enum AdapterChoice: Equatable, Sendable, CustomStringConvertible {

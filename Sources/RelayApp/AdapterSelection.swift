@@ -1,4 +1,5 @@
 import RelayBlueZ
+import RelayProtocol
 
 /// The adapter a program uses, as events and `status` name it.
 public struct AdapterInfo: Equatable, Sendable, CustomStringConvertible {

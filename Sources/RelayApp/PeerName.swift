@@ -1,5 +1,6 @@
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 
 /// How events name the other side: `central 00:AA:01:01:00:01`, `peripheral 00:AA:01:00:00:00`,
 /// or `a central` when bluetoothd did not say which.

@@ -1,4 +1,5 @@
 import RelayDBus
+import RelayProtocol
 
 /// The state of one local adapter (`org.bluez.Adapter1` plus its managers) at one moment.
 public struct AdapterSnapshot: Hashable, Sendable, CustomStringConvertible {

@@ -1,3 +1,5 @@
+import RelayProtocol
+
 /// Everything the BlueZ client reports, one enum per concern, delivered to one handler.
 public enum BlueZEvent: Sendable {
     /// `org.bluez` got an owner (bluetoothd started or restarted); its objects follow as `added` events.

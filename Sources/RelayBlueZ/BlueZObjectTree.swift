@@ -1,4 +1,5 @@
 import RelayDBus
+import RelayProtocol
 
 /// bluetoothd's objects as last reported (path -> interface -> properties), kept up to date from
 /// `GetManagedObjects`, `InterfacesAdded`/`Removed` and `PropertiesChanged`, with typed queries.

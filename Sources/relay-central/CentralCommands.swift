@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 import RelayREPL
 
 /// The REPL commands of relay-central (the REPL adds `wait`, `sleep`, `help` and `quit`): each

@@ -1,5 +1,6 @@
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 import RelayREPL
 import RelayRuntime
 import XCTest

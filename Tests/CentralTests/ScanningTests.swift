@@ -1,4 +1,5 @@
 import RelayBlueZ
+import RelayProtocol
 import XCTest
 
 @testable import relay_central

@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 import XCTest
 
 /// The one-line adapter explanations say "Bluetooth is ..." once, then the cause and the fix,

@@ -1,0 +1,493 @@
+import RelayProtocol
+
+/// The receiving half of protocol version 2 for one sender (one peer process): rebuilds its
+/// messages from data frames that may come lost, twice or out of order, acknowledges what it
+/// holds, keeps a partial message across a link drop for the resume time-out, and delivers each
+/// message once, after its CRC-32C matched.
+///
+/// A plain value: frames, link changes and time go in, `Action`s come out. The owner sends the
+/// acknowledgements it is given (with `session` in them), reports the rest, and calls `tick` at
+/// `nextDeadline`.
+public struct TransferReceiver: Sendable {
+    /// Limits and timing.
+    public struct Configuration: Sendable, Equatable {
+        /// Stream bytes held beyond the first gap (out of order). Frames beyond are dropped.
+        public var window: Int
+        /// The largest message accepted, in bytes.
+        public var maxMessage: Int
+        /// How long a partial message is kept while the sender's link is down (seconds).
+        public var resumeTimeout: Double
+        /// How long a partial message may go without a frame while the link is up (seconds).
+        public var stallTimeout: Double
+        /// An acknowledgement goes at most this long after new bytes arrived (seconds).
+        public var ackDelay: Double
+        /// An acknowledgement goes at once after this many new bytes in order.
+        public var ackEvery: Int
+        /// Duplicates of a finished message are answered at most this often (seconds).
+        public var duplicateAckInterval: Double
+        /// `progress` at most this often per message (seconds).
+        public var progressInterval: Double
+
+        public init(
+            window: Int = 32 << 10, maxMessage: Int = 1 << 20, resumeTimeout: Double = 60, stallTimeout: Double = 120,
+            ackDelay: Double = 0.05, ackEvery: Int? = nil, duplicateAckInterval: Double = 0.5,
+            progressInterval: Double = 0.25
+        ) {
+            self.window = window
+            self.maxMessage = maxMessage
+            self.resumeTimeout = resumeTimeout
+            self.stallTimeout = stallTimeout
+            self.ackDelay = ackDelay
+            self.ackEvery = ackEvery ?? max(1, window / 4)
+            self.duplicateAckInterval = duplicateAckInterval
+            self.progressInterval = progressInterval
+        }
+    }
+
+    /// Why a partial message was given up.
+    public enum DropCause: Sendable, Equatable, CustomStringConvertible {
+        /// The sender's link stayed down longer than the resume time-out.
+        case notResumed(seconds: Int)
+        /// No frame for the stall time-out while the link was up.
+        case stalled(seconds: Int)
+        /// The sender gave it up (an abort frame).
+        case senderGaveUp(AbortReason)
+        /// The sender's next message is a later one: it gave this one up while the link was down.
+        case senderMovedOn
+        /// The sender process is a new one (another token), or the owner stopped receiving.
+        case senderGone(String)
+        /// The message broke the protocol: too large, bad header, bad checksum.
+        case refused(AcknowledgementStatus)
+
+        public var description: String {
+            switch self {
+            case .notResumed(let seconds): "the sender did not come back within \(seconds) s"
+            case .stalled(let seconds): "stalled: no frame for \(seconds) s"
+            case .senderGaveUp(let reason): "the sender gave it up (\(reason))"
+            case .senderMovedOn: "the sender gave it up while the link was down"
+            case .senderGone(let why): why
+            case .refused(let status): "\(status)"
+            }
+        }
+    }
+
+    /// What a partial message had come to when it was given up.
+    public struct Dropped: Sendable, Equatable {
+        public let transfer: TransferID
+        /// Its header, if that had arrived.
+        public let header: MessageHeader?
+        /// Message bytes (not counting the header) held in order.
+        public let received: Int
+        public let cause: DropCause
+    }
+
+    /// What the owner does.
+    public enum Action: Sendable, Equatable {
+        /// Send this acknowledgement (to the sender).
+        case acknowledge(Acknowledgement)
+        /// A message's header arrived: what is coming (for `receiving` reports).
+        case started(TransferID, MessageHeader)
+        /// How far a message has come: message bytes in order of its total, at most 4 a second.
+        case progress(TransferID, received: Int, total: Int)
+        /// A whole message, CRC-32C checked, once.
+        case deliver(TransferID, MessageHeader, Message)
+        /// A partial message was given up (or refused).
+        case dropped(Dropped)
+    }
+
+    /// Counts for `status`.
+    public struct Counts: Sendable, Equatable {
+        /// Frames whose every byte was already held (or of a finished message).
+        public var duplicateFrames = 0
+        /// Frames of a message this receiver does not expect now (another central's, or old).
+        public var ignoredFrames = 0
+        /// Frames (partly) beyond the window, cut off.
+        public var beyondWindow = 0
+        /// Messages delivered.
+        public var delivered = 0
+    }
+
+    private struct Partial: Sendable {
+        let transfer: TransferID
+        var header: MessageHeader?
+        /// Stream bytes before the header could be parsed.
+        var headerBytes: [UInt8] = []
+        var payload: [UInt8] = []
+        /// Every stream byte below this is held (in `headerBytes` or `payload`).
+        var received = 0
+        /// Bytes held beyond `received`: segments ascending by offset, never overlapping.
+        var pending: [(offset: Int, bytes: [UInt8])] = []
+        var pendingRanges = ByteRanges()
+        var crc = CRC32C()
+        var lastFrameAt: Double
+        var lastProgressAt: Double = -.infinity
+
+        var headerLength: Int { header?.encodedLength ?? 0 }
+        var messageReceived: Int { max(0, received - headerLength) }
+        var streamLength: Int? { header?.streamLength }
+    }
+
+    public let configuration: Configuration
+    /// The session number acknowledgements carry (the central's).
+    public var session: SessionNumber
+    public private(set) var counts = Counts()
+
+    /// The transfer expected next (the one in progress, or the one after the last finished).
+    public private(set) var expected: TransferID?
+    private var partial: Partial?
+    /// The last finished transfers and how they ended, newest last (answers to duplicates).
+    private var finished: [(transfer: TransferID, status: AcknowledgementStatus, streamLength: Int)] = []
+    private var lastDuplicateAck: [TransferID: Double] = [:]
+    private var linked = true
+    private var downSince: Double?
+    /// When a delayed acknowledgement is due; nil when nothing is unacknowledged.
+    private var ackDue: Double?
+    private var bytesSinceAck = 0
+
+    /// A receiver; `session` goes into its acknowledgements.
+    public init(configuration: Configuration = Configuration(), session: SessionNumber) {
+        self.configuration = configuration
+        self.session = session
+    }
+
+    /// The message in progress: transfer, message bytes held in order, total (nil until its header came).
+    public var inProgress: (transfer: TransferID, received: Int, total: Int?)? {
+        partial.map { ($0.transfer, $0.messageReceived, $0.header.map { Int($0.length) }) }
+    }
+
+    /// Stream bytes held out of order (bounded by the window).
+    public var bufferedOutOfOrder: Int { partial?.pendingRanges.count ?? 0 }
+
+    // MARK: Frames
+
+    /// A data frame from the sender.
+    public mutating func receive(_ frame: DataFrame, at now: Double) -> [Action] {
+        if let done = finished.last(where: { $0.transfer == frame.transfer }) {
+            counts.duplicateFrames += 1
+            return answerDuplicate(done.transfer, done.status, done.streamLength, at: now)
+        }
+        if partial == nil {
+            guard expected == nil || frame.transfer == expected else {
+                counts.ignoredFrames += 1
+                return []
+            }
+            expected = frame.transfer
+            partial = Partial(transfer: frame.transfer, lastFrameAt: now)
+        }
+        guard var current = partial, current.transfer == frame.transfer else {
+            counts.ignoredFrames += 1
+            return []
+        }
+        partial = nil
+        current.lastFrameAt = now
+        var actions: [Action] = []
+        let outcome = merge(frame, into: &current, actions: &actions)
+        switch outcome {
+        case .kept(let newGap):
+            partial = current
+            actions += Self.progressIfDue(&partial!, every: configuration.progressInterval, at: now)
+            if newGap || bytesSinceAck >= configuration.ackEvery {
+                actions.append(acknowledgement(at: now))
+            } else if ackDue == nil {
+                ackDue = now + configuration.ackDelay
+            }
+        case .finished(let status, let message):
+            if let message, let header = current.header {
+                counts.delivered += 1
+                actions.append(.progress(current.transfer, received: message.bytes.count, total: message.bytes.count))
+                actions.append(.deliver(current.transfer, header, message))
+            } else {
+                actions.append(
+                    .dropped(
+                        Dropped(
+                            transfer: current.transfer, header: current.header, received: current.messageReceived,
+                            cause: .refused(status))))
+            }
+            actions += finish(current.transfer, status, streamLength: current.streamLength ?? current.received, at: now)
+        }
+        return actions
+    }
+
+    /// An abort from the sender.
+    public mutating func abort(_ frame: Abort, at now: Double) -> [Action] {
+        if let current = partial, current.transfer == frame.transfer {
+            partial = nil
+            let dropped = Dropped(
+                transfer: current.transfer, header: current.header, received: current.messageReceived,
+                cause: .senderGaveUp(frame.reason))
+            remember(current.transfer, .gaveUp, streamLength: current.streamLength ?? current.received)
+            expected = current.transfer.next
+            clearAck()
+            return [.dropped(dropped)]
+        }
+        if partial == nil, expected == frame.transfer || expected == nil {
+            expected = frame.transfer.next
+        }
+        return []
+    }
+
+    // MARK: The link
+
+    /// The sender's link went down: acknowledgements wait, the partial message is kept.
+    public mutating func linkDown(at now: Double) {
+        linked = false
+        downSince = now
+        clearAck()
+    }
+
+    /// The sender is back (its hello or welcome came) and says `next` is the transfer it sends
+    /// next. Answers with what is held, so the sender resends only what is missing.
+    public mutating func linkUp(next: TransferID, at now: Double) -> [Action] {
+        linked = true
+        downSince = nil
+        var actions: [Action] = []
+        if let current = partial {
+            guard current.transfer != next else {
+                partial?.lastFrameAt = now
+                return [acknowledgement(at: now)]
+            }
+            partial = nil
+            actions.append(
+                .dropped(
+                    Dropped(
+                        transfer: current.transfer, header: current.header, received: current.messageReceived,
+                        cause: .senderMovedOn)))
+            remember(current.transfer, .gaveUp, streamLength: current.streamLength ?? current.received)
+        }
+        if let done = finished.last(where: { $0.transfer == next }) {
+            // The sender missed how it ended.
+            expected = next.next
+            actions.append(finalAcknowledgement(done.transfer, done.status, done.streamLength))
+        } else {
+            expected = next
+        }
+        return actions
+    }
+
+    /// The sender is gone for good (a new process took its place, or the program stops): the
+    /// partial message, if any, is dropped with `why`.
+    public mutating func close(_ why: String) -> [Action] {
+        guard let current = partial else { return [] }
+        partial = nil
+        clearAck()
+        return [
+            .dropped(
+                Dropped(
+                    transfer: current.transfer, header: current.header, received: current.messageReceived,
+                    cause: .senderGone(why)))
+        ]
+    }
+
+    // MARK: Time
+
+    /// When `tick` has something to do.
+    public var nextDeadline: Double? {
+        var deadlines: [Double] = []
+        if linked, let ackDue { deadlines.append(ackDue) }
+        if let current = partial {
+            if let downSince {
+                deadlines.append(downSince + configuration.resumeTimeout)
+            } else {
+                deadlines.append(current.lastFrameAt + configuration.stallTimeout)
+            }
+        }
+        return deadlines.min()
+    }
+
+    /// Runs what is due at `now`.
+    public mutating func tick(at now: Double) -> [Action] {
+        var actions: [Action] = []
+        if let current = partial {
+            let cause: DropCause?
+            if let downSince, now >= downSince + configuration.resumeTimeout {
+                cause = .notResumed(seconds: Int(configuration.resumeTimeout))
+            } else if downSince == nil, now >= current.lastFrameAt + configuration.stallTimeout {
+                cause = .stalled(seconds: Int(configuration.stallTimeout))
+            } else {
+                cause = nil
+            }
+            if let cause {
+                partial = nil
+                actions.append(
+                    .dropped(
+                        Dropped(
+                            transfer: current.transfer, header: current.header, received: current.messageReceived,
+                            cause: cause)))
+                actions += finish(
+                    current.transfer, .gaveUp, streamLength: current.streamLength ?? current.received, at: now)
+            }
+        }
+        if linked, let due = ackDue, now >= due, partial != nil {
+            actions.append(acknowledgement(at: now))
+        }
+        return actions
+    }
+
+    // MARK: Inside
+
+    private enum MergeOutcome {
+        /// Still in progress; whether a new gap opened (acknowledged at once).
+        case kept(newGap: Bool)
+        /// Done: delivered (with the message) or refused (status, no message).
+        case finished(AcknowledgementStatus, Message?)
+    }
+
+    private mutating func merge(
+        _ frame: DataFrame, into current: inout Partial, actions: inout [Action]
+    ) -> MergeOutcome {
+        var start = Int(frame.offset)
+        var end = start + frame.bytes.count
+        if let streamLength = current.streamLength, end > streamLength {
+            return .finished(.badHeader, nil)
+        }
+        let limit = current.received + configuration.window
+        if end > limit {
+            counts.beyondWindow += 1
+            end = limit
+            guard start < end else { return .kept(newGap: false) }
+        }
+        if end <= current.received || current.pendingRanges.contains(start..<end) {
+            counts.duplicateFrames += 1
+            return .kept(newGap: false)
+        }
+        if start > current.received {
+            // Out of order: keep the parts not held yet.
+            let hadGap = !current.pendingRanges.isEmpty
+            for gap in current.pendingRanges.missing(in: start..<end) {
+                let from = gap.lowerBound - Int(frame.offset)
+                let segment = (offset: gap.lowerBound, bytes: Array(frame.bytes[from..<(from + gap.count)]))
+                let index = current.pending.firstIndex { $0.offset > gap.lowerBound } ?? current.pending.endIndex
+                current.pending.insert(segment, at: index)
+                current.pendingRanges.insert(gap)
+            }
+            return .kept(newGap: !hadGap)
+        }
+        // In order from `received`.
+        start = current.received
+        let from = start - Int(frame.offset)
+        if let outcome = append(Array(frame.bytes[from..<(end - Int(frame.offset))]), to: &current, actions: &actions) {
+            return outcome
+        }
+        // Pending segments that now follow on (or that the frame partly covered).
+        while let first = current.pending.first, first.offset <= current.received {
+            current.pending.removeFirst()
+            let end = first.offset + first.bytes.count
+            current.pendingRanges.remove(first.offset..<end)
+            guard end > current.received else { continue }
+            let tail = Array(first.bytes[(current.received - first.offset)...])
+            if let outcome = append(tail, to: &current, actions: &actions) { return outcome }
+        }
+        return .kept(newGap: false)
+    }
+
+    /// Appends in-order stream bytes; returns an outcome when the message is finished.
+    private mutating func append(_ bytes: [UInt8], to current: inout Partial, actions: inout [Action]) -> MergeOutcome?
+    {
+        var bytes = ArraySlice(bytes)
+        if current.header == nil {
+            let needed = MessageHeader.length(
+                ofHeaderStarting: current.headerBytes + bytes.prefix(MessageHeader.fixedLength))
+            let want = (needed ?? MessageHeader.fixedLength) - current.headerBytes.count
+            let take = min(want, bytes.count)
+            current.headerBytes += bytes.prefix(take)
+            current.received += take
+            bytesSinceAck += take
+            bytes = bytes.dropFirst(take)
+            if let total = MessageHeader.length(ofHeaderStarting: current.headerBytes),
+                current.headerBytes.count < total
+            {
+                // The name is still coming.
+                if !bytes.isEmpty { return append(Array(bytes), to: &current, actions: &actions) }
+                return nil
+            }
+            guard current.headerBytes.count >= MessageHeader.fixedLength else { return nil }
+            let header: MessageHeader
+            do {
+                header = try MessageHeader(parsing: current.headerBytes)
+            } catch {
+                return .finished(.badHeader, nil)
+            }
+            guard Int(header.length) <= configuration.maxMessage else { return .finished(.tooLarge, nil) }
+            current.header = header
+            current.headerBytes = []
+            current.payload.reserveCapacity(Int(header.length))
+            actions.append(.started(current.transfer, header))
+        }
+        guard let header = current.header else { return nil }
+        if !bytes.isEmpty {
+            guard current.payload.count + bytes.count <= Int(header.length) else { return .finished(.badHeader, nil) }
+            bytes.withUnsafeBytes { current.crc.update($0) }
+            current.payload.append(contentsOf: bytes)
+            current.received += bytes.count
+            bytesSinceAck += bytes.count
+        }
+        guard current.payload.count == Int(header.length) else { return nil }
+        guard current.crc.value == header.checksum else { return .finished(.checksumMismatch, nil) }
+        return .finished(.delivered, Message(kind: header.kind, bytes: current.payload))
+    }
+
+    private mutating func finish(
+        _ transfer: TransferID, _ status: AcknowledgementStatus, streamLength: Int, at now: Double
+    ) -> [Action] {
+        remember(transfer, status, streamLength: streamLength)
+        expected = transfer.next
+        clearAck()
+        lastDuplicateAck[transfer] = now
+        return linked ? [finalAcknowledgement(transfer, status, streamLength)] : []
+    }
+
+    private mutating func remember(_ transfer: TransferID, _ status: AcknowledgementStatus, streamLength: Int) {
+        finished.append((transfer, status, streamLength))
+        if finished.count > 8 {
+            let gone = finished.removeFirst()
+            lastDuplicateAck[gone.transfer] = nil
+        }
+    }
+
+    private mutating func answerDuplicate(
+        _ transfer: TransferID, _ status: AcknowledgementStatus, _ streamLength: Int, at now: Double
+    ) -> [Action] {
+        guard linked, now - (lastDuplicateAck[transfer] ?? -.infinity) >= configuration.duplicateAckInterval else {
+            return []
+        }
+        lastDuplicateAck[transfer] = now
+        return [finalAcknowledgement(transfer, status, streamLength)]
+    }
+
+    private func finalAcknowledgement(
+        _ transfer: TransferID, _ status: AcknowledgementStatus, _ streamLength: Int
+    )
+        -> Action
+    {
+        .acknowledge(
+            Acknowledgement(
+                status: status, session: session, transfer: transfer,
+                received: UInt32(clamping: status == .delivered ? streamLength : 0)))
+    }
+
+    /// What is held of the message in progress, now.
+    private mutating func acknowledgement(at now: Double) -> Action {
+        clearAck()
+        guard let current = partial else { preconditionFailure("an acknowledgement without a message") }
+        let spans = current.pendingRanges.ranges.prefix(Acknowledgement.maximumSpans).compactMap {
+            ByteSpan(start: UInt32($0.lowerBound), end: UInt32($0.upperBound))
+        }
+        return .acknowledge(
+            Acknowledgement(
+                status: .receiving, session: session, transfer: current.transfer, received: UInt32(current.received),
+                spans: spans))
+    }
+
+    private mutating func clearAck() {
+        ackDue = nil
+        bytesSinceAck = 0
+    }
+
+    private static func progressIfDue(_ current: inout Partial, every interval: Double, at now: Double) -> [Action] {
+        guard let header = current.header, now - current.lastProgressAt >= interval else {
+            return []
+        }
+        current.lastProgressAt = now
+        return [.progress(current.transfer, received: current.messageReceived, total: Int(header.length))]
+    }
+}

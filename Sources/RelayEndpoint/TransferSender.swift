@@ -1,0 +1,578 @@
+import RelayProtocol
+
+/// The sending half of protocol version 2: a log of messages, each for one or more recipients
+/// (the central's one peripheral; the peripheral's centrals, whose notifications all hear the
+/// same frames), a window of unacknowledged bytes per recipient, selective repeat of what is
+/// missing (retransmission timer with back-off, and gaps the acknowledgements show), and resume
+/// after a link drop from what the receiver says it holds.
+///
+/// A plain value: the owner queues messages, pulls `nextTransmission` whenever the link can take
+/// a value (and sends those stream bytes in a data frame), passes acknowledgements and link
+/// changes in, performs the `Action`s and calls `tick` at `nextDeadline`. It never holds message
+/// bytes: a transmission names a range of a message stream, which the owner reads.
+public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Sendable {
+    /// Window and timing.
+    public struct Configuration: Sendable, Equatable {
+        /// Stream bytes sent and not acknowledged, per recipient.
+        public var window: Int
+        /// A message that an acknowledgement has not moved forward for this long fails (seconds).
+        public var deliveryTimeout: Double
+        /// A recipient whose link stays down longer than this fails its messages (seconds).
+        public var resumeTimeout: Double
+        /// After a link comes back, wait this long for the receiver's account before resending (seconds).
+        public var resumeHold: Double
+        /// Retransmission time-out before the first round-trip sample, and its bounds (seconds).
+        public var initialRetransmissionTimeout: Double
+        public var minimumRetransmissionTimeout: Double
+        public var maximumRetransmissionTimeout: Double
+        /// Bytes sent this many transmissions later being acknowledged while earlier ones are not
+        /// means the earlier ones were lost (the link keeps order; a little reordering is allowed).
+        public var reorderThreshold: Int
+        /// `progress` at most this often per message (seconds).
+        public var progressInterval: Double
+
+        public init(
+            window: Int = 32 << 10, deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
+            initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 0.3,
+            maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
+        ) {
+            self.window = window
+            self.deliveryTimeout = deliveryTimeout
+            self.resumeTimeout = resumeTimeout
+            self.resumeHold = resumeHold
+            self.initialRetransmissionTimeout = initialRetransmissionTimeout
+            self.minimumRetransmissionTimeout = minimumRetransmissionTimeout
+            self.maximumRetransmissionTimeout = maximumRetransmissionTimeout
+            self.reorderThreshold = reorderThreshold
+            self.progressInterval = progressInterval
+        }
+    }
+
+    /// Why a message failed for a recipient.
+    public enum Failure: Sendable, Equatable, CustomStringConvertible {
+        /// The receiver refused it or gave it up.
+        case refused(AcknowledgementStatus)
+        /// No acknowledgement moved it forward for the delivery time-out.
+        case noProgress(seconds: Int)
+        /// The recipient's link stayed down longer than the resume time-out.
+        case notResumed(seconds: Int)
+        /// The recipient is a new process now: what the old one held is gone.
+        case recipientRestarted
+        /// The recipient went away for good; the text says how.
+        case recipientGone(String)
+        /// The user or the program stopped it.
+        case cancelled
+
+        public var description: String {
+            switch self {
+            case .refused(let status): "\(status)"
+            case .noProgress(let seconds): "no progress for \(seconds) s"
+            case .notResumed(let seconds): "the link did not come back within \(seconds) s"
+            case .recipientRestarted: "the receiving program restarted"
+            case .recipientGone(let why): why
+            case .cancelled: "cancelled"
+            }
+        }
+    }
+
+    /// Stream bytes to send now: `range` of message `handle`'s stream, in a data frame for
+    /// `transfer`, heard by `recipients` (every recipient it was sent for).
+    public struct Transmission: Sendable, Equatable {
+        public let handle: Int
+        public let transfer: TransferID
+        public let range: Range<Int>
+        public let recipients: [Recipient]
+        /// Whether some of these bytes were sent before (to any of the recipients).
+        public let isRetransmission: Bool
+    }
+
+    /// What the owner does.
+    public enum Action: Sendable, Equatable {
+        /// The recipient holds the whole message, checked; `seconds` since it was queued.
+        case delivered(handle: Int, to: Recipient, seconds: Double)
+        case failed(handle: Int, to: Recipient, Failure)
+        /// Sending to `to` goes on after a link drop from `offset` message bytes of `total`.
+        case resumed(handle: Int, to: Recipient, offset: Int, total: Int)
+        /// Message bytes every recipient still receiving holds, of `total`; `rate` in bytes a
+        /// second since the previous report. At most 4 a second per message.
+        case progress(handle: Int, bytes: Int, total: Int, rate: Double)
+        /// Tell `to` that the message of `transfer` is given up (an abort frame).
+        case abort(to: Recipient, transfer: TransferID, reason: AbortReason)
+        /// No recipient needs the message any more: its bytes can go.
+        case finished(handle: Int)
+    }
+
+    /// Counts for `status` and the tests.
+    public struct Counts: Sendable, Equatable {
+        /// Stream bytes handed over, retransmissions included.
+        public var sentBytes = 0
+        /// Of those, bytes sent before.
+        public var resentBytes = 0
+        /// Retransmission time-outs.
+        public var timeouts = 0
+    }
+
+    private struct Flight: Sendable {
+        let range: Range<Int>
+        let sequence: Int
+        let at: Double
+        let isRetransmission: Bool
+    }
+
+    private struct Track: Sendable {
+        var held = ByteRanges()
+        var sent = ByteRanges()
+        var transmitted = ByteRanges()
+        var flights: [Flight] = []
+        var highestHeldSequence = -1
+        var lastProgressAt: Double?
+        var lastSentAt: Double?
+        /// Everything is acknowledged but not how it ended: send the last bytes again, which the
+        /// receiver answers with its final acknowledgement.
+        var probe = false
+        var done = false
+        /// A resume to report once sending goes on.
+        var resumeToReport = false
+
+        func unheldInFlight() -> Int {
+            flights.reduce(0) { $0 + $1.range.count - held.overlap(with: $1.range) }
+        }
+    }
+
+    private struct Entry: Sendable {
+        let handle: Int
+        let transfer: TransferID
+        let headerLength: Int
+        let streamLength: Int
+        let queuedAt: Double
+        var tracks: [Recipient: Track]
+        var lastProgress: (at: Double, bytes: Int)?
+    }
+
+    private enum LinkState: Sendable, Equatable {
+        case linked
+        case holding(until: Double)
+        case away(since: Double)
+    }
+
+    private struct Peer: Sendable {
+        var state: LinkState = .linked
+        var window: Int
+        var smoothedRoundTrip: Double?
+        var roundTripVariance = 0.0
+        var backoff = 1.0
+    }
+
+    public let configuration: Configuration
+    public private(set) var counts = Counts()
+    private var entries: [Entry] = []
+    private var peers: [Recipient: Peer] = [:]
+    private var nextID: TransferID
+    private var sequence = 0
+
+    /// A sender whose first message gets `firstTransfer`.
+    public init(configuration: Configuration = Configuration(), firstTransfer: TransferID = TransferID(0)) {
+        self.configuration = configuration
+        self.nextID = firstTransfer
+    }
+
+    /// Messages queued or in progress (for anyone).
+    public var pendingCount: Int { entries.count }
+
+    /// Whether nothing is queued or in progress.
+    public var isIdle: Bool { entries.isEmpty }
+
+    /// The recipients known (linked, resuming or away within the resume time-out).
+    public var recipients: [Recipient] { peers.keys.sorted() }
+
+    /// Whether `recipient` is known and its link is up.
+    public func isLinked(_ recipient: Recipient) -> Bool {
+        guard let peer = peers[recipient] else { return false }
+        if case .away = peer.state { return false }
+        return true
+    }
+
+    /// The transfer `recipient` gets next: the one in progress for it, else the next one queued.
+    public func nextTransfer(for recipient: Recipient) -> TransferID {
+        entries.first { $0.tracks[recipient].map { !$0.done } ?? false }?.transfer ?? nextID
+    }
+
+    /// Message bytes `recipient` holds of message `handle`, and the total; nil when unknown.
+    public func progress(of handle: Int, for recipient: Recipient) -> (bytes: Int, total: Int)? {
+        guard let entry = entries.first(where: { $0.handle == handle }), let track = entry.tracks[recipient] else {
+            return nil
+        }
+        return (messageBytes(track.held.prefixEnd, entry), entry.streamLength - entry.headerLength)
+    }
+
+    // MARK: Messages
+
+    /// Queues message `handle` (a stream of `streamLength` bytes, the first `headerLength` of them
+    /// its header) for `recipients`; returns its transfer id.
+    @discardableResult
+    public mutating func enqueue(
+        handle: Int, headerLength: Int, streamLength: Int, for recipients: [Recipient], at now: Double
+    ) -> TransferID {
+        let transfer = nextID
+        nextID = nextID.next
+        var tracks: [Recipient: Track] = [:]
+        for recipient in recipients where peers[recipient] != nil { tracks[recipient] = Track() }
+        entries.append(
+            Entry(
+                handle: handle, transfer: transfer, headerLength: headerLength, streamLength: streamLength,
+                queuedAt: now, tracks: tracks))
+        return transfer
+    }
+
+    /// Gives up message `handle` for everyone (cancelled).
+    public mutating func cancel(handle: Int) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.handle == handle }) else { return [] }
+        var actions: [Action] = []
+        for recipient in entries[index].tracks.keys.sorted() where !(entries[index].tracks[recipient]!.done) {
+            actions += fail(index, recipient, .cancelled, abort: .cancelled)
+        }
+        return actions + retireFinished()
+    }
+
+    /// The next stream bytes to send, at most `maxBytes`; nil when nothing may go now (all sent
+    /// and waiting for acknowledgements, windows full, links down).
+    public mutating func nextTransmission(at now: Double, maxBytes: Int) -> Transmission? {
+        precondition(maxBytes > 0)
+        var current: [Recipient: Int] = [:]
+        for (index, entry) in entries.enumerated() {
+            for (recipient, track) in entry.tracks where !track.done && current[recipient] == nil {
+                current[recipient] = index
+            }
+        }
+        for index in entries.indices {
+            let entry = entries[index]
+            let ready = entry.tracks.keys.filter { current[$0] == index && peers[$0]?.state == .linked }.sorted()
+            var best: Range<Int>?
+            for recipient in ready {
+                let track = entry.tracks[recipient]!
+                if track.probe {
+                    let start = max(0, entry.streamLength - maxBytes)
+                    entries[index].tracks[recipient]!.probe = false
+                    return transmit(start..<entry.streamLength, of: index, to: [recipient], at: now, probe: true)
+                }
+                var covered = track.held
+                covered.formUnion(track.sent)
+                // Never past what the receiver can hold beyond its first gap.
+                let window = peers[recipient]!.window
+                let limit = min(entry.streamLength, track.held.prefixEnd + window)
+                guard let gap = covered.firstMissing(in: 0..<limit) else { continue }
+                let range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
+                let inFlight = track.unheldInFlight()
+                guard inFlight == 0 || inFlight + range.count <= window else { continue }
+                if best == nil || range.lowerBound < best!.lowerBound { best = range }
+            }
+            guard let range = best else { continue }
+            return transmit(range, of: index, to: ready, at: now)
+        }
+        return nil
+    }
+
+    private mutating func transmit(
+        _ range: Range<Int>, of index: Int, to ready: [Recipient], at now: Double, probe: Bool = false
+    ) -> Transmission {
+        sequence += 1
+        var heard: [Recipient] = []
+        var again = false
+        for recipient in ready {
+            var track = entries[index].tracks[recipient]!
+            guard probe || !track.held.contains(range) else { continue }
+            track.lastSentAt = now
+            let repeated = track.transmitted.overlap(with: range) > 0
+            again = again || repeated
+            track.flights.append(Flight(range: range, sequence: sequence, at: now, isRetransmission: repeated))
+            track.sent.insert(range)
+            track.transmitted.insert(range)
+            if track.lastProgressAt == nil { track.lastProgressAt = now }
+            entries[index].tracks[recipient] = track
+            heard.append(recipient)
+        }
+        counts.sentBytes += range.count
+        if again { counts.resentBytes += range.count }
+        let entry = entries[index]
+        return Transmission(
+            handle: entry.handle, transfer: entry.transfer, range: range, recipients: heard, isRetransmission: again)
+    }
+
+    // MARK: Acknowledgements
+
+    /// An acknowledgement from `recipient`.
+    public mutating func acknowledge(_ ack: Acknowledgement, from recipient: Recipient, at now: Double) -> [Action] {
+        guard peers[recipient] != nil,
+            let index = entries.firstIndex(where: { $0.transfer == ack.transfer }),
+            var track = entries[index].tracks[recipient], !track.done
+        else { return [] }
+        var actions = releaseHold(recipient, at: now)
+        if ack.status.isFinal {
+            if ack.status == .delivered {
+                track.done = true
+                track.flights = []
+                entries[index].tracks[recipient] = track
+                let seconds = now - entries[index].queuedAt
+                actions.append(.delivered(handle: entries[index].handle, to: recipient, seconds: seconds))
+            } else {
+                actions += fail(index, recipient, .refused(ack.status), abort: nil)
+            }
+            return actions + retireFinished()
+        }
+        let before = track.held.count
+        track.held.insert(0..<Int(ack.received))
+        for span in ack.spans { track.held.insert(Int(span.start)..<Int(span.end)) }
+        if track.held.count > before { track.lastProgressAt = now }
+        // Round trip from the newest first transmission now held; then losses: bytes sent well
+        // before others that arrived.
+        var sample: Double?
+        var remaining: [Flight] = []
+        for flight in track.flights {
+            if track.held.contains(flight.range) {
+                track.highestHeldSequence = max(track.highestHeldSequence, flight.sequence)
+                if !flight.isRetransmission { sample = now - flight.at }
+            } else {
+                remaining.append(flight)
+            }
+        }
+        track.flights = []
+        for flight in remaining {
+            if flight.sequence + configuration.reorderThreshold <= track.highestHeldSequence {
+                for gap in track.held.missing(in: flight.range) { track.sent.remove(gap) }
+            } else {
+                track.flights.append(flight)
+            }
+        }
+        entries[index].tracks[recipient] = track
+        if let sample { measured(sample, for: recipient) }
+        actions += progressIfDue(index, at: now)
+        return actions
+    }
+
+    // MARK: Links
+
+    /// `recipient` is linked (a hello or welcome came): a new recipient, or one coming back. One
+    /// coming back first waits a moment for its receiver's account (`resumeHold`).
+    public mutating func linkUp(_ recipient: Recipient, window: Int, at now: Double) {
+        let window = max(1, min(configuration.window, window))
+        guard var peer = peers[recipient] else {
+            peers[recipient] = Peer(window: window)
+            return
+        }
+        peer.window = window
+        if case .away = peer.state {
+            let started = entries.contains { entry in
+                entry.tracks[recipient].map { !$0.done && !$0.transmitted.isEmpty } ?? false
+            }
+            peer.state = started ? .holding(until: now + configuration.resumeHold) : .linked
+            for index in entries.indices where entries[index].tracks[recipient].map({ !$0.done }) ?? false {
+                if !(entries[index].tracks[recipient]!.transmitted.isEmpty) {
+                    entries[index].tracks[recipient]!.resumeToReport = true
+                }
+            }
+        }
+        peers[recipient] = peer
+    }
+
+    /// `recipient`'s link went down: what it has not acknowledged counts as not sent.
+    public mutating func linkDown(_ recipient: Recipient, at now: Double) {
+        guard peers[recipient] != nil else { return }
+        peers[recipient]!.state = .away(since: now)
+        for index in entries.indices {
+            guard var track = entries[index].tracks[recipient], !track.done else { continue }
+            track.flights = []
+            track.sent = track.held
+            entries[index].tracks[recipient] = track
+        }
+    }
+
+    /// `recipient` is a new process under the same name: messages already started for it fail
+    /// (the new one holds nothing of them; each gets an abort so it skips them), the rest go to it.
+    public mutating func restarted(_ recipient: Recipient, window: Int, at now: Double) -> [Action] {
+        var actions: [Action] = []
+        for index in entries.indices {
+            guard let track = entries[index].tracks[recipient], !track.done else { continue }
+            if !track.transmitted.isEmpty {
+                actions += fail(index, recipient, .recipientRestarted, abort: .cancelled)
+            }
+        }
+        peers[recipient] = Peer(window: max(1, min(configuration.window, window)))
+        return actions + retireFinished()
+    }
+
+    /// `recipient` is gone for good: its messages fail with `why`.
+    public mutating func remove(_ recipient: Recipient, _ why: String) -> [Action] {
+        guard peers.removeValue(forKey: recipient) != nil else { return [] }
+        var actions: [Action] = []
+        for index in entries.indices where entries[index].tracks[recipient].map({ !$0.done }) ?? false {
+            actions += fail(index, recipient, .recipientGone(why), abort: nil)
+        }
+        for index in entries.indices { entries[index].tracks[recipient] = nil }
+        return actions + retireFinished()
+    }
+
+    // MARK: Time
+
+    /// When `tick` has something to do.
+    public var nextDeadline: Double? {
+        var deadlines: [Double] = []
+        for (recipient, peer) in peers {
+            switch peer.state {
+            case .holding(let until): deadlines.append(until)
+            case .away(let since): deadlines.append(since + configuration.resumeTimeout)
+            case .linked:
+                guard let index = currentIndex(of: recipient) else { continue }
+                let track = entries[index].tracks[recipient]!
+                if let oldest = track.flights.map(\.at).min() {
+                    deadlines.append(oldest + retransmissionTimeout(recipient))
+                } else if !track.probe, let sent = track.lastSentAt,
+                    track.held.contains(0..<entries[index].streamLength)
+                {
+                    deadlines.append(sent + retransmissionTimeout(recipient))
+                }
+                if let last = track.lastProgressAt { deadlines.append(last + configuration.deliveryTimeout) }
+            }
+        }
+        return deadlines.min()
+    }
+
+    /// Runs what is due at `now`: resends after time-outs, ends holds, fails what waited too long.
+    public mutating func tick(at now: Double) -> [Action] {
+        var actions: [Action] = []
+        for recipient in peers.keys.sorted() {
+            guard let peer = peers[recipient] else { continue }
+            switch peer.state {
+            case .holding(let until) where now >= until:
+                actions += releaseHold(recipient, at: now)
+            case .away(let since) where now >= since + configuration.resumeTimeout:
+                let seconds = Int(configuration.resumeTimeout)
+                for index in entries.indices where entries[index].tracks[recipient].map({ !$0.done }) ?? false {
+                    actions += fail(index, recipient, .notResumed(seconds: seconds), abort: nil)
+                }
+                peers[recipient] = nil
+                for index in entries.indices { entries[index].tracks[recipient] = nil }
+            case .linked:
+                guard let index = currentIndex(of: recipient) else { continue }
+                var track = entries[index].tracks[recipient]!
+                if let last = track.lastProgressAt, now >= last + configuration.deliveryTimeout {
+                    actions += fail(
+                        index, recipient, .noProgress(seconds: Int(configuration.deliveryTimeout)), abort: .noProgress)
+                    continue
+                }
+                if track.flights.isEmpty, !track.probe, let sent = track.lastSentAt,
+                    track.held.contains(0..<entries[index].streamLength), now >= sent + retransmissionTimeout(recipient)
+                {
+                    // All acknowledged, the final word lost: ask again.
+                    track.probe = true
+                    entries[index].tracks[recipient] = track
+                    counts.timeouts += 1
+                    peers[recipient]!.backoff = min(peers[recipient]!.backoff * 2, 64)
+                } else if let oldest = track.flights.map(\.at).min(), now >= oldest + retransmissionTimeout(recipient) {
+                    for flight in track.flights {
+                        for gap in track.held.missing(in: flight.range) { track.sent.remove(gap) }
+                    }
+                    track.flights = []
+                    entries[index].tracks[recipient] = track
+                    counts.timeouts += 1
+                    peers[recipient]!.backoff = min(peers[recipient]!.backoff * 2, 64)
+                }
+            default:
+                break
+            }
+        }
+        return actions + retireFinished()
+    }
+
+    // MARK: Inside
+
+    private func currentIndex(of recipient: Recipient) -> Int? {
+        entries.firstIndex { $0.tracks[recipient].map { !$0.done } ?? false }
+    }
+
+    private func messageBytes(_ streamBytes: Int, _ entry: Entry) -> Int { max(0, streamBytes - entry.headerLength) }
+
+    private mutating func releaseHold(_ recipient: Recipient, at now: Double) -> [Action] {
+        guard case .holding = peers[recipient]?.state else { return [] }
+        peers[recipient]!.state = .linked
+        var actions: [Action] = []
+        for index in entries.indices {
+            guard var track = entries[index].tracks[recipient], !track.done, track.resumeToReport else { continue }
+            track.resumeToReport = false
+            // Sending goes on from the first byte the receiver lacks.
+            track.sent = track.held
+            track.lastProgressAt = now
+            entries[index].tracks[recipient] = track
+            let entry = entries[index]
+            actions.append(
+                .resumed(
+                    handle: entry.handle, to: recipient, offset: messageBytes(track.held.prefixEnd, entry),
+                    total: entry.streamLength - entry.headerLength))
+        }
+        return actions
+    }
+
+    private mutating func fail(
+        _ index: Int, _ recipient: Recipient, _ failure: Failure, abort: AbortReason?
+    )
+        -> [Action]
+    {
+        guard var track = entries[index].tracks[recipient], !track.done else { return [] }
+        track.done = true
+        track.flights = []
+        entries[index].tracks[recipient] = track
+        var actions: [Action] = [.failed(handle: entries[index].handle, to: recipient, failure)]
+        if let abort, isLinked(recipient) {
+            actions.append(.abort(to: recipient, transfer: entries[index].transfer, reason: abort))
+        }
+        return actions
+    }
+
+    /// Drops entries every recipient is done with, in order.
+    private mutating func retireFinished() -> [Action] {
+        var actions: [Action] = []
+        entries.removeAll { entry in
+            guard entry.tracks.values.allSatisfy(\.done) else { return false }
+            actions.append(.finished(handle: entry.handle))
+            return true
+        }
+        return actions
+    }
+
+    private mutating func measured(_ sample: Double, for recipient: Recipient) {
+        guard var peer = peers[recipient] else { return }
+        if let smoothed = peer.smoothedRoundTrip {
+            peer.roundTripVariance = 0.75 * peer.roundTripVariance + 0.25 * abs(smoothed - sample)
+            peer.smoothedRoundTrip = 0.875 * smoothed + 0.125 * sample
+        } else {
+            peer.smoothedRoundTrip = sample
+            peer.roundTripVariance = sample / 2
+        }
+        peer.backoff = 1
+        peers[recipient] = peer
+    }
+
+    private func retransmissionTimeout(_ recipient: Recipient) -> Double {
+        guard let peer = peers[recipient] else { return configuration.initialRetransmissionTimeout }
+        let base =
+            peer.smoothedRoundTrip.map { $0 + 4 * peer.roundTripVariance } ?? configuration.initialRetransmissionTimeout
+        let bounded = min(
+            max(base, configuration.minimumRetransmissionTimeout), configuration.maximumRetransmissionTimeout)
+        return min(bounded * peer.backoff, configuration.maximumRetransmissionTimeout * 4)
+    }
+
+    private mutating func progressIfDue(_ index: Int, at now: Double) -> [Action] {
+        let entry = entries[index]
+        let active = entry.tracks.values.filter { !$0.done }
+        guard let held = active.map(\.held.prefixEnd).min() else { return [] }
+        let bytes = messageBytes(held, entry)
+        if let last = entry.lastProgress, now - last.at < configuration.progressInterval || bytes == last.bytes {
+            return []
+        }
+        let since = entry.lastProgress ?? (entry.queuedAt, 0)
+        let rate = now > since.at ? Double(bytes - since.bytes) / (now - since.at) : 0
+        entries[index].lastProgress = (now, bytes)
+        return [
+            .progress(handle: entry.handle, bytes: bytes, total: entry.streamLength - entry.headerLength, rate: rate)
+        ]
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import RelayEndpoint
+import RelayProtocol
+
+/// Two relay endpoints on a simulated link that loses frames (one by one and in bursts),
+/// duplicates and reorders them, and drops and restores the connection, all from one seed: each
+/// side sends `messages` messages of 0 to `maxSize` bytes to the other through `TransferSender`
+/// and `TransferReceiver`, every frame encoded and parsed by the wire codecs. Time is simulated.
+struct DeliverySimulation {
+    struct Settings {
+        var seed: UInt64 = 1
+        var messages = 100
+        var maxSize = 256 << 10
+        /// Stream bytes per data frame.
+        var frameBytes = 2000
+        var window = 32 << 10
+        var lossRate = 0.10
+        /// Chance per frame that a burst starts: everything sent for the time of `burstLength`
+        /// frames at full rate is lost.
+        var burstRate = 0.0005
+        var burstLength = 50
+        var duplicateRate = 0.01
+        /// Chance that a frame is held back behind up to `reorderSpan` later ones.
+        var reorderRate = 0.02
+        var reorderSpan = 4
+        var latency = 0.02
+        var jitter = 0.002
+        /// Bytes a second each way.
+        var bandwidth = 1_000_000.0
+        /// Connection drops per simulated hour, each down for `outage` seconds.
+        var dropsPerHour = 30.0
+        var outage: ClosedRange<Double> = 1...20
+        /// Prints what happens to this side's transfer (debugging), e.g. (.a, 72).
+        var trace: (Side, UInt16)?
+    }
+
+    struct Report {
+        var delivered = [0, 0]
+        var lostFrames = 0
+        var lostDataBytes = 0
+        var lossEvents = 0
+        var outages = 0
+        var resentBytes = 0
+        var sentBytes = 0
+        var payloadBytes = 0
+        var maxOutOfOrder = 0
+        var maxInFlight = 0
+        var resumed = 0
+        var duplicateFrames = 0
+        var simulatedSeconds = 0.0
+        var failures: [String] = []
+    }
+
+    /// The key each side files the other under.
+    enum Side: Int, Comparable, Sendable {
+        case a = 0
+        case b = 1
+        static func < (lhs: Side, rhs: Side) -> Bool { lhs.rawValue < rhs.rawValue }
+        var other: Side { self == .a ? .b : .a }
+    }
+
+    private struct InFlightFrame {
+        let arrival: Double
+        let order: Int
+        let bytes: [UInt8]
+    }
+
+    private struct Endpoint {
+        var sender: TransferSender<Side>
+        var receiver: TransferReceiver
+        /// Messages queued in the sender, by handle: their stream (header + bytes) and message.
+        var streams: [Int: [UInt8]] = [:]
+        var messages: [Int: Message] = [:]
+        var nextHandle = 0
+        /// Handles of messages sent, in order, not yet received by the other side.
+        var expecting: [Int] = []
+        var deliveredHandles = Set<Int>()
+    }
+
+    let settings: Settings
+    private var random: SeededGenerator
+    private var now = 0.0
+    private var order = 0
+    private var endpoints: [Endpoint]
+    /// Frames on their way, per direction (index: the sending side).
+    private var wire: [[InFlightFrame]] = [[], []]
+    private var busyUntil = [0.0, 0.0]
+    private var burstUntil = [-1.0, -1.0]
+    private var linkUp = true
+    private var nextLinkChange: Double
+    private let pattern: [UInt8]
+    private(set) var report = Report()
+
+    init(_ settings: Settings) {
+        self.settings = settings
+        random = SeededGenerator(seed: settings.seed)
+        var patternGenerator = SeededGenerator(seed: settings.seed ^ 0xA5A5)
+        pattern = (0..<65_521).map { _ in UInt8(truncatingIfNeeded: patternGenerator.next()) }
+        let senderSettings = TransferSender<Side>.Configuration(window: settings.window)
+        let receiverSettings = TransferReceiver.Configuration(window: settings.window, maxMessage: settings.maxSize)
+        endpoints = [Side.a, Side.b].map { side in
+            var sender = TransferSender<Side>(
+                configuration: senderSettings, firstTransfer: TransferID(UInt16(side.rawValue * 1000)))
+            sender.linkUp(side.other, window: settings.window, at: 0)
+            var receiver = TransferReceiver(
+                configuration: receiverSettings, session: SessionNumber(UInt8(side.rawValue + 1))!)
+            _ = receiver.linkUp(next: TransferID(UInt16(side.other.rawValue * 1000)), at: 0)
+            return Endpoint(sender: sender, receiver: receiver)
+        }
+        nextLinkChange = 0
+        nextLinkChange = drawDrop()
+    }
+
+    /// Runs until every message arrived both ways (or `limit` simulated seconds passed).
+    mutating func run(limit: Double = 1e7) -> Report {
+        for side in [Side.a, .b] {
+            for _ in 0..<3 { queueMessage(from: side) }
+        }
+        while !finished, now < limit {
+            for side in [Side.a, .b] { pump(side) }
+            guard let next = nextEventTime() else { break }
+            now = max(now, next)
+            if now >= nextLinkChange { toggleLink() }
+            deliverArrivals()
+            for side in [Side.a, .b] { runTimers(side) }
+        }
+        report.simulatedSeconds = now
+        for side in [Side.a, .b] {
+            report.resentBytes += endpoints[side.rawValue].sender.counts.resentBytes
+            report.sentBytes += endpoints[side.rawValue].sender.counts.sentBytes
+            report.duplicateFrames += endpoints[side.rawValue].receiver.counts.duplicateFrames
+        }
+        return report
+    }
+
+    private var finished: Bool {
+        report.delivered.allSatisfy { $0 >= settings.messages }
+            && endpoints.allSatisfy { $0.sender.isIdle && $0.expecting.isEmpty }
+    }
+
+    // MARK: Messages
+
+    private mutating func queueMessage(from side: Side) {
+        var endpoint = endpoints[side.rawValue]
+        guard endpoint.nextHandle < settings.messages else { return }
+        let handle = endpoint.nextHandle
+        endpoint.nextHandle += 1
+        let size = Int(random.next() % UInt64(settings.maxSize + 1))
+        let start = Int(random.next() % UInt64(pattern.count))
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        var offset = start
+        while bytes.count < size {
+            let take = min(size - bytes.count, pattern.count - offset)
+            bytes += pattern[offset..<(offset + take)]
+            offset = 0
+        }
+        let message = Message(kind: handle % 3 == 0 ? .text : .binary, bytes: bytes)
+        let header = MessageHeader(of: message)
+        endpoint.streams[handle] = header.encoded + bytes
+        endpoint.messages[handle] = message
+        endpoint.expecting.append(handle)
+        endpoint.sender.enqueue(
+            handle: handle, headerLength: header.encodedLength, streamLength: header.streamLength, for: [side.other],
+            at: now)
+        report.payloadBytes += size
+        endpoints[side.rawValue] = endpoint
+    }
+
+    // MARK: Sending
+
+    private mutating func pump(_ side: Side) {
+        guard linkUp else { return }
+        let frameTime = Double(settings.frameBytes) / settings.bandwidth
+        while busyUntil[side.rawValue] <= now + frameTime {
+            guard
+                let transmission = endpoints[side.rawValue].sender.nextTransmission(
+                    at: now, maxBytes: settings.frameBytes)
+            else { break }
+            let stream = endpoints[side.rawValue].streams[transmission.handle]!
+            if traced(side, transmission.transfer) {
+                print(
+                    "\(now) \(side) sends \(transmission.transfer) \(transmission.range) again=\(transmission.isRetransmission)"
+                )
+            }
+            let frame = DataFrame(
+                session: SessionNumber(UInt8(side.rawValue + 1))!, transfer: transmission.transfer,
+                offset: UInt32(transmission.range.lowerBound), bytes: Array(stream[transmission.range]))
+            send(.data(frame), from: side)
+        }
+    }
+
+    private mutating func send(_ frame: SessionFrame, from side: Side) {
+        let bytes = frame.encoded
+        let isData: Bool
+        if case .data = frame { isData = true } else { isData = false }
+        let start = max(now, busyUntil[side.rawValue])
+        busyUntil[side.rawValue] = start + Double(bytes.count) / settings.bandwidth
+        guard linkUp else { return }
+        // Loss: one by one, or a burst.
+        var lost = false
+        if start < burstUntil[side.rawValue] {
+            lost = true
+        } else if random.chance(settings.burstRate) {
+            burstUntil[side.rawValue] = start + Double(settings.burstLength * settings.frameBytes) / settings.bandwidth
+            report.lossEvents += 1
+            lost = true
+        } else if random.chance(settings.lossRate) {
+            report.lossEvents += 1
+            lost = true
+        }
+        if lost {
+            report.lostFrames += 1
+            if isData { report.lostDataBytes += bytes.count - DataFrame.headerLength }
+            return
+        }
+        var arrival = busyUntil[side.rawValue] + settings.latency + random.unit() * settings.jitter
+        if random.chance(settings.reorderRate) {
+            arrival +=
+                Double(1 + Int(random.next() % UInt64(settings.reorderSpan))) * Double(settings.frameBytes)
+                / settings.bandwidth
+        }
+        order += 1
+        wire[side.rawValue].append(InFlightFrame(arrival: arrival, order: order, bytes: bytes))
+        if random.chance(settings.duplicateRate) {
+            order += 1
+            wire[side.rawValue].append(InFlightFrame(arrival: arrival + 0.01, order: order, bytes: bytes))
+        }
+    }
+
+    // MARK: Receiving
+
+    private mutating func deliverArrivals() {
+        for side in [Side.a, .b] {
+            let due = wire[side.rawValue].filter { $0.arrival <= now }.sorted {
+                ($0.arrival, $0.order) < ($1.arrival, $1.order)
+            }
+            guard !due.isEmpty else { continue }
+            wire[side.rawValue].removeAll { $0.arrival <= now }
+            for frame in due { arrive(frame.bytes, at: side.other) }
+        }
+    }
+
+    private mutating func arrive(_ bytes: [UInt8], at side: Side) {
+        let frame: SessionFrame
+        do {
+            frame = try SessionFrame(parsing: bytes)
+        } catch {
+            report.failures.append("unparsable frame: \(error)")
+            return
+        }
+        switch frame {
+        case .data(let data):
+            let actions = endpoints[side.rawValue].receiver.receive(data, at: now)
+            if traced(side.other, data.transfer) { print("\(now) \(side) got \(data.span) -> \(actions)") }
+            report.maxOutOfOrder = max(report.maxOutOfOrder, endpoints[side.rawValue].receiver.bufferedOutOfOrder)
+            perform(actions, at: side)
+        case .acknowledgement(let ack):
+            if traced(side, ack.transfer) { print("\(now) \(side) ack \(ack)") }
+            perform(endpoints[side.rawValue].sender.acknowledge(ack, from: side.other, at: now), at: side)
+        case .abort(let abort):
+            perform(endpoints[side.rawValue].receiver.abort(abort, at: now), at: side)
+        case .hello, .welcome:
+            report.failures.append("unexpected \(frame.type)")
+        }
+    }
+
+    private mutating func perform(_ actions: [TransferReceiver.Action], at side: Side) {
+        for action in actions {
+            switch action {
+            case .acknowledge(let ack): send(.acknowledgement(ack), from: side)
+            case .deliver(_, _, let message): delivered(message, at: side)
+            case .dropped(let dropped): report.failures.append("\(side) dropped \(dropped.transfer): \(dropped.cause)")
+            case .started, .progress: break
+            }
+        }
+    }
+
+    private mutating func delivered(_ message: Message, at side: Side) {
+        let from = side.other.rawValue
+        guard let handle = endpoints[from].expecting.first else {
+            report.failures.append("\(side) got a message nobody sent")
+            return
+        }
+        endpoints[from].expecting.removeFirst()
+        if endpoints[from].messages.removeValue(forKey: handle) != message {
+            report.failures.append("\(side) got message \(handle) wrong or out of order")
+        }
+        report.delivered[from] += 1
+    }
+
+    private mutating func perform(_ actions: [TransferSender<Side>.Action], at side: Side) {
+        for action in actions {
+            switch action {
+            case .delivered(let handle, _, _):
+                guard endpoints[side.rawValue].deliveredHandles.insert(handle).inserted else {
+                    report.failures.append("\(side): message \(handle) reported delivered twice")
+                    continue
+                }
+            case .failed(let handle, _, let failure):
+                report.failures.append("\(side): message \(handle) failed: \(failure)")
+            case .finished(let handle):
+                endpoints[side.rawValue].streams[handle] = nil
+                queueMessage(from: side)
+            case .abort(_, let transfer, let reason):
+                send(
+                    .abort(
+                        Abort(reason: reason, session: SessionNumber(UInt8(side.rawValue + 1))!, transfer: transfer)),
+                    from: side)
+            case .resumed:
+                report.resumed += 1
+            case .progress:
+                break
+            }
+        }
+    }
+
+    // MARK: Time and the link
+
+    private mutating func runTimers(_ side: Side) {
+        if let deadline = endpoints[side.rawValue].sender.nextDeadline, deadline <= now {
+            perform(endpoints[side.rawValue].sender.tick(at: now), at: side)
+        }
+        if let deadline = endpoints[side.rawValue].receiver.nextDeadline, deadline <= now {
+            perform(endpoints[side.rawValue].receiver.tick(at: now), at: side)
+        }
+    }
+
+    private func nextEventTime() -> Double? {
+        var times: [Double] = [nextLinkChange]
+        for side in [Side.a, .b] {
+            if let first = wire[side.rawValue].map(\.arrival).min() { times.append(first) }
+            if let deadline = endpoints[side.rawValue].sender.nextDeadline { times.append(deadline) }
+            if let deadline = endpoints[side.rawValue].receiver.nextDeadline { times.append(deadline) }
+            if busyUntil[side.rawValue] > now { times.append(busyUntil[side.rawValue]) }
+        }
+        return times.filter { $0 >= now }.min() ?? times.min()
+    }
+
+    private mutating func drawDrop() -> Double {
+        guard settings.dropsPerHour > 0 else { return .infinity }
+        return now - log(1 - random.unit()) * 3600 / settings.dropsPerHour
+    }
+
+    private func traced(_ side: Side, _ transfer: TransferID) -> Bool {
+        settings.trace.map { $0.0 == side && $0.1 == transfer.value } ?? false
+    }
+
+    private mutating func toggleLink() {
+        if settings.trace != nil { print("\(now) link \(linkUp ? "down" : "up")") }
+        if linkUp {
+            linkUp = false
+            report.outages += 1
+            report.lossEvents += 1
+            for side in [Side.a, .b] {
+                for frame in wire[side.rawValue] {
+                    report.lostFrames += 1
+                    if frame.bytes.count > 1, frame.bytes[1] == SessionFrameType.data.rawValue {
+                        report.lostDataBytes += frame.bytes.count - DataFrame.headerLength
+                    }
+                }
+                wire[side.rawValue] = []
+                endpoints[side.rawValue].sender.linkDown(side.other, at: now)
+                endpoints[side.rawValue].receiver.linkDown(at: now)
+            }
+            let span = settings.outage
+            nextLinkChange = now + span.lowerBound + random.unit() * (span.upperBound - span.lowerBound)
+        } else {
+            linkUp = true
+            for side in [Side.a, .b] {
+                busyUntil[side.rawValue] = now
+                endpoints[side.rawValue].sender.linkUp(side.other, window: settings.window, at: now)
+            }
+            for side in [Side.a, .b] {
+                let next = endpoints[side.other.rawValue].sender.nextTransfer(for: side)
+                perform(endpoints[side.rawValue].receiver.linkUp(next: next, at: now), at: side)
+            }
+            nextLinkChange = drawDrop()
+        }
+    }
+}

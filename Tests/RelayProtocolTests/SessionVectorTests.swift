@@ -1,0 +1,118 @@
+import RelayProtocol
+import XCTest
+
+/// Checks the version-2 codecs against the examples of docs/protocol.md ("Version 2 examples").
+final class SessionVectorTests: XCTestCase {
+    private func vectors() throws -> [String: GoldenVector] {
+        let vectors = try ProtocolDocument.vectors().filter { $0.fields["session-frame"] != nil }
+        XCTAssertEqual(
+            Set(vectors.map(\.name)),
+            [
+                "v2-hello", "v2-welcome", "v2-data-short-text", "v2-data-binary-1000-mtu247", "v2-ack-gap",
+                "v2-ack-delivered", "v2-abort",
+            ])
+        return Dictionary(uniqueKeysWithValues: vectors.map { ($0.name, $0) })
+    }
+
+    private func roundTrip(
+        _ frame: SessionFrame, _ vector: GoldenVector, file: StaticString = #filePath, line: UInt = #line
+    )
+        throws
+    {
+        let value = try XCTUnwrap(vector.hexFields["value"], vector.name)
+        XCTAssertEqual(frame.encoded, value, vector.name, file: file, line: line)
+        XCTAssertEqual(frame.encodedLength, value.count, vector.name, file: file, line: line)
+        XCTAssertEqual(try SessionFrame(parsing: value), frame, vector.name, file: file, line: line)
+        XCTAssertEqual(try SessionValue(parsing: value), .frame(frame), vector.name, file: file, line: line)
+    }
+
+    private func token(_ vector: GoldenVector, _ key: String) throws -> SessionToken {
+        try XCTUnwrap(SessionToken(UInt32(try XCTUnwrap(vector.integer(key), key))), key)
+    }
+
+    private func session(_ vector: GoldenVector) throws -> SessionNumber {
+        try XCTUnwrap(SessionNumber(UInt8(try XCTUnwrap(vector.integer("session")))))
+    }
+
+    private func transfer(_ vector: GoldenVector) throws -> TransferID {
+        TransferID(UInt16(try XCTUnwrap(vector.integer("transfer"))))
+    }
+
+    func testHelloAndWelcome() throws {
+        let vectors = try vectors()
+        let hello = try XCTUnwrap(vectors["v2-hello"])
+        try roundTrip(
+            .hello(
+                Hello(
+                    version: UInt8(try XCTUnwrap(hello.integer("version"))), token: try token(hello, "token"),
+                    address: try XCTUnwrap(BluetoothAddress(try XCTUnwrap(hello.fields["address"]))),
+                    window: UInt32(try XCTUnwrap(hello.integer("window"))),
+                    next: TransferID(UInt16(try XCTUnwrap(hello.integer("next")))))), hello)
+        XCTAssertEqual(hello.hexFields["value"]?.count, 20, "a hello fits MTU 23")
+        let welcome = try XCTUnwrap(vectors["v2-welcome"])
+        try roundTrip(
+            .welcome(
+                Welcome(
+                    version: UInt8(try XCTUnwrap(welcome.integer("version"))), session: try session(welcome),
+                    central: try token(welcome, "central"), peripheral: try token(welcome, "peripheral"),
+                    window: UInt32(try XCTUnwrap(welcome.integer("window"))),
+                    next: TransferID(UInt16(try XCTUnwrap(welcome.integer("next")))))), welcome)
+    }
+
+    func testShortTextInOneDataFrame() throws {
+        let vector = try XCTUnwrap(try vectors()["v2-data-short-text"])
+        let message = try XCTUnwrap(vector.message)
+        let header = MessageHeader(of: message)
+        XCTAssertEqual(header.checksum, UInt32(try XCTUnwrap(vector.integer("crc32c"))))
+        let frame = DataFrame(
+            session: try session(vector), transfer: try transfer(vector),
+            offset: UInt32(try XCTUnwrap(vector.integer("offset"))), bytes: header.encoded + message.bytes)
+        try roundTrip(.data(frame), vector)
+    }
+
+    func testBinaryStreamFramesAtMTU247() throws {
+        let vector = try XCTUnwrap(try vectors()["v2-data-binary-1000-mtu247"])
+        let message = try XCTUnwrap(vector.message)
+        let header = MessageHeader(of: message)
+        XCTAssertEqual(header.checksum, UInt32(try XCTUnwrap(vector.integer("crc32c"))))
+        let mtu = try XCTUnwrap(MTU(try XCTUnwrap(vector.integer("mtu"))))
+        let perFrame = mtu.sendValueLength - DataFrame.headerLength
+        let stream = header.encoded + message.bytes
+        XCTAssertEqual(stream.count, 1011)
+        let frames = stride(from: 0, to: stream.count, by: perFrame).map { offset in
+            DataFrame(
+                session: .everyone, transfer: TransferID(UInt16(vector.integer("transfer")!)), offset: UInt32(offset),
+                bytes: Array(stream[offset..<min(stream.count, offset + perFrame)]))
+        }
+        XCTAssertEqual(frames.count, vector.integer("frames"))
+        XCTAssertEqual(frames.map(\.offset), [0, 234, 468, 702, 936])
+        for (index, expected) in vector.frames {
+            XCTAssertEqual(SessionFrame.data(frames[index]).encoded, expected, "frame \(index)")
+            XCTAssertEqual(try SessionFrame(parsing: expected), .data(frames[index]))
+        }
+        XCTAssertEqual(Set(vector.frames.keys), [0, 4])
+        XCTAssertEqual(try MessageHeader(parsing: frames[0].bytes), header)
+    }
+
+    func testAcknowledgementsAndAbort() throws {
+        let vectors = try vectors()
+        for name in ["v2-ack-gap", "v2-ack-delivered"] {
+            let vector = try XCTUnwrap(vectors[name])
+            let status: AcknowledgementStatus = vector.fields["status"] == "delivered" ? .delivered : .receiving
+            XCTAssertEqual(vector.fields["status"], status == .delivered ? "delivered" : "receiving")
+            let spans = try (vector.fields["spans"] ?? "").split(separator: ",").map { text -> ByteSpan in
+                let bounds = text.trimmingCharacters(in: .whitespaces).components(separatedBy: "..<")
+                return try XCTUnwrap(ByteSpan(start: UInt32(bounds[0])!, end: UInt32(bounds[1])!))
+            }
+            try roundTrip(
+                .acknowledgement(
+                    Acknowledgement(
+                        status: status, session: try session(vector), transfer: try transfer(vector),
+                        received: UInt32(try XCTUnwrap(vector.integer("received"))), spans: spans)), vector)
+        }
+        let abort = try XCTUnwrap(vectors["v2-abort"])
+        XCTAssertEqual(abort.fields["reason"], AbortReason.noProgress.description)
+        try roundTrip(
+            .abort(Abort(reason: .noProgress, session: try session(abort), transfer: try transfer(abort))), abort)
+    }
+}
