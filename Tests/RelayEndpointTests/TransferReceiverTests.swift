@@ -1,0 +1,191 @@
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+/// The receiving half of version 2, frame by frame.
+final class TransferReceiverTests: XCTestCase {
+    private let session = SessionNumber(3)!
+    private let transfer = TransferID(40)
+
+    private func stream(_ message: Message) -> [UInt8] { MessageHeader(of: message).encoded + message.bytes }
+
+    private func frame(_ bytes: [UInt8], _ range: Range<Int>, transfer: TransferID? = nil) -> DataFrame {
+        DataFrame(
+            session: session, transfer: transfer ?? self.transfer, offset: UInt32(range.lowerBound),
+            bytes: Array(bytes[range]))
+    }
+
+    private func receiver(window: Int = 1000, maxMessage: Int = 1 << 20) -> TransferReceiver {
+        var receiver = TransferReceiver(
+            configuration: TransferReceiver.Configuration(window: window, maxMessage: maxMessage, ackEvery: 10_000),
+            session: session)
+        XCTAssertEqual(receiver.linkUp(next: transfer, at: 0), [])
+        return receiver
+    }
+
+    private func acks(_ actions: [TransferReceiver.Action]) -> [Acknowledgement] {
+        actions.compactMap { if case .acknowledge(let ack) = $0 { return ack } else { return nil } }
+    }
+
+    private func delivered(_ actions: [TransferReceiver.Action]) -> [Message] {
+        actions.compactMap { if case .deliver(_, _, let message) = $0 { return message } else { return nil } }
+    }
+
+    func testInOrderFramesDeliverOnceWithAFinalAcknowledgement() {
+        let message = Message(binary: (0..<500).map { UInt8($0 % 251) })
+        let bytes = stream(message)
+        var receiver = receiver()
+        XCTAssertEqual(acks(receiver.receive(frame(bytes, 0..<200), at: 1)), [], "no gap: the acknowledgement waits")
+        XCTAssertEqual(receiver.nextDeadline, 1.05, "at most 50 ms")
+        let due = receiver.tick(at: 1.05)
+        XCTAssertEqual(acks(due), [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 200)])
+        let last = receiver.receive(frame(bytes, 200..<bytes.count), at: 1.1)
+        XCTAssertEqual(delivered(last), [message])
+        XCTAssertEqual(
+            acks(last), [Acknowledgement(status: .delivered, session: session, transfer: transfer, received: UInt32(bytes.count))])
+        XCTAssertEqual(receiver.expected, transfer.next)
+        // The same frame again: a duplicate, answered with the final word (not more often than every 0.5 s).
+        XCTAssertEqual(delivered(receiver.receive(frame(bytes, 200..<bytes.count), at: 1.2)), [])
+        XCTAssertEqual(acks(receiver.receive(frame(bytes, 200..<bytes.count), at: 1.3)), [])
+        XCTAssertEqual(acks(receiver.receive(frame(bytes, 200..<bytes.count), at: 1.7)).map(\.status), [.delivered])
+        XCTAssertEqual(receiver.counts.duplicateFrames, 3)
+        XCTAssertEqual(receiver.counts.delivered, 1)
+    }
+
+    func testAGapIsAcknowledgedAtOnceWithRangesAndFilledOutOfOrder() {
+        let message = Message(binary: (0..<900).map { UInt8($0 % 7) })
+        let bytes = stream(message)
+        var receiver = receiver()
+        _ = receiver.receive(frame(bytes, 0..<100), at: 0)
+        let gap = acks(receiver.receive(frame(bytes, 300..<400), at: 0.01))
+        XCTAssertEqual(gap.first?.received, 100)
+        XCTAssertEqual(gap.first?.spans, [ByteSpan(start: 300, end: 400)!])
+        _ = receiver.receive(frame(bytes, 500..<600), at: 0.02)
+        XCTAssertEqual(receiver.bufferedOutOfOrder, 200)
+        // Part of a frame overlapping what is held: only the new bytes count.
+        _ = receiver.receive(frame(bytes, 90..<350), at: 0.03)
+        XCTAssertEqual(receiver.inProgress?.received, 400 - 11)
+        XCTAssertEqual(receiver.bufferedOutOfOrder, 100)
+        _ = receiver.receive(frame(bytes, 400..<500), at: 0.04)
+        let done = receiver.receive(frame(bytes, 600..<bytes.count), at: 0.05)
+        XCTAssertEqual(delivered(done), [message])
+    }
+
+    func testNothingBeyondTheWindowIsHeld() {
+        let bytes = stream(Message(binary: [UInt8](repeating: 1, count: 5000)))
+        var receiver = receiver(window: 1000)
+        _ = receiver.receive(frame(bytes, 0..<100), at: 0)
+        _ = receiver.receive(frame(bytes, 800..<1500), at: 0)
+        XCTAssertEqual(receiver.bufferedOutOfOrder, 300, "cut at received + window = 1100")
+        XCTAssertEqual(receiver.counts.beyondWindow, 1)
+        _ = receiver.receive(frame(bytes, 2000..<2500), at: 0)
+        XCTAssertEqual(receiver.bufferedOutOfOrder, 300)
+    }
+
+    func testTooLargeBadHeaderAndBadChecksumEndTheMessageWithTheirStatus() {
+        var receiver = receiver(maxMessage: 100)
+        let big = stream(Message(binary: [UInt8](repeating: 0, count: 101)))
+        let refused = receiver.receive(frame(big, 0..<50), at: 0)
+        XCTAssertEqual(acks(refused).map(\.status), [.tooLarge], "refused on the header, before any buffer")
+        XCTAssertEqual(receiver.expected, transfer.next)
+
+        var second = self.receiver()
+        var header = MessageHeader(of: Message(text: "hi")).encoded
+        header[0] = 9
+        XCTAssertEqual(acks(second.receive(frame(header + Array("hi".utf8), 0..<13), at: 0)).map(\.status), [.badHeader])
+
+        var third = self.receiver()
+        var corrupt = stream(Message(text: "hello"))
+        corrupt[12] ^= 0xFF
+        let actions = third.receive(frame(corrupt, 0..<corrupt.count), at: 0)
+        XCTAssertEqual(acks(actions).map(\.status), [.checksumMismatch])
+        XCTAssertEqual(delivered(actions), [])
+        guard case .dropped(let dropped)? = actions.first(where: { if case .dropped = $0 { true } else { false } }) else {
+            return XCTFail("dropped")
+        }
+        XCTAssertEqual(dropped.cause, .refused(.checksumMismatch))
+
+        var fourth = self.receiver()
+        let short = stream(Message(text: "hello"))
+        XCTAssertEqual(
+            acks(fourth.receive(frame(short + [1, 2], 0..<(short.count + 2)), at: 0)).map(\.status), [.badHeader],
+            "bytes past the declared end")
+    }
+
+    func testFramesOfOtherTransfersAreIgnored() {
+        var receiver = receiver()
+        let other = stream(Message(text: "for someone else"))
+        XCTAssertEqual(receiver.receive(frame(other, 0..<other.count, transfer: TransferID(41)), at: 0), [])
+        XCTAssertEqual(receiver.counts.ignoredFrames, 1)
+        XCTAssertNil(receiver.inProgress)
+    }
+
+    func testAnAbortDropsThePartialAndMovesOn() {
+        let bytes = stream(Message(binary: [UInt8](repeating: 2, count: 800)))
+        var receiver = receiver()
+        _ = receiver.receive(frame(bytes, 0..<300), at: 0)
+        let actions = receiver.abort(Abort(reason: .noProgress, session: session, transfer: transfer), at: 1)
+        guard case .dropped(let dropped)? = actions.first else { return XCTFail("\(actions)") }
+        XCTAssertEqual(dropped.received, 289)
+        XCTAssertEqual(dropped.cause, .senderGaveUp(.noProgress))
+        XCTAssertEqual(receiver.expected, transfer.next)
+    }
+
+    func testAfterALinkDropTheReceiverTellsWhatItHoldsAndKeepsItForTheResumeTimeOut() {
+        let bytes = stream(Message(binary: [UInt8](repeating: 3, count: 800)))
+        var receiver = receiver()
+        _ = receiver.receive(frame(bytes, 0..<300), at: 0)
+        _ = receiver.receive(frame(bytes, 400..<500), at: 0)
+        receiver.linkDown(at: 1)
+        XCTAssertEqual(receiver.nextDeadline, 61, "kept for the resume time-out")
+        let back = acks(receiver.linkUp(next: transfer, at: 30))
+        XCTAssertEqual(back, [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 300, spans: [ByteSpan(start: 400, end: 500)!])])
+        receiver.linkDown(at: 40)
+        let expired = receiver.tick(at: 100)
+        guard case .dropped(let dropped)? = expired.first else { return XCTFail("\(expired)") }
+        XCTAssertEqual(dropped.cause, .notResumed(seconds: 60))
+        XCTAssertEqual(acks(expired), [], "nobody to tell while the link is down")
+    }
+
+    func testASenderThatMovedOnWhileAwayDropsThePartial() {
+        let bytes = stream(Message(binary: [UInt8](repeating: 3, count: 800)))
+        var receiver = receiver()
+        _ = receiver.receive(frame(bytes, 0..<300), at: 0)
+        receiver.linkDown(at: 1)
+        let actions = receiver.linkUp(next: TransferID(41), at: 2)
+        guard case .dropped(let dropped)? = actions.first else { return XCTFail("\(actions)") }
+        XCTAssertEqual(dropped.cause, .senderMovedOn)
+        XCTAssertEqual(receiver.expected, TransferID(41))
+    }
+
+    func testAFinalWordLostInALinkDropIsRepeatedOnTheWayBack() {
+        let message = Message(text: "done")
+        let bytes = stream(message)
+        var receiver = receiver()
+        XCTAssertEqual(delivered(receiver.receive(frame(bytes, 0..<bytes.count), at: 0)), [message])
+        receiver.linkDown(at: 1)
+        XCTAssertEqual(acks(receiver.linkUp(next: transfer, at: 2)).map(\.status), [.delivered])
+        XCTAssertEqual(receiver.expected, transfer.next)
+    }
+
+    func testAPartialMessageStallsWhileTheLinkIsUp() {
+        let bytes = stream(Message(binary: [UInt8](repeating: 3, count: 800)))
+        var receiver = receiver()
+        _ = receiver.receive(frame(bytes, 0..<300), at: 5)
+        let actions = receiver.tick(at: 125)
+        XCTAssertEqual(acks(actions).map(\.status), [.gaveUp])
+        guard case .dropped(let dropped)? = actions.first else { return XCTFail("\(actions)") }
+        XCTAssertEqual(dropped.cause, .stalled(seconds: 120))
+    }
+
+    func testAHeaderWithANameArrivingByteByByte() {
+        let message = Message(binary: [9, 8, 7])
+        let bytes = MessageHeader(of: message, name: Array("räksmörgås.txt".utf8)).encoded + message.bytes
+        var receiver = receiver()
+        var all: [TransferReceiver.Action] = []
+        for index in bytes.indices { all += receiver.receive(frame(bytes, index..<(index + 1)), at: Double(index)) }
+        XCTAssertEqual(delivered(all), [message])
+        let started = all.compactMap { if case .started(_, let header) = $0 { return header } else { return nil } }
+        XCTAssertEqual(started.map(\.name), [Array("räksmörgås.txt".utf8)])
+    }
+}

@@ -1,0 +1,231 @@
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+/// The sending half of version 2: window, loss repair, time-outs, resume, several recipients.
+final class TransferSenderTests: XCTestCase {
+    typealias Sender = TransferSender<String>
+
+    private func sender(window: Int = 1000, recipients: [String] = ["p"]) -> Sender {
+        var sender = Sender(configuration: Sender.Configuration(window: window))
+        for recipient in recipients { sender.linkUp(recipient, window: 1 << 20, at: 0) }
+        return sender
+    }
+
+    /// Every transmission available now, 100 bytes at most each.
+    private func drain(_ sender: inout Sender, at now: Double = 0, maxBytes: Int = 100) -> [Sender.Transmission] {
+        var all: [Sender.Transmission] = []
+        while let next = sender.nextTransmission(at: now, maxBytes: maxBytes) { all.append(next) }
+        return all
+    }
+
+    private func ack(_ transfer: TransferID, _ received: Int, _ spans: [Range<Int>] = [], status: AcknowledgementStatus = .receiving)
+        -> Acknowledgement
+    {
+        Acknowledgement(
+            status: status, session: SessionNumber(1)!, transfer: transfer, received: UInt32(received),
+            spans: spans.map { ByteSpan(start: UInt32($0.lowerBound), end: UInt32($0.upperBound))! })
+    }
+
+    func testTheWindowBoundsWhatIsUnacknowledged() {
+        var sender = sender(window: 300)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).map(\.range), [0..<100, 100..<200, 200..<300])
+        _ = sender.acknowledge(ack(transfer, 200), from: "p", at: 0.1)
+        XCTAssertEqual(drain(&sender).map(\.range), [300..<400, 400..<500], "the window slides with the cumulative point")
+        // Held beyond a gap does not open the window past received + window.
+        _ = sender.acknowledge(ack(transfer, 200, [300..<500]), from: "p", at: 0.2)
+        XCTAssertEqual(drain(&sender).map(\.range), [])
+    }
+
+    func testAGapIsResentOnceLaterBytesArriveAndOnlyThatGap() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).count, 10)
+        // 100..<200 lost; 200..<500 arrived (3 transmissions later).
+        _ = sender.acknowledge(ack(transfer, 100, [200..<500]), from: "p", at: 0.1)
+        let resent = drain(&sender, at: 0.1)
+        XCTAssertEqual(resent.map(\.range), [100..<200])
+        XCTAssertEqual(resent.first?.isRetransmission, true)
+        XCTAssertEqual(sender.counts.resentBytes, 100)
+    }
+
+    func testTheRetransmissionTimerResendsWhatIsUnacknowledgedAndBacksOff() {
+        var sender = sender(window: 10_000)
+        _ = sender.enqueue(handle: 1, headerLength: 11, streamLength: 250, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).map(\.range), [0..<100, 100..<200, 200..<250])
+        XCTAssertEqual(sender.nextDeadline, 1, "1 s before any round-trip sample")
+        _ = sender.tick(at: 1)
+        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<100, 100..<200, 200..<250])
+        XCTAssertEqual(sender.nextDeadline, 3, "doubled")
+        XCTAssertEqual(sender.counts.timeouts, 1)
+    }
+
+    func testARoundTripSampleSetsTheTimer() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 400, for: ["p"], at: 0)
+        _ = drain(&sender)
+        _ = sender.acknowledge(ack(transfer, 200), from: "p", at: 0.08)
+        // srtt 0.08, variance 0.04: 0.08 + 0.16 = 0.24, raised to the 0.3 s floor.
+        XCTAssertEqual(sender.nextDeadline!, 0.3, accuracy: 1e-9)
+    }
+
+    func testDeliveredAndFinished() {
+        var sender = sender()
+        let transfer = sender.enqueue(handle: 7, headerLength: 11, streamLength: 50, for: ["p"], at: 1)
+        _ = drain(&sender, at: 1)
+        let actions = sender.acknowledge(ack(transfer, 50, status: .delivered), from: "p", at: 1.5)
+        XCTAssertEqual(actions, [.delivered(handle: 7, to: "p", seconds: 0.5), .finished(handle: 7)])
+        XCTAssertTrue(sender.isIdle)
+    }
+
+    func testALostFinalWordIsAskedForAgain() {
+        var sender = sender()
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        _ = drain(&sender)
+        _ = sender.acknowledge(ack(transfer, 150), from: "p", at: 0.1)
+        XCTAssertEqual(drain(&sender, at: 0.1).count, 0)
+        let probeAt = sender.nextDeadline!
+        _ = sender.tick(at: probeAt)
+        XCTAssertEqual(drain(&sender, at: probeAt).map(\.range), [50..<150], "the last bytes again")
+    }
+
+    func testNoProgressFailsTheMessageAndAbortsIt() {
+        var sender = sender()
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        _ = drain(&sender)
+        var actions: [Sender.Action] = []
+        var now = 0.0
+        while now < 130, actions.isEmpty || !actions.contains(where: { if case .failed = $0 { true } else { false } }) {
+            now = sender.nextDeadline ?? 200
+            actions = sender.tick(at: now)
+            _ = drain(&sender, at: now)
+        }
+        XCTAssertEqual(now, 120, accuracy: 1e-9)
+        XCTAssertEqual(
+            actions,
+            [
+                .failed(handle: 1, to: "p", .noProgress(seconds: 120)),
+                .abort(to: "p", transfer: transfer, reason: .noProgress), .finished(handle: 1),
+            ])
+    }
+
+    func testAReceiverRefusalFailsTheMessage() {
+        var sender = sender()
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        _ = drain(&sender)
+        XCTAssertEqual(
+            sender.acknowledge(ack(transfer, 0, status: .tooLarge), from: "p", at: 0.1),
+            [.failed(handle: 1, to: "p", .refused(.tooLarge)), .finished(handle: 1)])
+    }
+
+    func testMessagesGoOneAtATimeInOrder() {
+        var sender = sender(window: 10_000)
+        let first = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let second = sender.enqueue(handle: 2, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        XCTAssertEqual(second, first.next)
+        XCTAssertEqual(Set(drain(&sender).map(\.transfer)), [first], "the second waits for the first")
+        XCTAssertEqual(sender.nextTransfer(for: "p"), first)
+        _ = sender.acknowledge(ack(first, 150, status: .delivered), from: "p", at: 0.1)
+        XCTAssertEqual(Set(drain(&sender).map(\.transfer)), [second])
+    }
+
+    func testResumeWaitsForTheReceiversAccountThenSendsOnlyWhatIsMissing() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = drain(&sender)
+        _ = sender.acknowledge(ack(transfer, 300), from: "p", at: 0.1)
+        sender.linkDown("p", at: 1)
+        XCTAssertEqual(drain(&sender, at: 2).count, 0, "nothing while the link is down")
+        sender.linkUp("p", window: 10_000, at: 5)
+        XCTAssertEqual(drain(&sender, at: 5).count, 0, "holding for the receiver's account")
+        // The receiver says it holds 0..<600 (acknowledgements lost in the drop).
+        let actions = sender.acknowledge(ack(transfer, 600), from: "p", at: 5.1)
+        XCTAssertEqual(actions.first, .resumed(handle: 1, to: "p", offset: 590, total: 990))
+        XCTAssertEqual(drain(&sender, at: 5.1).map(\.range).first, 600..<700)
+    }
+
+    func testResumeGoesOnAfterTheHoldWithoutAnAccount() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = drain(&sender)
+        _ = sender.acknowledge(ack(transfer, 300), from: "p", at: 0.1)
+        sender.linkDown("p", at: 1)
+        sender.linkUp("p", window: 10_000, at: 5)
+        XCTAssertEqual(sender.nextDeadline, 6)
+        XCTAssertEqual(sender.tick(at: 6), [.resumed(handle: 1, to: "p", offset: 290, total: 990)])
+        XCTAssertEqual(drain(&sender, at: 6).map(\.range).first, 300..<400)
+    }
+
+    func testARecipientAwayLongerThanTheResumeTimeOutFails() {
+        var sender = sender()
+        _ = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = drain(&sender)
+        sender.linkDown("p", at: 1)
+        XCTAssertEqual(sender.nextDeadline, 61)
+        XCTAssertEqual(
+            sender.tick(at: 61), [.failed(handle: 1, to: "p", .notResumed(seconds: 60)), .finished(handle: 1)])
+        XCTAssertEqual(sender.recipients, [])
+    }
+
+    func testARestartedRecipientLosesWhatWasStartedAndGetsTheRest() {
+        var sender = sender(window: 10_000)
+        let first = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = sender.enqueue(handle: 2, headerLength: 10, streamLength: 100, for: ["p"], at: 0)
+        _ = drain(&sender)
+        sender.linkDown("p", at: 1)
+        XCTAssertEqual(
+            sender.restarted("p", window: 10_000, at: 2),
+            [
+                .failed(handle: 1, to: "p", .recipientRestarted), .abort(to: "p", transfer: first, reason: .cancelled),
+                .finished(handle: 1),
+            ])
+        XCTAssertEqual(drain(&sender, at: 2).map(\.handle), [2])
+    }
+
+    func testEveryRecipientHearsTheSameFramesAndOneLeavingDoesNotStallTheOthers() {
+        var sender = sender(window: 10_000, recipients: ["a", "b", "c"])
+        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 600, for: ["a", "b", "c"], at: 0)
+        let sent = drain(&sender)
+        XCTAssertEqual(sent.map(\.recipients), Array(repeating: ["a", "b", "c"], count: 6))
+        sender.linkDown("c", at: 0.05)
+        _ = sender.acknowledge(ack(transfer, 600, status: .delivered), from: "a", at: 0.1)
+        // b lost 100..<200: the retransmission is for b alone (a and c hear it on the air).
+        _ = sender.acknowledge(ack(transfer, 100, [200..<600]), from: "b", at: 0.1)
+        XCTAssertEqual(drain(&sender, at: 0.1).map(\.recipients), [["b"]])
+        _ = sender.acknowledge(ack(transfer, 600, status: .delivered), from: "b", at: 0.2)
+        // A second message goes to a and b while c is away; c stays on the first.
+        let second = sender.enqueue(handle: 2, headerLength: 10, streamLength: 100, for: ["a", "b", "c"], at: 0.3)
+        XCTAssertEqual(drain(&sender, at: 0.3).map(\.transfer), [second])
+        sender.linkUp("c", window: 10_000, at: 2)
+        _ = sender.acknowledge(ack(transfer, 100), from: "c", at: 2.1)
+        let catchUp = drain(&sender, at: 2.1)
+        XCTAssertEqual(catchUp.map(\.transfer), Array(repeating: transfer, count: 5), "c's share of the first, what it lacks")
+        XCTAssertEqual(catchUp.first?.range, 100..<200)
+        XCTAssertEqual(Set(catchUp.map(\.recipients)), [["c"]])
+    }
+
+    func testCancelAbortsForTheLinkedAndFinishes() {
+        var sender = sender(recipients: ["a", "b"])
+        let transfer = sender.enqueue(handle: 3, headerLength: 10, streamLength: 300, for: ["a", "b"], at: 0)
+        _ = drain(&sender)
+        sender.linkDown("b", at: 0.1)
+        XCTAssertEqual(
+            sender.cancel(handle: 3),
+            [
+                .failed(handle: 3, to: "a", .cancelled), .abort(to: "a", transfer: transfer, reason: .cancelled),
+                .failed(handle: 3, to: "b", .cancelled), .finished(handle: 3),
+            ])
+    }
+
+    func testProgressIsPacedAndCountsWhatEveryRecipientHolds() {
+        var sender = sender(window: 100_000, recipients: ["a", "b"])
+        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 10_010, for: ["a", "b"], at: 0)
+        _ = drain(&sender)
+        XCTAssertEqual(sender.acknowledge(ack(transfer, 5010), from: "a", at: 0.5), [.progress(handle: 1, bytes: 0, total: 10_000, rate: 0)])
+        XCTAssertEqual(sender.acknowledge(ack(transfer, 2010), from: "b", at: 0.6), [], "within 0.25 s of the last")
+        XCTAssertEqual(
+            sender.acknowledge(ack(transfer, 3010), from: "b", at: 1.0),
+            [.progress(handle: 1, bytes: 3000, total: 10_000, rate: 6000)])
+    }
+}
