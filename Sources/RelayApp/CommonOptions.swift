@@ -5,7 +5,8 @@ import RelayCLI
 #endif
 
 /// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`,
-/// `--save-dir` and `--notify-path` (whose default and meaning differ by program).
+/// `--save-dir`, `--notify-path` (whose default and meaning differ by program), and delivery
+/// (`--protocol`, `--window`, `--resume-timeout`, `--delivery-timeout`).
 public struct CommonOptions: Equatable, Sendable {
     /// Default and upper bound of `--max-message`.
     public static let defaultMaxMessage = 1 << 20
@@ -18,6 +19,19 @@ public struct CommonOptions: Equatable, Sendable {
     /// Where received messages are saved (checked to be a directory).
     public var saveDirectory: String?
     public var notifyPath: NotifyPath
+    /// The highest protocol version spoken: 2 (delivery confirmed), or 1 (as relay 0.2).
+    public var protocolVersion = 2
+    /// Version-2 window: stream bytes unacknowledged per peer.
+    public var window = CommonOptions.defaultWindow
+    /// How long a partial transfer waits for its peer's link to come back (seconds).
+    public var resumeTimeout = 60.0
+    /// How long a transfer may go without progress before it fails (seconds).
+    public var deliveryTimeout = 120.0
+
+    /// The default window (docs/performance.md says why).
+    public static let defaultWindow = 32 << 10
+    /// Bounds of `--window`.
+    public static let windowRange = 512...(16 << 20)
 
     /// The defaults, with the program's notification path.
     public init(notifyPath: NotifyPath) {
@@ -38,6 +52,19 @@ public struct CommonOptions: Equatable, Sendable {
             .value(
                 "notify-path", paths.map(\.rawValue).joined(separator: "|"), kind: .choice(paths.map(\.rawValue)),
                 help: notifyPathHelp),
+            .value(
+                "protocol", "2|1", kind: .choice(["2", "1"]),
+                help: "2 (default): delivery confirmed end to end with relays that speak it; 1: frames only, "
+                    + "as relay 0.2 (never offers or uses the session characteristic)."),
+            .value(
+                "window", "BYTES", kind: .byteCount(windowRange),
+                help: "Bytes in flight per peer before acknowledgements must come (default 32K; K and M suffixes)."),
+            .value(
+                "resume-timeout", "S", kind: .seconds(maximum: 86_400),
+                help: "Keep a cut transfer this long for its peer to come back (default 60)."),
+            .value(
+                "delivery-timeout", "S", kind: .seconds(maximum: 86_400),
+                help: "A message that makes no progress this long fails (default 120)."),
         ]
     }
 
@@ -46,6 +73,10 @@ public struct CommonOptions: Equatable, Sendable {
         notifyPath = parsed.choice("notify-path", as: NotifyPath.self) ?? notifyPathDefault
         if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
         json = parsed.flag("json")
+        if parsed.text("protocol") == "1" { protocolVersion = 1 }
+        if let bytes = parsed.byteCount("window") { window = bytes }
+        if let seconds = parsed.seconds("resume-timeout") { resumeTimeout = seconds }
+        if let seconds = parsed.seconds("delivery-timeout") { deliveryTimeout = seconds }
         if let bytes = parsed.byteCount("max-message") { maxMessage = bytes }
         if let directory = parsed.text("save-dir") {
             var info = stat()

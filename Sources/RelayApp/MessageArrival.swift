@@ -13,7 +13,7 @@ public struct MessageArrival: Equatable, Sendable {
     public let path: String?
 
     /// The `number`-th message received, `id` from `from`.
-    public init(_ message: Message, id: MessageID, from: PeerName, number: Int, saveDirectory: String?) {
+    public init(_ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?) {
         bytes = message.bytes
         report = ReceivedMessageReport(from: from, id: id, message: message)
         path = saveDirectory.map { directory in
@@ -50,7 +50,7 @@ public struct MessageArrivals: Equatable, Sendable {
     }
 
     /// The next message, `id` from `from`.
-    public mutating func next(_ message: Message, id: MessageID, from: PeerName) -> MessageArrival {
+    public mutating func next(_ message: Message, id: Int, from: PeerName) -> MessageArrival {
         count += 1
         return MessageArrival(message, id: id, from: from, number: count, saveDirectory: saveDirectory)
     }

@@ -10,4 +10,7 @@ public enum RelayProfile {
     public static let writeCharacteristic = BluetoothUUID("4551ABAE-CE14-4F9E-B31A-E61FC372E480")!
     /// Read + notify: the peripheral notifies counters and frames here.
     public static let notifyCharacteristic = BluetoothUUID("DFB13451-1740-4F8A-B0F0-7C20D79E8BDF")!
+    /// Write-without-response + notify, relay's own (not in the original apps): protocol version
+    /// 2 (handshake, data, acknowledgements) between relay programs (docs/protocol.md).
+    public static let sessionCharacteristic = BluetoothUUID("A559017E-46D9-46DA-84A8-FE75D26E0816")!
 }

@@ -6,7 +6,8 @@ import RelayProtocol
 /// A complete message as the receiver reports it.
 public struct ReceivedMessageReport: Equatable, Sendable {
     public let from: PeerName
-    public let id: MessageID
+    /// The sender's number for it (version 1: the frame's message id; version 2: the transfer id).
+    public let id: Int
     public let kind: MessageKind
     public let length: Int
     /// SHA-256 of the message, in hex.
@@ -16,7 +17,7 @@ public struct ReceivedMessageReport: Equatable, Sendable {
     /// Where it was saved (`--save-dir`), or nil.
     public var saved: String?
 
-    public init(from: PeerName, id: MessageID, message: Message, saved: String? = nil) {
+    public init(from: PeerName, id: Int, message: Message, saved: String? = nil) {
         self.from = from
         self.id = id
         kind = message.kind
@@ -27,21 +28,67 @@ public struct ReceivedMessageReport: Equatable, Sendable {
     }
 }
 
+/// How far an incoming message has come (`receiving`) or where it stopped (`dropped`).
+public struct PartialMessageReport: Equatable, Sendable {
+    /// The sender's number for it.
+    public let id: Int
+    /// Its kind, once its header came.
+    public let kind: MessageKind?
+    /// Message bytes held in order.
+    public let received: Int
+    /// Its length, once its header came.
+    public let total: Int?
+
+    public init(id: Int, kind: MessageKind?, received: Int, total: Int?) {
+        self.id = id
+        self.kind = kind
+        self.received = received
+        self.total = total
+    }
+
+    /// A version-1 partial message.
+    public init(_ partial: DroppedPartial) {
+        self.init(id: Int(partial.id.value), kind: partial.kind, received: partial.received, total: partial.total)
+    }
+
+    /// A version-1 message in progress.
+    public init(_ progress: ReassemblyProgress) {
+        self.init(id: Int(progress.id.value), kind: progress.kind, received: progress.received, total: progress.total)
+    }
+}
+
+/// Which way a message moves (`progress`).
+public enum TransferDirection: String, Equatable, Sendable {
+    case incoming = "in"
+    case outgoing = "out"
+}
+
 /// The events of counters and messages moving between the programs: the same names, JSON
 /// fields and lines on both (docs/cli.md).
 public enum TransferEvent: Equatable, Sendable {
     /// A counter arrived.
     case counter(from: PeerName, Counter)
-    /// The first frame of a message that needs more than one arrived.
-    case receiving(from: PeerName, ReassemblyProgress)
+    /// A message that needs more than one frame started arriving.
+    case receiving(from: PeerName, PartialMessageReport)
     /// A complete message arrived.
     case message(ReceivedMessageReport)
     /// A partial message was given up.
-    case dropped(from: PeerName, DroppedPartial, DropReason)
-    /// A framed message was handed to bluetoothd completely.
+    case dropped(from: PeerName, PartialMessageReport, DropReason)
+    /// A message was handed to bluetoothd completely (every frame once).
     case sent(OutgoingMessage)
+    /// The peer holds the whole message, its CRC-32C checked; `seconds` since it was queued.
+    case delivered(SentMessageSummary, to: PeerName, seconds: Double)
+    /// Sent to a peer that cannot acknowledge (version 1, the original apps): no confirmation comes.
+    case unconfirmed(SentMessageSummary, to: PeerName)
+    /// Sending to `to` goes on after a link drop from `offset` of `total` bytes.
+    case resumed(id: Int, offset: Int, total: Int, to: PeerName)
+    /// How far a message has come, at most 4 a second per message: bytes of `total`, `rate` in
+    /// bytes a second.
+    case progress(id: Int, direction: TransferDirection, bytes: Int, total: Int, rate: Double)
+    /// The message will not be delivered to `to`.
+    case failed(SentMessageSummary, to: PeerName, DeliveryFailure)
     /// The peer broke the protocol (an `error` event); `suppressedBefore` errors were not shown.
-    case protocolError(from: PeerName, ReassemblyError, suppressedBefore: Int)
+    case protocolError(from: PeerName, ProtocolViolation, suppressedBefore: Int)
 }
 
 extension TransferEvent: ReportableEvent {
@@ -52,23 +99,33 @@ extension TransferEvent: ReportableEvent {
         case .message: return "message"
         case .dropped: return "dropped"
         case .sent: return "sent"
+        case .delivered: return "delivered"
+        case .unconfirmed: return "unconfirmed"
+        case .resumed: return "resumed"
+        case .progress: return "progress"
+        case .failed: return "failed"
         case .protocolError: return "error"
         }
     }
+
+    /// Every event name this type reports (for `wait`).
+    public static let names = [
+        "counter", "receiving", "message", "dropped", "sent", "delivered", "unconfirmed", "resumed", "progress",
+        "failed",
+    ]
 
     public var fields: [(String, JSONValue)] {
         switch self {
         case .counter(let from, let counter):
             return [("from", from.json), ("value", .unsigned(counter.value))]
-        case .receiving(let from, let progress):
+        case .receiving(let from, let partial):
             return [
-                ("from", from.json), ("id", .integer(Int64(progress.id.value))),
-                ("kind", .string(progress.kind.description)),
-                ("length", .integer(Int64(progress.total))), ("received", .integer(Int64(progress.received))),
+                ("from", from.json), ("id", .integer(Int64(partial.id))), ("kind", Self.kind(partial.kind)),
+                ("length", Self.optional(partial.total)), ("received", .integer(Int64(partial.received))),
             ]
         case .message(let report):
             var fields: [(String, JSONValue)] = [
-                ("from", report.from.json), ("id", .integer(Int64(report.id.value))),
+                ("from", report.from.json), ("id", .integer(Int64(report.id))),
                 ("kind", .string(report.kind.description)),
                 ("length", .integer(Int64(report.length))), ("sha256", .string(report.sha256)),
             ]
@@ -77,23 +134,52 @@ extension TransferEvent: ReportableEvent {
             return fields
         case .dropped(let from, let partial, let reason):
             return [
-                ("from", from.json), ("id", .integer(Int64(partial.id.value))),
-                ("kind", .string(partial.kind.description)),
-                ("received", .integer(Int64(partial.received))), ("length", .integer(Int64(partial.total))),
+                ("from", from.json), ("id", .integer(Int64(partial.id))), ("kind", Self.kind(partial.kind)),
+                ("received", .integer(Int64(partial.received))), ("length", Self.optional(partial.total)),
                 ("reason", .string(reason.description)),
             ]
         case .sent(let message):
             return [
-                ("id", .integer(Int64(message.id.value))), ("kind", .string(message.kind.description)),
+                ("id", .integer(Int64(message.number))), ("kind", .string(message.kind.description)),
                 ("length", .integer(Int64(message.length))), ("sha256", .string(message.sha256)),
                 ("frames", .integer(Int64(message.frames))), ("mtu", .integer(Int64(message.mtu.value))),
+                ("protocol", .integer(Int64(message.protocolVersion))),
             ]
+        case .delivered(let message, let to, let seconds):
+            return Self.summary(message) + [("to", to.json), ("seconds", .number(Self.rounded(seconds)))]
+        case .unconfirmed(let message, let to):
+            return Self.summary(message) + [("to", to.json)]
+        case .resumed(let id, let offset, let total, let to):
+            return [
+                ("id", .integer(Int64(id))), ("offset", .integer(Int64(offset))), ("total", .integer(Int64(total))),
+                ("to", to.json),
+            ]
+        case .progress(let id, let direction, let bytes, let total, let rate):
+            return [
+                ("id", .integer(Int64(id))), ("direction", .string(direction.rawValue)),
+                ("bytes", .integer(Int64(bytes))), ("total", .integer(Int64(total))),
+                ("rate", .integer(Int64(rate.rounded()))),
+            ]
+        case .failed(let message, let to, let failure):
+            return [("id", .integer(Int64(message.id))), ("reason", .string(failure.description)), ("to", to.json)]
+                + [("length", .integer(Int64(message.length))), ("sha256", .string(message.sha256))]
         case .protocolError(let from, _, let suppressed):
             var fields: [(String, JSONValue)] = [("message", .string(errorText)), ("from", from.json)]
             if suppressed > 0 { fields.append(("suppressed", .integer(Int64(suppressed)))) }
             return fields
         }
     }
+
+    private static func summary(_ message: SentMessageSummary) -> [(String, JSONValue)] {
+        [
+            ("id", .integer(Int64(message.id))), ("length", .integer(Int64(message.length))),
+            ("sha256", .string(message.sha256)),
+        ]
+    }
+
+    private static func kind(_ kind: MessageKind?) -> JSONValue { kind.map { .string($0.description) } ?? .null }
+    private static func optional(_ value: Int?) -> JSONValue { value.map { .integer(Int64($0)) } ?? .null }
+    private static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
 
     /// The `error` line's message, for a protocol error.
     private var errorText: String {
@@ -106,8 +192,10 @@ extension TransferEvent: ReportableEvent {
         switch self {
         case .counter(let from, let counter):
             return "counter \(counter) from \(from)"
-        case .receiving(let from, let progress):
-            return "receiving message \(progress.id) from \(from): \(progress.kind), \(progress.total) bytes…"
+        case .receiving(let from, let partial):
+            let size = partial.total.map { "\($0) bytes" } ?? "size not known yet"
+            return
+                "receiving message \(partial.id) from \(from): \(partial.kind.map { "\($0)" } ?? "message"), \(size)…"
         case .message(let report):
             var line = "message \(report.id) from \(report.from): "
             if let text = report.text {
@@ -118,29 +206,46 @@ extension TransferEvent: ReportableEvent {
             if let saved = report.saved { line += " (saved to \(saved))" }
             return line
         case .dropped(let from, let partial, let reason):
-            return
-                "dropped message \(partial.id) from \(from) after \(partial.received) of \(partial.total) bytes: \(reason)"
+            let of = partial.total.map { " of \($0)" } ?? ""
+            return "dropped message \(partial.id) from \(from) after \(partial.received)\(of) bytes: \(reason)"
         case .sent(let message):
             let frames = message.frames == 1 ? "1 frame" : "\(message.frames) frames"
-            return "sent \(message.kind) message \(message.id) of \(message.length) bytes in \(frames) "
-                + "(MTU \(message.mtu), values up to \(message.mtu.maxValueLength) bytes), sha256 \(message.sha256)"
+            let confirm = message.protocolVersion >= 2 ? "; delivery is confirmed when it comes" : ""
+            return "sent \(message.kind) message \(message.number) of \(message.length) bytes in \(frames) "
+                + "(MTU \(message.mtu)), sha256 \(message.sha256)\(confirm)"
+        case .delivered(let message, let to, let seconds):
+            return "delivered message \(message.id) (\(message.length) bytes) to \(to) in \(Self.duration(seconds))"
+        case .unconfirmed(let message, let to):
+            return "sent message \(message.id) (\(message.length) bytes) to \(to), unconfirmed: it cannot acknowledge"
+        case .resumed(let id, let offset, let total, let to):
+            return "resuming message \(id) to \(to) from byte \(offset) of \(total)"
+        case .progress(let id, let direction, let bytes, let total, let rate):
+            let percent = total > 0 ? Int((Double(bytes) * 100 / Double(total)).rounded(.down)) : 100
+            return "message \(id) \(direction == .incoming ? "in" : "out"): \(bytes) of \(total) bytes (\(percent) %), "
+                + "\(Int(rate.rounded())) bytes/s"
+        case .failed(let message, let to, let failure):
+            return "message \(message.id) (\(message.length) bytes) to \(to) failed: \(failure)"
         case .protocolError:
             return "error: " + errorText
         }
+    }
+
+    private static func duration(_ seconds: Double) -> String {
+        seconds < 10 ? "\((seconds * 100).rounded() / 100) s" : "\(Int(seconds.rounded())) s"
     }
 }
 
 extension TransferEvent {
     /// The event an inbound pipeline's output becomes, from `from`; nil for a complete message
-    /// (which is reported once saved, see `MessageSave`).
+    /// (which is reported once saved, see `MessageArrival`).
     public init?(_ event: InboundEvent, from: PeerName) {
         switch event {
         case .counter(let counter): self = .counter(from: from, counter)
-        case .receiving(let progress): self = .receiving(from: from, progress)
+        case .receiving(let progress): self = .receiving(from: from, PartialMessageReport(progress))
         case .message: return nil
         case .protocolError(let error, let suppressed):
-            self = .protocolError(from: from, error, suppressedBefore: suppressed)
-        case .dropped(let partial, let reason): self = .dropped(from: from, partial, reason)
+            self = .protocolError(from: from, .frame(error), suppressedBefore: suppressed)
+        case .dropped(let partial, let reason): self = .dropped(from: from, PartialMessageReport(partial), reason)
         }
     }
 }

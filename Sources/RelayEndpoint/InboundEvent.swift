@@ -8,6 +8,8 @@ public enum DropReason: Equatable, Sendable, CustomStringConvertible {
     case linkEnded(String)
     /// No frame came for `seconds`; `subscribed` tells whether the sender still listened.
     case stalled(seconds: Int, subscribed: Bool)
+    /// A version-2 transfer ended without its message (`TransferReceiver`).
+    case transfer(TransferReceiver.DropCause)
 
     public var description: String {
         switch self {
@@ -15,6 +17,20 @@ public enum DropReason: Equatable, Sendable, CustomStringConvertible {
         case .linkEnded(let how): return how
         case .stalled(let seconds, let subscribed):
             return "stalled: no frame for \(seconds) s" + (subscribed ? "" : ", not subscribed")
+        case .transfer(let cause): return cause.description
+        }
+    }
+}
+
+/// A value that broke the protocol: a version-1 frame or a version-2 session frame.
+public enum ProtocolViolation: Equatable, Sendable, CustomStringConvertible {
+    case frame(ReassemblyError)
+    case session(SessionFrameError)
+
+    public var description: String {
+        switch self {
+        case .frame(let error): error.description
+        case .session(let error): error.description
         }
     }
 }

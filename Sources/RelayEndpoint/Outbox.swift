@@ -1,8 +1,25 @@
 import RelayProtocol
 
+/// A message sent: what `delivered`, `unconfirmed` and `failed` name.
+public struct SentMessageSummary: Equatable, Sendable {
+    /// The sender's own number for the message (from 1, per program).
+    public let id: Int
+    public let length: Int
+    public let sha256: String
+
+    public init(id: Int, length: Int, sha256: String) {
+        self.id = id
+        self.length = length
+        self.sha256 = sha256
+    }
+}
+
 /// A message as it was queued, for the `sent` report.
 public struct OutgoingMessage: Equatable, Sendable {
-    public let id: MessageID
+    /// The sender's own number for the message (from 1, per program): `id` in the events.
+    public let number: Int
+    /// The frames' message id (version 1) or transfer id (version 2), as a number.
+    public let id: Int
     public let kind: MessageKind
     public let length: Int
     /// SHA-256 of the message bytes, in hex.
@@ -11,15 +28,25 @@ public struct OutgoingMessage: Equatable, Sendable {
     public let frames: Int
     /// The MTU it was chunked for.
     public let mtu: MTU
+    /// The protocol version of its frames: 1 (no acknowledgement) or 2.
+    public let protocolVersion: Int
 
-    public init(id: MessageID, kind: MessageKind, length: Int, sha256: String, frames: Int, mtu: MTU) {
+    public init(
+        number: Int, id: Int, kind: MessageKind, length: Int, sha256: String, frames: Int, mtu: MTU,
+        protocolVersion: Int = 1
+    ) {
+        self.number = number
         self.id = id
         self.kind = kind
         self.length = length
         self.sha256 = sha256
         self.frames = frames
         self.mtu = mtu
+        self.protocolVersion = protocolVersion
     }
+
+    /// What `delivered`, `unconfirmed` and `failed` say of it.
+    public var summary: SentMessageSummary { SentMessageSummary(id: number, length: length, sha256: sha256) }
 }
 
 /// The queue of values one sender hands to its link: counters and framed messages, in the
@@ -69,13 +96,14 @@ public struct Outbox<Tag: Sendable>: Sendable {
         items.append(.counter(counter, tag))
     }
 
-    /// Queues `message` framed by `chunker` (which numbers it); returns its summary.
+    /// Queues `message` framed by `chunker` (which gives its frames their id) as the sender's
+    /// message `number`; returns its summary.
     @discardableResult
-    public mutating func append(_ message: Message, chunker: inout Chunker, tag: Tag) -> OutgoingMessage {
+    public mutating func append(_ message: Message, number: Int, chunker: inout Chunker, tag: Tag) -> OutgoingMessage {
         let frames = chunker.frames(for: message)
         let summary = OutgoingMessage(
-            id: frames.id, kind: message.kind, length: message.bytes.count, sha256: SHA256.hash(message.bytes).hex,
-            frames: frames.count, mtu: frames.mtu)
+            number: number, id: Int(frames.id.value), kind: message.kind, length: message.bytes.count,
+            sha256: SHA256.hash(message.bytes).hex, frames: frames.count, mtu: frames.mtu)
         items.append(.message(frames, summary, tag, taken: 0))
         return summary
     }

@@ -12,68 +12,10 @@ import RelayProtocol
 /// bytes: a transmission names a range of a message stream, which the owner reads.
 public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Sendable {
     /// Window and timing.
-    public struct Configuration: Sendable, Equatable {
-        /// Stream bytes sent and not acknowledged, per recipient.
-        public var window: Int
-        /// A message that an acknowledgement has not moved forward for this long fails (seconds).
-        public var deliveryTimeout: Double
-        /// A recipient whose link stays down longer than this fails its messages (seconds).
-        public var resumeTimeout: Double
-        /// After a link comes back, wait this long for the receiver's account before resending (seconds).
-        public var resumeHold: Double
-        /// Retransmission time-out before the first round-trip sample, and its bounds (seconds).
-        public var initialRetransmissionTimeout: Double
-        public var minimumRetransmissionTimeout: Double
-        public var maximumRetransmissionTimeout: Double
-        /// Bytes sent this many transmissions later being acknowledged while earlier ones are not
-        /// means the earlier ones were lost (the link keeps order; a little reordering is allowed).
-        public var reorderThreshold: Int
-        /// `progress` at most this often per message (seconds).
-        public var progressInterval: Double
-
-        public init(
-            window: Int = 32 << 10, deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
-            initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 0.3,
-            maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
-        ) {
-            self.window = window
-            self.deliveryTimeout = deliveryTimeout
-            self.resumeTimeout = resumeTimeout
-            self.resumeHold = resumeHold
-            self.initialRetransmissionTimeout = initialRetransmissionTimeout
-            self.minimumRetransmissionTimeout = minimumRetransmissionTimeout
-            self.maximumRetransmissionTimeout = maximumRetransmissionTimeout
-            self.reorderThreshold = reorderThreshold
-            self.progressInterval = progressInterval
-        }
-    }
+    public typealias Configuration = TransferSenderConfiguration
 
     /// Why a message failed for a recipient.
-    public enum Failure: Sendable, Equatable, CustomStringConvertible {
-        /// The receiver refused it or gave it up.
-        case refused(AcknowledgementStatus)
-        /// No acknowledgement moved it forward for the delivery time-out.
-        case noProgress(seconds: Int)
-        /// The recipient's link stayed down longer than the resume time-out.
-        case notResumed(seconds: Int)
-        /// The recipient is a new process now: what the old one held is gone.
-        case recipientRestarted
-        /// The recipient went away for good; the text says how.
-        case recipientGone(String)
-        /// The user or the program stopped it.
-        case cancelled
-
-        public var description: String {
-            switch self {
-            case .refused(let status): "\(status)"
-            case .noProgress(let seconds): "no progress for \(seconds) s"
-            case .notResumed(let seconds): "the link did not come back within \(seconds) s"
-            case .recipientRestarted: "the receiving program restarted"
-            case .recipientGone(let why): why
-            case .cancelled: "cancelled"
-            }
-        }
-    }
+    public typealias Failure = DeliveryFailure
 
     /// Stream bytes to send now: `range` of message `handle`'s stream, in a data frame for
     /// `transfer`, heard by `recipients` (every recipient it was sent for).
@@ -306,8 +248,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             let index = entries.firstIndex(where: { $0.transfer == ack.transfer }),
             var track = entries[index].tracks[recipient], !track.done
         else { return [] }
-        var actions = releaseHold(recipient, at: now)
+        var actions: [Action] = []
         if ack.status.isFinal {
+            actions += releaseHold(recipient, at: now)
             if ack.status == .delivered {
                 track.done = true
                 track.flights = []
@@ -345,6 +288,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         }
         entries[index].tracks[recipient] = track
         if let sample { measured(sample, for: recipient) }
+        actions += releaseHold(recipient, at: now)
         actions += progressIfDue(index, at: now)
         return actions
     }
@@ -390,13 +334,16 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     /// (the new one holds nothing of them; each gets an abort so it skips them), the rest go to it.
     public mutating func restarted(_ recipient: Recipient, window: Int, at now: Double) -> [Action] {
         var actions: [Action] = []
+        peers[recipient] = Peer(window: max(1, min(configuration.window, window)))
         for index in entries.indices {
-            guard let track = entries[index].tracks[recipient], !track.done else { continue }
+            guard var track = entries[index].tracks[recipient], !track.done else { continue }
             if !track.transmitted.isEmpty {
                 actions += fail(index, recipient, .recipientRestarted, abort: .cancelled)
+            } else {
+                track = Track()
+                entries[index].tracks[recipient] = track
             }
         }
-        peers[recipient] = Peer(window: max(1, min(configuration.window, window)))
         return actions + retireFinished()
     }
 

@@ -145,6 +145,12 @@ public final class REPL {
         shutDown()
     }
 
+    /// Counts a failure that came after its command completed (a message not delivered): a
+    /// scripted run then ends with status 1.
+    public func noteFailure() {
+        failedCommands += 1
+    }
+
     /// The status for a normal end: scripted runs report whether everything succeeded.
     private var normalStatus: Int32 {
         if isInteractive { return 0 }

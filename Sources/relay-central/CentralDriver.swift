@@ -15,12 +15,17 @@ final class CentralDriver {
     private var scanTimer: EventLoop.Token?
     private var reconnectTimer: EventLoop.Token?
     private var settleTimer: EventLoop.Token?
+    private var deliveryTimer: EventLoop.Token?
+    private var deliveryTimerAt: Double?
+    private var failuresSeen = 0
     private var commands: [CommandToken: CommandContext] = [:]
     private var nextToken: CommandToken = 1
     private var inputs: InputQueue<CentralInput>!
     private var idleWaiters: [() -> Void] = []
     /// Called after every change of the session (the prompt shows its state).
     var onChange: (() -> Void)?
+    /// Called when a message failed after its command had completed (a scripted run then ends with status 1).
+    var onDeliveryFailure: (() -> Void)?
 
     init(settings: CentralSettings, loop: EventLoop, console: Console) {
         self.loop = loop
@@ -28,7 +33,7 @@ final class CentralDriver {
         self.session = CentralSession(settings: settings)
         inputs = InputQueue(
             handle: { [unowned self] input in
-                for action in self.session.handle(input) { self.perform(action) }
+                for action in self.session.handle(input, at: self.loop.now) { self.perform(action) }
             },
             afterBatch: { [unowned self] in self.settle() })
     }
@@ -71,6 +76,11 @@ final class CentralDriver {
     }
 
     private func settle() {
+        armDeliveryTimer()
+        while failuresSeen < session.delivery.failed {
+            failuresSeen += 1
+            onDeliveryFailure?()
+        }
         if session.isQuiescent, !idleWaiters.isEmpty {
             let waiters = idleWaiters
             idleWaiters.removeAll()
@@ -112,6 +122,22 @@ final class CentralDriver {
             case .failure(let message): context.fail(message)
             default: context.succeed()
             }
+        }
+    }
+
+    /// Keeps one timer at the session's delivery deadline (handshake, retransmissions, time-outs).
+    private func armDeliveryTimer() {
+        let deadline = session.deliveryDeadline
+        guard deadline != deliveryTimerAt else { return }
+        if let deliveryTimer { loop.cancel(deliveryTimer) }
+        deliveryTimer = nil
+        deliveryTimerAt = deadline
+        guard let deadline else { return }
+        deliveryTimer = loop.schedule(after: max(0, deadline - loop.now)) { [weak self] in
+            guard let self else { return }
+            self.deliveryTimer = nil
+            self.deliveryTimerAt = nil
+            self.feed(.deliveryTimerFired)
         }
     }
 

@@ -11,8 +11,9 @@ enum CentralEvent: Equatable, Sendable {
     case discovered(Candidate)
     case connecting(Peer)
     case connected(Peer)
-    /// Subscribed and MTU known; `path` says how values are written, `notify` how notifications arrive.
-    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath)
+    /// Subscribed and MTU known; `path` says how values are written, `notify` how notifications
+    /// arrive, `protocolVersion` whether delivery is confirmed (2) or not (1).
+    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath, protocolVersion: Int)
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
@@ -26,11 +27,11 @@ enum CentralEvent: Equatable, Sendable {
     case error(String)
 
     /// Every event name, for `wait` and the documentation.
-    static let names = [
-        "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
-        "disconnected", "reconnecting", "counter", "written", "receiving", "message", "dropped", "sent", "read", "list",
-        "status", "error",
-    ]
+    static let names =
+        [
+            "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
+            "disconnected", "reconnecting", "written", "read", "list", "status", "error",
+        ] + TransferEvent.names
 }
 
 extension CentralEvent: ReportableEvent {
@@ -74,10 +75,11 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateFields(candidate)
         case .connecting(let peer), .connected(let peer):
             return Self.peerFields(peer)
-        case .ready(let peer, let mtu, let path, let notify):
+        case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
             return Self.peerFields(peer) + [
                 ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength))),
                 ("path", .string(path.rawValue)), ("notify", .string(notify.rawValue)),
+                ("protocol", .integer(Int64(protocolVersion))),
             ]
         case .mtu(let mtu):
             return [("mtu", .integer(Int64(mtu.value)))]
@@ -128,9 +130,11 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateLine(candidate)
         case .connecting(let peer): return "connecting to \(peer)…"
         case .connected(let peer): return "connected to \(peer), resolving services…"
-        case .ready(let peer, let mtu, let path, let notify):
+        case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
+            let delivery =
+                protocolVersion >= 2 ? "protocol 2: delivery confirmed" : "protocol 1: delivery not confirmed"
             return "ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes, "
-                + "via \(path.rawValue); notifications via \(notify.rawValue))"
+                + "via \(path.rawValue); notifications via \(notify.rawValue)); \(delivery)"
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "disconnected from \(peer): \(reason)"
         case .reconnecting(let address): return "reconnecting to \(address)…"

@@ -68,6 +68,8 @@ enum CentralInput: Equatable, Sendable {
     case quitting
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
     case relayCharacteristicRemoved(CharacteristicID)
+    /// The delivery timer (`CentralSession.deliveryDeadline`) fired.
+    case deliveryTimerFired
 }
 
 /// What the session asks the driver to do, in order.

@@ -85,7 +85,9 @@ extension CentralSession {
         if ending.reported {
             actions.append(.report(.disconnected(peer, reason: ending.reason ?? "disconnected on request")))
         }
-        actions += cleanUpLink(reason: "disconnected")
+        // A disconnect asked for (or quitting) ends version-2 transfers too; any other reason
+        // to leave (a peer that is not ready yet) keeps them for a resume.
+        actions += cleanUpLink(reason: "disconnected", keepTransfers: disconnectToken == nil && !isQuitting)
         if let token = disconnectToken {
             disconnectToken = nil
             actions.append(.finish(token, .success))
@@ -99,6 +101,7 @@ extension CentralSession {
     /// The program is quitting (the driver disconnects the peer itself): stop scanning, connect
     /// no more, and take the link's end as asked for, not as a loss to recover from.
     mutating func quitting() -> [CentralAction] {
+        isQuitting = true
         autoConnect = nil
         resumeListing = false
         var actions: [CentralAction] = [.cancelReconnectTimer]

@@ -26,17 +26,28 @@ extension CentralSession {
         guard notify.flags.contains(.notify) else {
             return notRelay(peer, "its notify characteristic does not notify (flags: \(notify.flags))")
         }
+        // Protocol 2 when the peripheral offers the session characteristic (and we speak it):
+        // then that is the only one subscribed to and written, so nothing of version 2 reaches a
+        // peer that did not show it speaks it, and nothing of version 1 comes back.
+        let session = inService.first {
+            $0.uuid == RelayProfile.sessionCharacteristic && $0.flags.contains(.notify)
+                && $0.flags.contains(.writeWithoutResponse)
+        }
+        var relay = RelayLink(write: write.id, notify: notify.id)
+        if settings.delivery.speaksVersion2 { relay.session = session?.id }
+        delivery.phase = .idle
         // AcquireNotify unless --notify-path signal: one dbus-daemon hop less per notification.
         // bluetoothd drops a notification when the socket is full, so the driver reads it on its
         // own thread (see NotificationSocket).
         let subscribe: CentralAction =
-            settings.notifyPath == .socket ? .acquireNotify(notify.id) : .startNotify(notify.id)
+            settings.notifyPath == .socket ? .acquireNotify(relay.dataNotify) : .startNotify(relay.dataNotify)
         if settings.writePath == .writeValue {
-            link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id, path: .writeValue))
-            return [subscribe, .readMTU(write.id)]
+            relay.path = .writeValue
+            link = .subscribing(peer, relay)
+            return [subscribe, .readMTU(relay.dataWrite)]
         }
-        link = .subscribing(peer, RelayLink(write: write.id, notify: notify.id))
-        return [subscribe, .acquireWrite(write.id)]
+        link = .subscribing(peer, relay)
+        return [subscribe, .acquireWrite(relay.dataWrite)]
     }
 
     /// The device answered but is not a relay peripheral: say so and disconnect. While reconnecting
@@ -93,7 +104,7 @@ extension CentralSession {
     /// `AcquireNotify` was refused: subscribe with `StartNotify` (its failure abandons the link).
     mutating func notifyAcquireFailed() -> [CentralAction] {
         guard case .subscribing(_, let relay) = link, !relay.notifying else { return [] }
-        return [.startNotify(relay.notify)]
+        return [.startNotify(relay.dataNotify)]
     }
 
     /// The `AcquireNotify` socket closed under a link that is still up as far as we know:
@@ -105,11 +116,11 @@ extension CentralSession {
             relay.notifying = false
             relay.notifyVia = nil
             link = .subscribing(peer, relay)
-            return [.startNotify(relay.notify)]
+            return [.startNotify(relay.dataNotify)]
         case .ready(let peer, var relay) where relay.notifyVia == .socket:
             relay.notifyVia = .signal
             link = .ready(peer, relay)
-            return [.startNotify(relay.notify)]
+            return [.startNotify(relay.dataNotify)]
         default:
             return []
         }
@@ -126,7 +137,7 @@ extension CentralSession {
         guard case .subscribing(let peer, var relay) = link else { return [] }
         relay.path = .writeValue
         link = .subscribing(peer, relay)
-        return [.readMTU(relay.write)]
+        return [.readMTU(relay.dataWrite)]
     }
 
     mutating func mtuRead(_ mtu: MTU?) -> [CentralAction] {
@@ -164,13 +175,25 @@ extension CentralSession {
         autoConnect = nil
         autoConnectPersistent = false
         _ = inbound.reset(because: .linkEnded("reconnected"))
-        let notify = relay.notifyVia ?? .signal
-        var actions: [CentralAction] = [.report(.ready(peer, mtu: mtu, path: path, notify: notify))]
+        _ = path
+        // With the session characteristic, ready is reported once the handshake decided the version.
+        if relay.session != nil { return startGreeting() }
+        return announceReady(peer, relay, protocolVersion: 1) + pump()
+    }
+
+    /// Reports `ready` (with the protocol version) and completes `connect`.
+    mutating func announceReady(_ peer: Peer, _ relay: RelayLink, protocolVersion: Int) -> [CentralAction] {
+        guard let mtu = relay.mtu, let path = relay.path else { return [] }
+        var actions: [CentralAction] = [
+            .report(
+                .ready(peer, mtu: mtu, path: path, notify: relay.notifyVia ?? .signal, protocolVersion: protocolVersion)
+            )
+        ]
         if let token = connectToken {
             connectToken = nil
             actions.append(.finish(token, .success))
         }
-        return actions + pump()
+        return actions
     }
 
     /// The link ended without being asked to.
@@ -201,8 +224,10 @@ extension CentralSession {
     }
 
     /// Whatever a link carried ends with it: the partial message, queued sends, a pending read.
-    mutating func cleanUpLink(reason: String) -> [CentralAction] {
-        var actions: [CentralAction] = []
+    /// Version-2 transfers wait for a resume unless `keepTransfers` is false (a disconnect asked
+    /// for, quitting): then they fail.
+    mutating func cleanUpLink(reason: String, keepTransfers: Bool = true) -> [CentralAction] {
+        var actions: [CentralAction] = deliveryLinkEnded(keep: keepTransfers, reason: reason)
         vanishedCharacteristic = nil
         valuesDuringRead = nil
         if let dropped = inbound.reset(because: .linkEnded("\(reason) before the message was complete")),
@@ -213,7 +238,7 @@ extension CentralSession {
         // What was queued, and the value in flight, go with the link. Frames taken count as
         // sent: all of a message whose last frame was in flight, some of the one in front.
         var lost: [(item: Outbox<CommandToken?>.Completion, framesTaken: Int)] = []
-        if let completion = inFlight?.completion {
+        if case .outbox(let value)? = inFlight, let completion = value.completion {
             if case .message(let message, _) = completion {
                 lost.append((completion, message.frames))
             } else {
@@ -230,7 +255,7 @@ extension CentralSession {
             case .counter(let counter, let token):
                 if let token { actions.append(.finish(token, .failure("counter \(counter) not written: \(reason)"))) }
             case .message(let message, let token):
-                let text = "message \(message.id) not sent: \(reason) after \(taken) of \(message.frames) frames"
+                let text = "message \(message.number) not sent: \(reason) after \(taken) of \(message.frames) frames"
                 actions.append(.report(.error(text)))
                 if let token { actions.append(.finish(token, .failure(text))) }
             }

@@ -3,20 +3,43 @@ import RelayBlueZ
 import RelayEndpoint
 import RelayProtocol
 
-/// Counters and messages: writing the outbox one value at a time, and what the peripheral notifies.
+/// Counters and messages: writing one value at a time (the handshake's and acknowledgements'
+/// frames first, then counters and version-1 frames, then version-2 data), and what the
+/// peripheral notifies.
 extension CentralSession {
     /// Starts writing the next value when the link is ready and nothing is in flight.
     mutating func pump() -> [CentralAction] {
-        guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path, let value = outbox.next() else {
-            return []
+        guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
+        if relay.session != nil, !delivery.control.isEmpty {
+            let frame = delivery.control.removeFirst()
+            inFlight = .control
+            return [.write(frame.encoded, via: path, to: relay.dataWrite)]
         }
-        inFlight = value
-        return [.write(value.bytes, via: path, to: relay.write)]
+        if let value = outbox.next() {
+            inFlight = .outbox(value)
+            return [.write(value.bytes, via: path, to: relay.dataWrite)]
+        }
+        if relay.session != nil, let mtu = relay.mtu, let (bytes, write) = nextDataFrame(mtu: mtu) {
+            inFlight = write
+            return [.write(bytes, via: path, to: relay.dataWrite)]
+        }
+        return []
     }
 
     mutating func writeFinished(_ error: BlueZError?) -> [CentralAction] {
-        guard let value = inFlight else { return [] }
+        guard let written = inFlight else { return [] }
         inFlight = nil
+        let value: Outbox<CommandToken?>.Value
+        switch written {
+        case .control:
+            return pump()
+        case .data(let handle, let transfer, let completes):
+            // A frame that did not go is resent when its acknowledgement does not come.
+            let actions = error == nil ? dataWritten(handle: handle, transfer: transfer, completes: completes) : []
+            return actions + pump()
+        case .outbox(let outboxValue):
+            value = outboxValue
+        }
         var actions: [CentralAction] = []
         if let error {
             let failed: (message: String, token: CommandToken?)?
@@ -24,7 +47,7 @@ extension CentralSession {
                 failed = ("counter \(counter) not written: \(Self.writeProblem(error))", value.completion?.token ?? nil)
             } else if let (message, taken, token) = frameFailed(value) {
                 failed = (
-                    "message \(message.id) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))",
+                    "message \(message.number) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))",
                     token
                 )
             } else {
@@ -42,6 +65,8 @@ extension CentralSession {
             case .message(let message, let token)?:
                 messagesSent += 1
                 actions.append(.report(.transfer(.sent(message))))
+                // Version 1 has no acknowledgement: sent is all there is to know.
+                actions.append(.report(.transfer(.unconfirmed(message.summary, to: peripheralName))))
                 if let token { actions.append(.finish(token, .success)) }
             case nil:
                 break
@@ -82,7 +107,7 @@ extension CentralSession {
     /// A `Value` change of a characteristic: on the notify characteristic, a notification (signal
     /// path) unless it echoes a read, which sets `Value` too.
     mutating func valueChanged(_ id: CharacteristicID, _ value: [UInt8], at time: Double) -> [CentralAction] {
-        guard case .some(let relay) = subscribingOrReadyLink, id == relay.notify else { return [] }
+        guard case .some(let relay) = subscribingOrReadyLink, id == relay.dataNotify else { return [] }
         // Through the socket, notifications never change `Value`: only a read does.
         if relay.notifyVia == .socket { return [] }
         if valuesDuringRead != nil {
@@ -94,7 +119,8 @@ extension CentralSession {
 
     /// A notification from the peripheral.
     mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
-        guard subscribingOrReadyLink != nil else { return [] }
+        guard let relay = subscribingOrReadyLink else { return [] }
+        if relay.session != nil { return sessionValue(value) }
         let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []
         for event in inbound.receive(value, at: time) {
@@ -103,7 +129,7 @@ extension CentralSession {
                 lastReceived = counter
                 actions.append(.report(.transfer(.counter(from: sender, counter))))
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: id, from: sender)))
+                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender)))
             case .receiving, .protocolError, .dropped:
                 if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
             }

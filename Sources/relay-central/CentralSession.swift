@@ -16,6 +16,8 @@ struct CentralSettings: Equatable, Sendable {
     var writePath = WritePath.socket
     /// `.socket`: subscribe with `AcquireNotify` (falling back to `StartNotify`); `.signal`: `StartNotify` only.
     var notifyPath = NotifyPath.signal
+    /// Protocol version 2: token, window, time-outs.
+    var delivery = DeliverySettings()
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
     /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
@@ -39,6 +41,7 @@ struct CentralSettings: Equatable, Sendable {
         startupTarget = options.connect
         writePath = options.writePath
         notifyPath = options.common.notifyPath
+        delivery = DeliverySettings(options: options.common)
     }
 }
 
@@ -66,11 +69,28 @@ struct CentralSession {
     struct RelayLink: Equatable {
         var write: CharacteristicID
         var notify: CharacteristicID
+        /// The session characteristic (protocol 2), when the peripheral offers it and it is used.
+        var session: CharacteristicID?
         var notifying = false
         /// How notifications arrive, once subscribed.
         var notifyVia: NotifyPath?
         var mtu: MTU?
         var path: WritePath?
+
+        /// Where values are written: the session characteristic with protocol 2, else the write one.
+        var dataWrite: CharacteristicID { session ?? write }
+        /// Where notifications come from: the session characteristic with protocol 2, else the notify one.
+        var dataNotify: CharacteristicID { session ?? notify }
+    }
+
+    /// The value being written (one at a time) and what it completes.
+    enum InFlightWrite {
+        /// A counter or a version-1 frame from the outbox.
+        case outbox(Outbox<CommandToken?>.Value)
+        /// A hello, acknowledgement or abort.
+        case control
+        /// A version-2 data frame; `completes` when it carries a message's last byte the first time.
+        case data(handle: Int, transfer: TransferID, completes: Bool)
     }
 
     /// Why discovery runs.
@@ -95,6 +115,8 @@ struct CentralSession {
     }
 
     let settings: CentralSettings
+    /// The loop's time when the current input is handled (monotonic seconds).
+    var now = 0.0
     var adapterState: AdapterState = .unknown
     var adapter: AdapterInfo?
     var scan: Scan = .idle
@@ -109,6 +131,10 @@ struct CentralSession {
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
     var messagesSent = 0
+    /// The number the next message gets (from 1; `id` in the sender's events).
+    var nextMessageNumber = 1
+    /// Protocol version 2 with the peripheral.
+    var delivery: CentralDelivery
     /// The device to connect to by itself whenever possible (start-up, reconnect, resume).
     var autoConnect: SeekTarget?
     /// Whether an automatic connection comes from `--reconnect` or a resume (persistent) rather than a command.
@@ -126,6 +152,8 @@ struct CentralSession {
     var vanishedCharacteristic: CharacteristicID?
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
+    /// The program is quitting: the link's end ends every transfer.
+    var isQuitting = false
 
     /// Counters and messages the peripheral notifies.
     var inbound: InboundPipeline
@@ -136,7 +164,7 @@ struct CentralSession {
     /// Counters and messages to write, with the command waiting for each (nil: none).
     var outbox = Outbox<CommandToken?>()
     /// The value being written (one at a time).
-    var inFlight: Outbox<CommandToken?>.Value?
+    var inFlight: InFlightWrite?
 
     var scanToken: CommandToken?
     var connectToken: CommandToken?
@@ -149,6 +177,7 @@ struct CentralSession {
         self.settings = settings
         self.inbound = InboundPipeline(maxMessage: settings.maxMessage)
         self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
+        self.delivery = CentralDelivery(settings: settings.delivery)
         switch settings.startupTarget {
         case .address(let address)?: autoConnect = .address(address)
         case .name(let name)?: autoConnect = .name(name)
@@ -172,10 +201,10 @@ struct CentralSession {
         return nil
     }
 
-    /// The notify characteristic of a link being subscribed or ready.
+    /// The characteristic notifications come from, on a link being subscribed or ready.
     var notifyCharacteristic: CharacteristicID? {
         switch link {
-        case .subscribing(_, let relay), .ready(_, let relay): return relay.notify
+        case .subscribing(_, let relay), .ready(_, let relay): return relay.dataNotify
         default: return nil
         }
     }
@@ -187,13 +216,18 @@ struct CentralSession {
         case .idle: return scan == .idle ? "idle" : "scanning"
         case .connecting: return "connecting"
         case .resolving, .subscribing: return "subscribing"
-        case .ready(_, let relay): return "ready mtu \(relay.mtu?.value ?? MTU.minimum)"
+        case .ready(_, let relay):
+            if case .greeting = delivery.phase { return "greeting" }
+            return "ready mtu \(relay.mtu?.value ?? MTU.minimum)"
         case .disconnecting: return "disconnecting"
         }
     }
 
     /// Whether nothing is pending that quitting would cut short (sends, connect, read).
-    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil }
+    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy }
+
+    /// When the delivery timer must fire (the handshake, retransmissions, time-outs).
+    var deliveryDeadline: Double? { delivery.nextDeadline }
 
     /// The `status` snapshot.
     var status: CentralStatus {
@@ -211,7 +245,24 @@ struct CentralSession {
             mtu: readyLink?.mtu,
             path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outbox.count)
+            pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count,
+            protocolVersion: protocolInUse)
+    }
+
+    /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).
+    var protocolInUse: Int? {
+        guard readyLink != nil else { return nil }
+        switch delivery.phase {
+        case .established: return 2
+        case .greeting: return nil
+        case .idle, .fallback: return 1
+        }
+    }
+
+    /// Handles one input at loop time `now` and returns the actions to perform, in order.
+    mutating func handle(_ input: CentralInput, at now: Double) -> [CentralAction] {
+        self.now = max(self.now, now)
+        return handle(input)
     }
 
     /// Handles one input and returns the actions to perform, in order.
@@ -244,6 +295,7 @@ struct CentralSession {
         case .settleTimerFired: return settleTimedOut()
         case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
+        case .deliveryTimerFired: return deliveryTimerFired()
         }
     }
 
@@ -323,10 +375,16 @@ struct CentralSession {
 
     private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
         guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
-        guard message.bytes.count <= Int(UInt32.max) else {
+        guard message.bytes.count <= Int(UInt32.max) - 300 else {
             return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
         }
-        outbox.append(message, chunker: &chunker, tag: token)
+        let number = nextMessageNumber
+        nextMessageNumber += 1
+        switch delivery.phase {
+        case .established: enqueue(message, number: number, token: token)
+        case .greeting: delivery.waiting.append((number, message, token))
+        case .idle, .fallback: outbox.append(message, number: number, chunker: &chunker, tag: token)
+        }
         return pump()
     }
 
@@ -338,7 +396,8 @@ struct CentralSession {
         readToken = token
         readsPending = 2
         readFailure = nil
-        valuesDuringRead = relay.notifyVia == .socket ? nil : []
+        // Reading the characteristic notifications come from changes its `Value` too (signal path).
+        valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
         return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
     }
 

@@ -16,6 +16,8 @@ struct CentralStatus: Equatable, Sendable {
     var messagesReceived: Int
     var messagesSent: Int
     var pendingSends: Int
+    /// The protocol version of the ready link (nil: not ready).
+    var protocolVersion: Int?
 
     var fields: [(String, JSONValue)] {
         adapter.fields + [
@@ -29,6 +31,7 @@ struct CentralStatus: Equatable, Sendable {
             ("messagesReceived", .integer(Int64(messagesReceived))),
             ("messagesSent", .integer(Int64(messagesSent))),
             ("pendingSends", .integer(Int64(pendingSends))),
+            ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null),
         ]
     }
 
@@ -39,6 +42,11 @@ struct CentralStatus: Equatable, Sendable {
         ]
         if let mtu {
             lines.append("MTU:       \(mtu) (values up to \(mtu.maxValueLength) bytes, via \(path?.rawValue ?? "?"))")
+        }
+        if let protocolVersion {
+            lines.append(
+                "protocol:  \(protocolVersion)"
+                    + (protocolVersion >= 2 ? " (delivery confirmed)" : " (frames only: delivery unconfirmed)"))
         }
         lines.append("scanning:  \(scanning ? "yes" : "no"), \(candidates) candidate\(candidates == 1 ? "" : "s")")
         lines.append("counter:   next write \(nextCounter), last received \(lastReceived.map(\.description) ?? "none")")

@@ -46,6 +46,7 @@ driver.onChange = { [unowned repl, unowned driver] in
 }
 for spec in CentralCommands.specs(driver: driver) { repl.add(spec) }
 repl.endOfInputHook = { done in driver.whenIdle(done) }
+driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
 repl.shutdownHook = { done in driver.shutdown(done) }
 driver.start()
 exit(repl.run())

@@ -11,6 +11,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private let loop: EventLoop
     private let choice: AdapterChoice?
     private let notifyPath: NotifyPath
+    private let sessions: Bool
     private var client: BlueZClient?
     private var application: GattApplication?
     private var advertisement: LEAdvertisement?
@@ -20,11 +21,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
-    init(driver: PeripheralDriver, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket) {
+    /// `sessions`: serve the session characteristic (protocol 2).
+    init(
+        driver: PeripheralDriver, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket,
+        sessions: Bool = true
+    ) {
         self.driver = driver
         self.loop = loop
         self.choice = choice
         self.notifyPath = notifyPath
+        self.sessions = sessions
     }
 
     /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
@@ -48,7 +54,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
-            services: [PeripheralGattProfile.localService(notifyPath: notifyPath)])
+            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions)])
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(
@@ -158,6 +164,13 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         switch event {
         case .written(let uuid, let value, let request) where uuid == RelayProfile.writeCharacteristic:
             driver.handle(.written(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+        case .written(let uuid, let value, let request) where uuid == RelayProfile.sessionCharacteristic:
+            driver.handle(.sessionWritten(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+        case .notifyStarted(let uuid) where uuid == RelayProfile.sessionCharacteristic:
+            driver.handle(.sessionNotifyStarted(mtu: nil))
+        case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
+            if let address = request.deviceAddress, let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
+            driver.handle(.sessionNotifyStarted(mtu: request.mtu))
         case .read(_, let request):
             if let address = request.deviceAddress, let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
         case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
@@ -165,9 +178,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:
             driver.handle(.notifyStarted(from: request.deviceAddress, mtu: request.mtu))
         case .notifyStopped(let uuid), .notifyReleased(let uuid):
-            if uuid == RelayProfile.notifyCharacteristic, application?.isNotifying(uuid) != true {
-                driver.handle(.notifyStopped(from: nil))
-            }
+            guard application?.isNotifying(uuid) != true else { break }
+            if uuid == RelayProfile.notifyCharacteristic { driver.handle(.notifyStopped(from: nil)) }
+            if uuid == RelayProfile.sessionCharacteristic { driver.handle(.sessionNotifyStopped) }
         case .notifyWritable:
             driver.handle(.notifyWritable)
         case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
@@ -234,10 +247,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    func notify(_ value: [UInt8]) -> NotifyOutcome {
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
         guard let application else { return .failed(.noBluetoothd) }
-        let throughSocket = application.notifyLinkMTU(RelayProfile.notifyCharacteristic) != nil
-        switch application.notify(value, on: RelayProfile.notifyCharacteristic) {
+        let uuid = characteristic == .session ? RelayProfile.sessionCharacteristic : RelayProfile.notifyCharacteristic
+        let throughSocket = application.notifyLinkMTU(uuid) != nil
+        switch application.notify(value, on: uuid) {
         case .sent: return .sent(throughSocket: throughSocket)
         case .wouldBlock: return .wouldBlock
         case .notSubscribed: return .failed(.noSubscriber)

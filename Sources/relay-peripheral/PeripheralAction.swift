@@ -25,8 +25,8 @@ enum PeripheralAction: Equatable, Sendable {
     case report(PeripheralEvent)
     /// Print an informational line (not an event).
     case note(String)
-    /// Hand one value to bluetoothd as a notification; answer with `.notifyOutcome`.
-    case notify([UInt8])
+    /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
+    case notify([UInt8], on: RelayCharacteristic)
     /// Set what a read of the notify characteristic returns.
     case setNotifyReadValue([UInt8])
     /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).
@@ -77,6 +77,12 @@ enum PeripheralInput: Equatable, Sendable {
     case mtu(BluetoothAddress, MTU)
     /// A value written to the write characteristic at monotonic `time` (seconds).
     case written([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// A value written to the session characteristic (protocol 2).
+    case sessionWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// Notifications on the session characteristic were enabled (the first relay central).
+    case sessionNotifyStarted(mtu: MTU?)
+    /// Notifications on the session characteristic were disabled (the last relay central).
+    case sessionNotifyStopped
     /// Notifications were enabled (`StartNotify`, or `AcquireNotify` with its device and MTU).
     case notifyStarted(from: BluetoothAddress?, mtu: MTU?)
     /// Notifications were disabled (`StopNotify`, or the acquired socket closed).
@@ -139,8 +145,10 @@ enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// The two characteristics a central can read.
-enum RelayCharacteristic: Sendable {
+/// The relay characteristics: the two of the original apps (which centrals can read) and the
+/// session characteristic of protocol 2.
+enum RelayCharacteristic: Equatable, Sendable {
     case write
     case notify
+    case session
 }

@@ -10,8 +10,8 @@ protocol PeripheralBackend: AnyObject {
     /// Register the advertisement; answer `.advertisementRegistered(ticket)` or `.advertisementFailed`.
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName)
     func unregisterAdvertisement()
-    /// Notify one value to the subscribed centrals.
-    func notify(_ value: [UInt8]) -> NotifyOutcome
+    /// Notify one value on `characteristic` to the centrals subscribed to it.
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome
     /// Set the value a read of the notify characteristic returns.
     func setNotifyReadValue(_ value: [UInt8])
     /// Unregister everything and release the bus, then call `done`.

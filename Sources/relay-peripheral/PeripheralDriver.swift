@@ -14,6 +14,9 @@ final class PeripheralDriver {
     weak var backend: (any PeripheralBackend)?
     /// Called with the new prompt whenever the state shown in it changes.
     var onPromptChange: ((String) -> Void)?
+    /// Called when a message failed for a central (a scripted run then ends with status 1).
+    var onDeliveryFailure: (() -> Void)?
+    private var failuresSeen = 0
 
     /// After the last value was handed over, time given to bluetoothd to send it before exit.
     static let drainGrace = 0.3
@@ -39,7 +42,7 @@ final class PeripheralDriver {
         work = InputQueue(
             handle: { [unowned self] item in
                 switch item {
-                case .input(let input): self.perform(self.session.handle(input))
+                case .input(let input): self.perform(self.session.handle(input, at: self.loop.now))
                 case .actions(let actions): self.perform(actions)
                 }
             },
@@ -82,8 +85,8 @@ final class PeripheralDriver {
                 console.report(event)
                 if case .advertising = event { StartupTrace.once("advertising printed") }
             case .note(let text): console.print(text)
-            case .notify(let value):
-                handle(.notifyOutcome(backend?.notify(value) ?? .failed(.noBluetoothd)))
+            case .notify(let value, let characteristic):
+                handle(.notifyOutcome(backend?.notify(value, on: characteristic) ?? .failed(.noBluetoothd)))
             case .setNotifyReadValue(let value): backend?.setNotifyReadValue(value)
             case .pauseSending(let seconds):
                 loop.schedule(after: seconds) { [weak self] in self?.handle(.sendTimerFired) }
@@ -97,6 +100,10 @@ final class PeripheralDriver {
 
     /// After a batch of inputs: the prompt, the stall timer and the waiters for the queue to drain.
     private func settle() {
+        while failuresSeen < session.delivery.failed {
+            failuresSeen += 1
+            onDeliveryFailure?()
+        }
         updatePrompt()
         armStallTimer()
         if !session.hasPendingValues { finishDrainWaiters() }

@@ -40,6 +40,8 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
     case refusedCall(RefusedCall, suppressed: Int)
     /// A received message could not be saved (the text says where and why).
     case saveFailed(String)
+    /// A relay central said hello while every session number (254) was taken.
+    case sessionsFull
 
     var description: String {
         switch self {
@@ -56,6 +58,7 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
             return "refused \(call.method) on \(call.path) from \(call.sender): only bluetoothd may call the "
                 + "peripheral's objects\(more)"
         case .saveFailed(let text): return text
+        case .sessionsFull: return "254 relay centrals are in session already: no session for this one"
         }
     }
 }
@@ -73,8 +76,9 @@ enum PeripheralEvent: Equatable, Sendable {
     case stopped(AdvertisingStopReason)
     case connected(BluetoothAddress)
     case disconnected(BluetoothAddress)
-    /// A central subscribed to the notify characteristic (address when BlueZ tells it).
-    case subscribed(BluetoothAddress?, mtu: MTU?)
+    /// A central subscribed (address when BlueZ tells it): to the notify characteristic
+    /// (`protocolVersion` 1), or to the session characteristic with its hello (2).
+    case subscribed(BluetoothAddress?, mtu: MTU?, protocolVersion: Int = 1)
     case unsubscribed(BluetoothAddress?)
     /// A central's MTU became known or changed.
     case mtu(BluetoothAddress, MTU)
@@ -88,10 +92,11 @@ enum PeripheralEvent: Equatable, Sendable {
     case status(PeripheralStatus)
 
     /// Every event name, for `wait` and completion.
-    static let names = [
-        "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
-        "mtu", "counter", "notified", "receiving", "message", "dropped", "sent", "error", "status",
-    ]
+    static let names =
+        [
+            "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
+            "mtu", "notified", "error", "status",
+        ] + TransferEvent.names
 }
 
 extension PeripheralEvent: ReportableEvent {
@@ -121,8 +126,11 @@ extension PeripheralEvent: ReportableEvent {
         case .advertising(let name): return [("name", .string(name))]
         case .stopped(let reason): return [("reason", .string(reason.rawValue))]
         case .connected(let central), .disconnected(let central): return [("address", .string(central.description))]
-        case .subscribed(let central, let mtu):
-            return [("address", address(central)), ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null)]
+        case .subscribed(let central, let mtu, let protocolVersion):
+            return [
+                ("address", address(central)), ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null),
+                ("protocol", .integer(Int64(protocolVersion))),
+            ]
         case .unsubscribed(let central): return [("address", address(central))]
         case .mtu(let central, let mtu):
             return [("address", .string(central.description)), ("mtu", .integer(Int64(mtu.value)))]
@@ -152,7 +160,9 @@ extension PeripheralEvent: ReportableEvent {
             }
         case .connected(let central): return "\(who(central)) connected"
         case .disconnected(let central): return "\(who(central)) disconnected"
-        case .subscribed(let central, let mtu): return "\(who(central)) subscribed" + (mtu.map { " (MTU \($0))" } ?? "")
+        case .subscribed(let central, let mtu, let protocolVersion):
+            return "\(who(central)) subscribed" + (mtu.map { " (MTU \($0))" } ?? "")
+                + (protocolVersion >= 2 ? ", protocol 2: delivery confirmed" : "")
         case .unsubscribed(let central): return "\(who(central)) unsubscribed"
         case .mtu(let central, let mtu): return "\(who(central)): MTU \(mtu)"
         case .notified(let value, let centrals):

@@ -7,7 +7,8 @@ enum PeripheralGattProfile {
     /// socket (flow control by writable readiness; `notifyPath` `.socket`) or `PropertiesChanged`
     /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
     /// central (an acquired write socket would not on BlueZ 5.66).
-    static func localService(notifyPath: NotifyPath = .socket) -> LocalService {
+    /// `sessions`: also the session characteristic (protocol 2; not with `--protocol 1`).
+    static func localService(notifyPath: NotifyPath = .socket, sessions: Bool = true) -> LocalService {
         LocalService(
             uuid: RelayProfile.service, primary: true,
             characteristics: [
@@ -15,7 +16,15 @@ enum PeripheralGattProfile {
                 LocalCharacteristic(
                     uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify],
                     supportsAcquireNotify: notifyPath == .socket),
-            ])
+            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath)] : []))
+    }
+
+    /// Protocol 2's characteristic: relay centrals write hellos, data, acknowledgements and
+    /// counters there and subscribe to it (and only they: the original apps never see it).
+    static func sessionCharacteristic(notifyPath: NotifyPath) -> LocalCharacteristic {
+        LocalCharacteristic(
+            uuid: RelayProfile.sessionCharacteristic, flags: [.writeWithoutResponse, .notify],
+            supportsAcquireNotify: notifyPath == .socket)
     }
 
     /// The advertisement: the relay service UUID and the LocalName.

@@ -5,8 +5,8 @@ import RelayProtocol
 
 /// Connected centrals, their MTUs and their subscriptions.
 extension PeripheralSession {
-    /// Whether notifications would reach someone.
-    var hasSubscribers: Bool { notifying || centrals.values.contains { $0.subscribed } }
+    /// Whether notifications would reach someone (on either characteristic).
+    var hasSubscribers: Bool { hasLegacySubscribers || !delivery.linkedSessions.isEmpty }
 
     /// How many centrals a notification may reach. bluetoothd names only the first subscriber
     /// (`AcquireNotify`/`StartNotify` come once, however many centrals enable notifications) and
@@ -47,6 +47,7 @@ extension PeripheralSession {
     }
 
     mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
+        sessionsLinkDown(at: address)
         guard var central = centrals.removeValue(forKey: address) else { return [] }
         var actions: [PeripheralAction] = []
         if let dropped = central.inbound.reset(because: .linkEnded(reason)),
@@ -55,7 +56,7 @@ extension PeripheralSession {
             actions.append(.report(.transfer(event)))
         }
         actions.append(.report(.disconnected(address)))
-        if central.subscribed, !hasSubscribers {
+        if central.subscribed, !hasLegacySubscribers {
             actions += abandonOutbox(because: .lastSubscriberLeft)
         }
         return actions
@@ -99,7 +100,7 @@ extension PeripheralSession {
             for key in centrals.keys { centrals[key]?.subscribed = false }
             actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
         }
-        if !hasSubscribers {
+        if !hasLegacySubscribers {
             actions += abandonOutbox(because: .noSubscriber)
         }
         return actions

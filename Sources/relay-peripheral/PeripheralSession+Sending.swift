@@ -24,6 +24,10 @@ extension PeripheralSession {
         let counter: Counter?
         /// `notified` after a counter, `sent` after a message's last frame, else nil.
         let completion: PeripheralEvent?
+        /// The characteristic it is notified on.
+        var target: RelayCharacteristic = .notify
+        /// More to report once it is handed over (`unconfirmed` per version-1 central).
+        var alsoReport: [PeripheralEvent] = []
     }
 
     /// Values handed over per burst when nothing paces them (`PropertiesChanged`).
@@ -31,11 +35,15 @@ extension PeripheralSession {
     /// Pause between unpaced bursts, in seconds.
     static let unpacedInterval = 0.002
 
-    /// Whether anything waits to be handed over, or is on its way.
-    var hasPendingValues: Bool { !outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil }
+    /// Whether anything waits to be handed over, or is on its way (version-2 messages until
+    /// every session is done with them).
+    var hasPendingValues: Bool {
+        !outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sessionCounters.isEmpty
+            || delivery.isBusy
+    }
 
     /// Counters and messages queued (a message partly sent counts as one).
-    var pendingCount: Int { outbox.count }
+    var pendingCount: Int { outbox.count + sessionCounters.count + delivery.sender.pendingCount }
 
     /// Starts handing values over unless that is under way.
     mutating func startSending() -> [PeripheralAction] {
@@ -43,25 +51,38 @@ extension PeripheralSession {
         return handOverNext()
     }
 
+    /// The next value: the session characteristic's welcomes, acknowledgements and counters
+    /// first, then the outbox (counters and version-1 frames), then version-2 data.
     private mutating func handOverNext() -> [PeripheralAction] {
-        guard let value = sending.blocked ?? takeNextValue() else {
+        guard
+            let value = sending.blocked ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
+                ?? nextSessionValue(afterOutbox: true)
+        else {
             sending.burst = 0
             return []
         }
         sending.blocked = nil
         sending.inFlight = value
-        return [.notify(value.bytes)]
+        return [.notify(value.bytes, on: value.target)]
     }
 
     private mutating func takeNextValue() -> OutgoingValue? {
         guard let value = outbox.next() else { return nil }
         let completion: PeripheralEvent?
+        var also: [PeripheralEvent] = []
         switch value.completion {
         case .counter(let counter, let centrals)?: completion = .notified(value: counter.value, centrals: centrals)
-        case .message(let message, _)?: completion = .transfer(.sent(message))
+        case .message(let message, _)?:
+            completion = .transfer(.sent(message))
+            // Version 1 has no acknowledgement: sent is all there is to know.
+            let legacy = centrals.values.filter(\.subscribed).compactMap(\.address).sorted()
+            also = (legacy.isEmpty ? [nil] : legacy.map { Optional($0) }).map {
+                .transfer(.unconfirmed(message.summary, to: PeerName(.central, $0)))
+            }
         case nil: completion = nil
         }
-        return OutgoingValue(bytes: value.bytes, counter: value.counter, completion: completion)
+        return OutgoingValue(
+            bytes: value.bytes, counter: value.counter, completion: completion, target: .notify, alsoReport: also)
     }
 
     /// The outcome of the `.notify` in flight.
@@ -73,8 +94,11 @@ extension PeripheralSession {
             var actions: [PeripheralAction] = []
             if let counter = value.counter { lastNotified = counter }
             // A frame changed the characteristic's value: reads return the last counter.
-            if value.counter == nil { actions.append(.setNotifyReadValue(lastNotified?.encoded ?? [])) }
+            if value.counter == nil, value.target == .notify {
+                actions.append(.setNotifyReadValue(lastNotified?.encoded ?? []))
+            }
             if let completion = value.completion { actions.append(.report(completion)) }
+            actions += value.alsoReport.map { .report($0) }
             sending.burst += 1
             if !throughSocket, sending.burst >= Self.unpacedBurst, !outbox.isEmpty {
                 sending.burst = 0
@@ -85,6 +109,11 @@ extension PeripheralSession {
         case .wouldBlock:
             sending.blocked = value
             return []
+        case .failed(let failure) where value.target == .session:
+            // Version 2 repairs a lost frame; a counter is reported lost.
+            let report: [PeripheralAction] =
+                value.counter.map { [.report(.error(.valueNotSent(counter: $0, failure), from: nil))] } ?? []
+            return report + handOverNext()
         case .failed(let failure):
             return [.report(.error(.valueNotSent(counter: value.counter, failure), from: nil))]
                 + abandonOutbox(because: .notifyFailed(failure))

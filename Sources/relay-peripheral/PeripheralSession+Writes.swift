@@ -43,7 +43,7 @@ extension PeripheralSession {
                     actions += startSending()
                 }
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: id, from: sender)))
+                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender)))
             case .receiving:
                 break  // the peripheral shows a message in progress in `status` only
             case .protocolError, .dropped:
@@ -57,9 +57,9 @@ extension PeripheralSession {
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.
     /// The driver feeds `.tick(now:)` at (or after) that time.
     var nextReassemblyDeadline: Double? {
-        (Array(centrals.values) + [anonymous]).compactMap { central in
+        ((Array(centrals.values) + [anonymous]).compactMap { central in
             central.inbound.stallDeadline(timeout: Self.idleTimeout(for: central))
-        }.min()
+        } + [delivery.nextDeadline].compactMap { $0 }).min()
     }
 
     /// Drops every partial message whose central's idle time-out passed at `now` without a frame.

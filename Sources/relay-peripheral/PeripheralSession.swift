@@ -20,9 +20,13 @@ struct PeripheralSession {
         var maxMessage = CommonOptions.defaultMaxMessage
         var echo = false
         var saveDirectory: String?
+        /// Protocol version 2: token, window, time-outs.
+        var delivery = DeliverySettings()
     }
 
     let configuration: Configuration
+    /// The loop's time when the current input is handled (monotonic seconds).
+    var now = 0.0
     private(set) var adapter: AdapterState = .unknown
     private(set) var adapterInfo: AdapterInfo?
     /// The user asked to advertise (`start`) and did not `stop`.
@@ -40,6 +44,14 @@ struct PeripheralSession {
 
     /// bluetoothd has notifications enabled on the notify characteristic.
     var notifying = false
+    /// bluetoothd has notifications enabled on the session characteristic.
+    var sessionNotifying = false
+    /// MTU from the latest acquired session notification socket.
+    var sessionLinkMTU: MTU?
+    /// Protocol version 2 with relay centrals.
+    var delivery: PeripheralDelivery
+    /// Counters for the sessions, each with the `notified` to report once it is handed over.
+    var sessionCounters: [(Counter, PeripheralEvent?)] = []
     /// MTU from the latest acquired notification socket (applies to all subscribers).
     var notifyLinkMTU: MTU?
     /// The next counter `notify` sends.
@@ -52,6 +64,8 @@ struct PeripheralSession {
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
     var chunker = Chunker()
+    /// The number the next message gets (from 1; `id` in the sender's events).
+    var nextMessageNumber = 1
     /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
     var outbox = Outbox<Int>()
     /// Where handing values to bluetoothd stands (see `PeripheralSession+Sending`).
@@ -64,6 +78,7 @@ struct PeripheralSession {
         self.configuration = configuration
         self.anonymous = CentralState(address: nil, maxMessage: configuration.maxMessage)
         self.arrivals = MessageArrivals(saveDirectory: configuration.saveDirectory)
+        self.delivery = PeripheralDelivery(settings: configuration.delivery)
     }
 
     var isPoweredOn: Bool { adapter == .poweredOn }
@@ -117,19 +132,40 @@ struct PeripheralSession {
     mutating func notify(value: UInt32?) throws(CommandError) -> [PeripheralAction] {
         try requireSubscribers()
         let sent = value.map(Counter.init) ?? counter
-        outbox.append(counter: sent, tag: subscriberCount)
         counter = sent.next
+        return queueCounter(sent)
+    }
+
+    /// Whether a central (the original apps, a version-1 relay) may hear the notify characteristic.
+    var hasLegacySubscribers: Bool { notifying || centrals.values.contains { $0.subscribed } }
+
+    /// Queues `counter` for the notify characteristic's subscribers and the sessions (on the
+    /// session characteristic); `notified` follows the last one handed over.
+    mutating func queueCounter(_ counter: Counter) -> [PeripheralAction] {
+        let sessions = delivery.linkedSessions.count
+        let legacy = hasLegacySubscribers ? subscriberCount : 0
+        let total = legacy + sessions
+        if sessions > 0 {
+            sessionCounters.append((counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
+        }
+        if legacy > 0 { outbox.append(counter: counter, tag: total) }
         return startSending()
     }
 
-    /// `send`/`send-file`: queue a framed message, chunked for the smallest subscribed MTU.
+    /// `send`/`send-file`: queue a message for the sessions (version 2, delivery confirmed) and,
+    /// framed for the smallest subscribed MTU, for the notify characteristic's subscribers (version 1).
     mutating func send(_ message: Message) throws(CommandError) -> [PeripheralAction] {
         try requireSubscribers()
-        guard message.bytes.count <= Int(UInt32.max) else {
+        guard message.bytes.count <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")
         }
-        chunker.mtu = sendingMTU
-        outbox.append(message, chunker: &chunker, tag: 0)
+        let number = nextMessageNumber
+        nextMessageNumber += 1
+        _ = enqueueForSessions(message, number: number)
+        if hasLegacySubscribers {
+            chunker.mtu = sendingMTU
+            outbox.append(message, number: number, chunker: &chunker, tag: subscriberCount)
+        }
         return startSending()
     }
 
@@ -155,6 +191,7 @@ struct PeripheralSession {
         switch characteristic {
         case .write: value = lastWritten ?? []
         case .notify: value = lastNotified?.encoded ?? []
+        case .session: value = []
         }
         guard offset >= 0, offset <= value.count else {
             return .failure(.invalidOffset(offset: offset, length: value.count))
@@ -186,6 +223,16 @@ struct PeripheralSession {
             return ensureCentral(address) + learnMTU(mtu, of: address)
         case .written(let bytes, let from, let mtu, let time):
             return received(bytes, from: from, mtu: mtu, time: time)
+        case .sessionWritten(let bytes, let from, let mtu, let time):
+            return sessionWritten(bytes, from: from, mtu: mtu, time: time)
+        case .sessionNotifyStarted(let mtu):
+            sessionNotifying = true
+            if let mtu { sessionLinkMTU = mtu }
+            return []
+        case .sessionNotifyStopped:
+            sessionNotifying = false
+            sessionLinkMTU = nil
+            return sessionNotifyStopped()
         case .notifyStarted(let from, let mtu):
             return notifyStarted(from: from, mtu: mtu)
         case .notifyStopped(let from):
@@ -200,8 +247,15 @@ struct PeripheralSession {
             guard case .allow(let suppressed) = refusedCalls.admit(now: time) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .tick(let now):
-            return dropStalledMessages(at: now)
+            self.now = max(self.now, now)
+            return dropStalledMessages(at: now) + deliveryTick()
         }
+    }
+
+    /// Handles one input at loop time `now`.
+    mutating func handle(_ input: PeripheralInput, at now: Double) -> [PeripheralAction] {
+        self.now = max(self.now, now)
+        return handle(input)
     }
 
     mutating func makeTicket() -> RegistrationTicket {

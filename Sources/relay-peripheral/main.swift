@@ -38,15 +38,18 @@ func runPeripheral() -> Int32 {
     configuration.maxMessage = options.common.maxMessage
     configuration.echo = options.echo
     configuration.saveDirectory = options.common.saveDirectory
+    configuration.delivery = DeliverySettings(options: options.common)
     let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
     for spec in driver.commandSpecs() { repl.add(spec) }
     driver.onPromptChange = { repl.prompt = $0 }
     repl.prompt = driver.prompt
     repl.endOfInputHook = { done in driver.whenSendsFinished(done) }
+    driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
     repl.shutdownHook = { done in driver.shutdown(done) }
 
     let backend = BlueZPeripheralBackend(
-        driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath)
+        driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath,
+        sessions: configuration.delivery.speaksVersion2)
     driver.backend = backend
     StartupTrace.mark("REPL and driver made")
     // Connect on the loop's first turn: the REPL's input is watched by then (and served first

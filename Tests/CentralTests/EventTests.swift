@@ -22,15 +22,15 @@ final class EventRenderingTests: XCTestCase {
 
     func testReadyMessageAndDisconnectedFields() {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
-        let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket)
+        let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 1)
         XCTAssertEqual(
             console.jsonLine(name: ready.name, fields: ready.fields),
-            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket"}"#
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket","protocol":1}"#
         )
         let message = CentralEvent.transfer(
             .message(
                 ReceivedMessageReport(
-                    from: PeerName(.peripheral, peer.address), id: MessageID(3), message: Message(text: "hi"))))
+                    from: PeerName(.peripheral, peer.address), id: 3, message: Message(text: "hi"))))
         XCTAssertEqual(
             console.jsonLine(name: message.name, fields: message.fields),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":3,"kind":"text","length":2,"#
@@ -42,31 +42,44 @@ final class EventRenderingTests: XCTestCase {
 
     func testEveryEventNameIsListed() {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: nil)
-        let partial = DroppedPartial(id: MessageID(1), kind: .binary, received: 1, total: 2)
+        let partial = PartialMessageReport(id: 1, kind: .binary, received: 1, total: 2)
         let status = CentralStatus(
             adapter: AdapterReport(adapter: nil, state: .unknown), link: "disconnected", peer: nil, mtu: nil, path: nil,
             scanning: false,
             candidates: 0, nextCounter: Counter(0), lastReceived: nil, messagesReceived: 0, messagesSent: 0,
-            pendingSends: 0)
+            pendingSends: 0, protocolVersion: nil)
         let all: [CentralEvent] = [
             .state(.poweredOn, adapter: nil), .scanning(timeout: 1, seeking: nil),
             .scanStopped(reason: .timeout, found: 0),
             .discovered(Candidate(index: 0, id: DeviceID(path: "/d")!, address: peer.address, name: "s", rssi: nil)),
-            .connecting(peer), .connected(peer), .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal),
+            .connecting(peer), .connected(peer),
+            .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal, protocolVersion: 1),
             .mtu(MTU(23)!),
             .disconnected(peer, reason: "x"), .reconnecting(peer.address),
             .transfer(.counter(from: PeerName(.peripheral, peer.address), Counter(1))), .written(Counter(1)),
             .transfer(
                 .receiving(
                     from: PeerName(.peripheral, peer.address),
-                    ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
+                    PartialMessageReport(id: 1, kind: .text, received: 1, total: 9))),
             .transfer(
                 .message(
                     ReceivedMessageReport(
-                        from: PeerName(.peripheral, peer.address), id: MessageID(1), message: Message(binary: [])))),
+                        from: PeerName(.peripheral, peer.address), id: 1, message: Message(binary: [])))),
             .transfer(.dropped(from: PeerName(.peripheral, peer.address), partial, .linkEnded("x"))),
             .transfer(
-                .sent(OutgoingMessage(id: MessageID(1), kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!))),
+                .sent(OutgoingMessage(number: 1, id: 1, kind: .text, length: 0, sha256: "", frames: 1, mtu: MTU(23)!))),
+            .transfer(
+                .delivered(
+                    SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address),
+                    seconds: 1)),
+            .transfer(
+                .unconfirmed(SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address))),
+            .transfer(.resumed(id: 1, offset: 0, total: 0, to: PeerName(.peripheral, peer.address))),
+            .transfer(.progress(id: 1, direction: .incoming, bytes: 0, total: 0, rate: 0)),
+            .transfer(
+                .failed(
+                    SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address),
+                    .cancelled)),
             .read(.write, value: []), .list([]),
             .status(status), .error("x"),
         ]

@@ -24,7 +24,9 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(harness.feed(.notifyStarted(nil)), [])
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         let peer = Peer(id: SessionHarness.peerID, address: SessionHarness.peerAddress, name: "sample")
-        XCTAssertEqual(SessionHarness.events(ready), [.ready(peer, mtu: MTU(517)!, path: .socket, notify: .signal)])
+        XCTAssertEqual(
+            SessionHarness.events(ready),
+            [.ready(peer, mtu: MTU(517)!, path: .socket, notify: .signal, protocolVersion: 1)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: ready), .success)
         XCTAssertEqual(harness.session.chunker.mtu, MTU(517)!)
     }
@@ -39,7 +41,7 @@ final class ConnectTests: XCTestCase {
         let fallback = harness.feed(.writeAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
         XCTAssertEqual(fallback, [.readMTU(SessionHarness.writeID)])
         let ready = harness.feed(.mtuRead(MTU(247)!))
-        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, let mtu, let path, _, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(mtu, MTU(247)!)
@@ -59,7 +61,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .readMTU(SessionHarness.writeID)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.mtuRead(MTU(517)!))
-        guard case .ready(_, let mtu, let path, _)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, let mtu, let path, _, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(mtu, MTU(517)!)

@@ -30,7 +30,8 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(harness.feed(.notifyAcquired), [])
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         XCTAssertEqual(
-            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .socket)])
+            SessionHarness.events(ready),
+            [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 1)])
         XCTAssertEqual(harness.session.readyLink?.notifyVia, .socket)
     }
 
@@ -56,7 +57,8 @@ final class NotifyPathTests: XCTestCase {
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(247)!))
         XCTAssertEqual(
-            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(247)!, path: .socket, notify: .signal)])
+            SessionHarness.events(ready),
+            [.ready(Self.peer, mtu: MTU(247)!, path: .socket, notify: .signal, protocolVersion: 1)])
     }
 
     func testFailedFallbackAbandonsTheLinkLikeTheSignalPath() {
@@ -95,7 +97,8 @@ final class NotifyPathTests: XCTestCase {
         XCTAssertEqual(SessionHarness.events(harness.feed(.writeAcquired(MTU(517)!))), [], "not ready: unsubscribed")
         let ready = harness.feed(.notifyStarted(nil))
         XCTAssertEqual(
-            SessionHarness.events(ready), [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .signal)])
+            SessionHarness.events(ready),
+            [.ready(Self.peer, mtu: MTU(517)!, path: .socket, notify: .signal, protocolVersion: 1)])
     }
 
     func testDisconnectReleasesBothSockets() {

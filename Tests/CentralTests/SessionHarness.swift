@@ -154,7 +154,7 @@ extension CentralEvent {
     }
 
     /// What was dropped and why, for `dropped` events.
-    var drop: (partial: DroppedPartial, reason: DropReason)? {
+    var drop: (partial: PartialMessageReport, reason: DropReason)? {
         if case .transfer(.dropped(_, let partial, let reason)) = self { return (partial, reason) }
         return nil
     }

@@ -136,7 +136,7 @@ final class MessageTests: XCTestCase {
                 .transfer(
                     .message(
                         ReceivedMessageReport(
-                            from: SessionHarness.peerName, id: MessageID(0), message: Message(text: text))))
+                            from: SessionHarness.peerName, id: 0, message: Message(text: text))))
             ])
         XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(Array(text.utf8)).hex)
         XCTAssertEqual(harness.session.messagesReceived, 1)

@@ -51,7 +51,7 @@ final class FakeBackend: PeripheralBackend {
         }
     }
     func unregisterAdvertisement() { calls.append("unregisterAdvertisement") }
-    func notify(_ value: [UInt8]) -> NotifyOutcome {
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
         attempts += 1
         if let blockEvery, attempts % blockEvery == 0 {
             if unsubscribeWhenFull {

@@ -101,20 +101,33 @@ final class PeripheralEventTests: XCTestCase {
             .transfer(
                 .receiving(
                     from: PeerName(.central, centralA),
-                    ReassemblyProgress(id: MessageID(1), kind: .text, received: 1, total: 9))),
+                    PartialMessageReport(id: 1, kind: .text, received: 1, total: 9))),
             .transfer(
                 .message(
                     ReceivedMessageReport(
-                        from: PeerName(.central, centralA), id: MessageID(1), message: Message(text: "hello")))),
+                        from: PeerName(.central, centralA), id: 1, message: Message(text: "hello")))),
             .transfer(
                 .dropped(
                     from: PeerName(.central, centralA),
-                    DroppedPartial(id: MessageID(2), kind: .binary, received: 10, total: 100),
+                    PartialMessageReport(id: 2, kind: .binary, received: 10, total: 100),
                     .linkEnded("disconnected"))),
             .transfer(
                 .sent(
                     OutgoingMessage(
-                        id: MessageID(3), kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!))),
+                        number: 3, id: 3, kind: .binary, length: 1024, sha256: "cd", frames: 3, mtu: MTU(517)!))),
+            .transfer(
+                .delivered(
+                    SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA), seconds: 1)
+            ),
+            .transfer(
+                .unconfirmed(SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA))),
+            .transfer(.resumed(id: 3, offset: 10, total: 1024, to: PeerName(.central, centralA))),
+            .transfer(.progress(id: 3, direction: .outgoing, bytes: 10, total: 1024, rate: 5)),
+            .transfer(
+                .failed(
+                    SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA), .cancelled)
+            ),
+            .transfer(.protocolError(from: PeerName(.central, centralA), .session(.emptyData), suppressedBefore: 0)),
             .error(.saveFailed("boom"), from: nil),
             .status(PeripheralStatus(session: .advertising())),
         ]
@@ -128,7 +141,7 @@ final class PeripheralEventTests: XCTestCase {
             console.jsonLine(name: "counter", fields: counterEvent(from: centralA, 4_000_000_000).fields),
             #"{"event":"counter","time":"T","from":"00:AA:01:01:00:01","value":4000000000}"#)
         let report = ReceivedMessageReport(
-            from: PeerName(.central, centralA), id: MessageID(4), message: Message(text: "hi"))
+            from: PeerName(.central, centralA), id: 4, message: Message(text: "hi"))
         XCTAssertEqual(
             console.jsonLine(name: "message", fields: PeripheralEvent.transfer(.message(report)).fields),
             #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","id":4,"kind":"text","length":2,"#

@@ -31,7 +31,8 @@ final class PeripheralSessionDataTests: XCTestCase {
         }
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         XCTAssertEqual(
-            try session.notify(value: nil), [.notify(Counter(0).encoded)], "the first is handed over at once")
+            try session.notify(value: nil), [.notify(Counter(0).encoded, on: .notify)],
+            "the first is handed over at once")
         for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil), [], "the rest wait for it") }
         var drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])

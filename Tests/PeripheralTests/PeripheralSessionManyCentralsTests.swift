@@ -148,7 +148,9 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertEqual(reports.first { $0.from.address == centralA }?.text, messageA.text)
         XCTAssertEqual(reports.first { $0.from.address == centralB }?.sha256, SHA256.hash(messageB.bytes).hex)
         XCTAssertTrue(session.hasSubscribers, "A and B still get notifications")
-        XCTAssertEqual(session.drain().events.map(\.name), ["sent"], "the broadcast was not abandoned")
+        XCTAssertEqual(
+            session.drain().events.map(\.name), ["sent", "unconfirmed", "unconfirmed", "unconfirmed"],
+            "the broadcast was not abandoned; version 1: unconfirmed for each central that may hear it")
 
         // After the long time-out C's partial message goes, and only C's.
         XCTAssertEqual(session.nextReassemblyDeadline, 2 + PeripheralSession.subscribedReassemblyIdleTimeout)

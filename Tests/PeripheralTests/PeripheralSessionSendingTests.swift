@@ -1,3 +1,4 @@
+import RelayApp
 import RelayEndpoint
 import RelayProtocol
 import XCTest
@@ -27,8 +28,16 @@ final class PeripheralSessionSendingTests: XCTestCase {
                 .transfer(
                     .sent(
                         OutgoingMessage(
-                            id: MessageID(0), kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex,
-                            frames: drained.values.count, mtu: MTU(100)!)))
+                            number: 1, id: 0, kind: .binary, length: 5000, sha256: SHA256.hash(message.bytes).hex,
+                            frames: drained.values.count, mtu: MTU(100)!))),
+                .transfer(
+                    .unconfirmed(
+                        SentMessageSummary(id: 1, length: 5000, sha256: SHA256.hash(message.bytes).hex),
+                        to: PeerName(.central, centralA))),
+                .transfer(
+                    .unconfirmed(
+                        SentMessageSummary(id: 1, length: 5000, sha256: SHA256.hash(message.bytes).hex),
+                        to: PeerName(.central, centralB))),
             ])
     }
 
@@ -73,7 +82,7 @@ final class PeripheralSessionSendingTests: XCTestCase {
         XCTAssertEqual(drained.values.first, Counter(0).encoded)
         XCTAssertEqual(drained.values.last, Counter(1).encoded)
         XCTAssertEqual(reassemble(Array(drained.values.dropFirst().dropLast())), [message])
-        XCTAssertEqual(drained.events.map(\.name), ["notified", "sent", "notified"])
+        XCTAssertEqual(drained.events.map(\.name), ["notified", "sent", "unconfirmed", "notified"])
     }
 
     func testLastUnsubscribeAbandonsTheOutboxWithAClearError() throws {
@@ -96,7 +105,15 @@ final class PeripheralSessionSendingTests: XCTestCase {
         _ = try session.send(Message(binary: Array(repeating: 0, count: 1000)))
         XCTAssertEqual(session.handle(.disconnected(centralB)).eventNames, ["disconnected"])
         XCTAssertTrue(session.hasPendingValues)
-        XCTAssertEqual(session.drain().events.map(\.name), ["sent"])
+        let events = session.drain().events
+        XCTAssertEqual(events.map(\.name), ["sent", "unconfirmed"])
+        XCTAssertEqual(
+            events.last,
+            .transfer(
+                .unconfirmed(
+                    SentMessageSummary(
+                        id: 1, length: 1000, sha256: SHA256.hash([UInt8](repeating: 0, count: 1000)).hex),
+                    to: PeerName(.central, centralA))))
     }
 
     func testSendingNeedsPowerAndService() {

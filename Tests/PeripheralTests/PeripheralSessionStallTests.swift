@@ -24,7 +24,7 @@ final class PeripheralSessionStallTests: XCTestCase {
             return XCTFail("expected one dropped event, got \(events)")
         }
         let (from, received, total, reason) = (
-            drop.from, drop.partial.received, drop.partial.total, drop.reason.description
+            drop.from, drop.partial.received, drop.partial.total ?? -1, drop.reason.description
         )
         XCTAssertEqual(from, centralA)
         XCTAssertGreaterThan(received, 0)

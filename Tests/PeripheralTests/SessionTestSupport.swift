@@ -33,7 +33,7 @@ extension PeripheralEvent {
     }
 
     /// Who dropped what, for `dropped` events.
-    var drop: (from: BluetoothAddress?, partial: DroppedPartial, reason: DropReason)? {
+    var drop: (from: BluetoothAddress?, partial: PartialMessageReport, reason: DropReason)? {
         if case .transfer(.dropped(let from, let partial, let reason)) = self { return (from.address, partial, reason) }
         return nil
     }
@@ -61,7 +61,7 @@ extension Array where Element == PeripheralAction {
 
     /// The values handed to bluetoothd.
     var notified: [[UInt8]] {
-        compactMap { if case .notify(let value) = $0 { return value } else { return nil } }
+        compactMap { if case .notify(let value, _) = $0 { return value } else { return nil } }
     }
 
     var applicationTicket: RegistrationTicket? {

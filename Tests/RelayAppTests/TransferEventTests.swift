@@ -20,22 +20,27 @@ final class TransferEventTests: XCTestCase {
         XCTAssertEqual(
             json(
                 .receiving(
-                    from: unknownCentral, ReassemblyProgress(id: MessageID(2), kind: .binary, received: 6, total: 1000))
+                    from: unknownCentral,
+                    PartialMessageReport(ReassemblyProgress(id: MessageID(2), kind: .binary, received: 6, total: 1000)))
             ),
             #"{"event":"receiving","time":"T","from":null,"id":2,"kind":"binary","length":1000,"received":6}"#)
         XCTAssertEqual(
             json(
                 .dropped(
-                    from: peripheral, DroppedPartial(id: MessageID(3), kind: .text, received: 10, total: 90),
+                    from: peripheral,
+                    PartialMessageReport(DroppedPartial(id: MessageID(3), kind: .text, received: 10, total: 90)),
                     .linkEnded("disconnected"))),
             #"{"event":"dropped","time":"T","from":"00:AA:01:00:00:00","id":3,"kind":"text","received":10,"length":90,"reason":"disconnected"}"#
         )
         XCTAssertEqual(
             json(
                 .sent(
-                    OutgoingMessage(id: MessageID(4), kind: .text, length: 5, sha256: "ab", frames: 1, mtu: MTU(517)!))),
-            #"{"event":"sent","time":"T","id":4,"kind":"text","length":5,"sha256":"ab","frames":1,"mtu":517}"#)
-        var report = ReceivedMessageReport(from: peripheral, id: MessageID(5), message: Message(binary: [1]))
+                    OutgoingMessage(
+                        number: 4, id: 9, kind: .text, length: 5, sha256: "ab", frames: 1, mtu: MTU(517)!,
+                        protocolVersion: 2))),
+            #"{"event":"sent","time":"T","id":4,"kind":"text","length":5,"sha256":"ab","frames":1,"mtu":517,"protocol":2}"#
+        )
+        var report = ReceivedMessageReport(from: peripheral, id: 5, message: Message(binary: [1]))
         report.saved = "/tmp/x.bin"
         XCTAssertEqual(
             json(.message(report)),
@@ -43,23 +48,54 @@ final class TransferEventTests: XCTestCase {
                 + #""sha256":"4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a","saved":"/tmp/x.bin"}"#)
     }
 
+    func testDeliveryEventsCarryTheDocumentedFields() {
+        let summary = SentMessageSummary(id: 3, length: 1000, sha256: "cd")
+        let central = PeerName(.central, BluetoothAddress("00:AA:01:01:00:01"))
+        XCTAssertEqual(
+            json(.delivered(summary, to: central, seconds: 1.23456)),
+            #"{"event":"delivered","time":"T","id":3,"length":1000,"sha256":"cd","to":"00:AA:01:01:00:01","seconds":1.235}"#
+        )
+        XCTAssertEqual(
+            json(.unconfirmed(summary, to: peripheral)),
+            #"{"event":"unconfirmed","time":"T","id":3,"length":1000,"sha256":"cd","to":"00:AA:01:00:00:00"}"#)
+        XCTAssertEqual(
+            json(.resumed(id: 3, offset: 480, total: 1000, to: central)),
+            #"{"event":"resumed","time":"T","id":3,"offset":480,"total":1000,"to":"00:AA:01:01:00:01"}"#)
+        XCTAssertEqual(
+            json(.progress(id: 3, direction: .outgoing, bytes: 500, total: 1000, rate: 4711.6)),
+            #"{"event":"progress","time":"T","id":3,"direction":"out","bytes":500,"total":1000,"rate":4712}"#)
+        XCTAssertEqual(
+            json(.failed(summary, to: central, .noProgress(seconds: 120))),
+            #"{"event":"failed","time":"T","id":3,"reason":"no progress for 120 s","to":"00:AA:01:01:00:01","length":1000,"sha256":"cd"}"#
+        )
+        XCTAssertEqual(
+            TransferEvent.delivered(summary, to: central, seconds: 0.5).humanDescription,
+            "delivered message 3 (1000 bytes) to central 00:AA:01:01:00:01 in 0.5 s")
+        XCTAssertEqual(
+            TransferEvent.failed(summary, to: central, .notResumed(seconds: 60)).humanDescription,
+            "message 3 (1000 bytes) to central 00:AA:01:01:00:01 failed: the link did not come back within 60 s")
+        XCTAssertEqual(
+            TransferEvent.progress(id: 3, direction: .incoming, bytes: 250, total: 1000, rate: 100).humanDescription,
+            "message 3 in: 250 of 1000 bytes (25 %), 100 bytes/s")
+    }
+
     func testLinesShareOneStyle() {
         XCTAssertEqual(
             TransferEvent.counter(from: peripheral, Counter(7)).humanDescription,
             "counter 7 from peripheral 00:AA:01:00:00:00")
-        let text = ReceivedMessageReport(from: unknownCentral, id: MessageID(1), message: Message(text: "hi"))
-        XCTAssertEqual(TransferEvent.message(text).humanDescription, #"message #1 from a central: "hi""#)
+        let text = ReceivedMessageReport(from: unknownCentral, id: 1, message: Message(text: "hi"))
+        XCTAssertEqual(TransferEvent.message(text).humanDescription, #"message 1 from a central: "hi""#)
         XCTAssertEqual(
             TransferEvent.sent(
-                OutgoingMessage(id: MessageID(4), kind: .text, length: 5, sha256: "ab", frames: 1, mtu: MTU(23)!)
+                OutgoingMessage(number: 4, id: 0, kind: .text, length: 5, sha256: "ab", frames: 1, mtu: MTU(23)!)
             )
             .humanDescription,
-            "sent text message #4 of 5 bytes in 1 frame (MTU 23, values up to 20 bytes), sha256 ab")
+            "sent text message 4 of 5 bytes in 1 frame (MTU 23), sha256 ab")
     }
 
     func testAProtocolErrorIsAnErrorEventThatSaysHowManyWereNotShown() {
         let event = TransferEvent.protocolError(
-            from: peripheral, .invalidFrame(.notRelayFrame(firstByte: 0)), suppressedBefore: 12)
+            from: peripheral, .frame(.invalidFrame(.notRelayFrame(firstByte: 0))), suppressedBefore: 12)
         XCTAssertEqual(event.name, "error")
         XCTAssertTrue(event.humanDescription.hasPrefix("error: protocol error from peripheral 00:AA:01:00:00:00: "))
         XCTAssertTrue(
@@ -72,17 +108,17 @@ final class TransferEventTests: XCTestCase {
         let directory = String(cString: try XCTUnwrap(mkdtemp(&template)))
         defer { _ = try? FileManager.default.removeItem(atPath: directory) }
         let message = Message(binary: [1, 2, 3])
-        let request = MessageArrival(message, id: MessageID(0), from: peripheral, number: 12, saveDirectory: directory)
+        let request = MessageArrival(message, id: 0, from: peripheral, number: 12, saveDirectory: directory)
         XCTAssertEqual(request.path, directory + "/message-0012-00_AA_01_00_00_00.bin")
         let (saved, problem) = request.perform()
         XCTAssertNil(problem)
         XCTAssertEqual(saved.saved, request.path)
         XCTAssertEqual(FileManager.default.contents(atPath: request.path ?? "").map { [UInt8]($0) }, [1, 2, 3])
         XCTAssertEqual(
-            MessageArrival(message, id: MessageID(0), from: peripheral, number: 1, saveDirectory: nil).perform().report
+            MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform().report
                 .saved, nil)
         let unwritable = MessageArrival(
-            message, id: MessageID(0), from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")
+            message, id: 0, from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")
         let (unsaved, why) = unwritable.perform()
         XCTAssertNil(unsaved.saved)
         XCTAssertTrue(why?.hasPrefix("cannot save the message to /nonexistent-dir/message-0001-") ?? false, why ?? "")

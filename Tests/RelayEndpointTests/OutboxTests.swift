@@ -19,7 +19,8 @@ final class OutboxTests: XCTestCase {
         var outbox = Outbox<String>()
         var chunker = Chunker(mtu: MTU(23)!)
         outbox.append(counter: Counter(1), tag: "c1")
-        let summary = outbox.append(Message(text: String(repeating: "x", count: 40)), chunker: &chunker, tag: "m")
+        let summary = outbox.append(
+            Message(text: String(repeating: "x", count: 40)), number: 1, chunker: &chunker, tag: "m")
         outbox.append(counter: Counter(2), tag: "c2")
         XCTAssertEqual(summary.frames, 4)
         XCTAssertEqual(summary.sha256, SHA256.hash(Array(String(repeating: "x", count: 40).utf8)).hex)
@@ -40,7 +41,7 @@ final class OutboxTests: XCTestCase {
     func testDroppingTheFrontMessageSkipsItsRemainingFrames() {
         var outbox = Outbox<Int>()
         var chunker = Chunker(mtu: MTU(23)!)
-        outbox.append(Message(binary: Array(repeating: 7, count: 100)), chunker: &chunker, tag: 1)
+        outbox.append(Message(binary: Array(repeating: 7, count: 100)), number: 1, chunker: &chunker, tag: 1)
         outbox.append(counter: Counter(9), tag: 2)
         _ = outbox.next()
         XCTAssertEqual(outbox.dropFrontMessage()?.1, 1)

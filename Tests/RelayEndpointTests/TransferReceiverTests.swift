@@ -38,11 +38,13 @@ final class TransferReceiverTests: XCTestCase {
         XCTAssertEqual(acks(receiver.receive(frame(bytes, 0..<200), at: 1)), [], "no gap: the acknowledgement waits")
         XCTAssertEqual(receiver.nextDeadline, 1.05, "at most 50 ms")
         let due = receiver.tick(at: 1.05)
-        XCTAssertEqual(acks(due), [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 200)])
+        XCTAssertEqual(
+            acks(due), [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 200)])
         let last = receiver.receive(frame(bytes, 200..<bytes.count), at: 1.1)
         XCTAssertEqual(delivered(last), [message])
         XCTAssertEqual(
-            acks(last), [Acknowledgement(status: .delivered, session: session, transfer: transfer, received: UInt32(bytes.count))])
+            acks(last),
+            [Acknowledgement(status: .delivered, session: session, transfer: transfer, received: UInt32(bytes.count))])
         XCTAssertEqual(receiver.expected, transfer.next)
         // The same frame again: a duplicate, answered with the final word (not more often than every 0.5 s).
         XCTAssertEqual(delivered(receiver.receive(frame(bytes, 200..<bytes.count), at: 1.2)), [])
@@ -92,7 +94,8 @@ final class TransferReceiverTests: XCTestCase {
         var second = self.receiver()
         var header = MessageHeader(of: Message(text: "hi")).encoded
         header[0] = 9
-        XCTAssertEqual(acks(second.receive(frame(header + Array("hi".utf8), 0..<13), at: 0)).map(\.status), [.badHeader])
+        XCTAssertEqual(
+            acks(second.receive(frame(header + Array("hi".utf8), 0..<13), at: 0)).map(\.status), [.badHeader])
 
         var third = self.receiver()
         var corrupt = stream(Message(text: "hello"))
@@ -100,7 +103,8 @@ final class TransferReceiverTests: XCTestCase {
         let actions = third.receive(frame(corrupt, 0..<corrupt.count), at: 0)
         XCTAssertEqual(acks(actions).map(\.status), [.checksumMismatch])
         XCTAssertEqual(delivered(actions), [])
-        guard case .dropped(let dropped)? = actions.first(where: { if case .dropped = $0 { true } else { false } }) else {
+        guard case .dropped(let dropped)? = actions.first(where: { if case .dropped = $0 { true } else { false } })
+        else {
             return XCTFail("dropped")
         }
         XCTAssertEqual(dropped.cause, .refused(.checksumMismatch))
@@ -139,7 +143,13 @@ final class TransferReceiverTests: XCTestCase {
         receiver.linkDown(at: 1)
         XCTAssertEqual(receiver.nextDeadline, 61, "kept for the resume time-out")
         let back = acks(receiver.linkUp(next: transfer, at: 30))
-        XCTAssertEqual(back, [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 300, spans: [ByteSpan(start: 400, end: 500)!])])
+        XCTAssertEqual(
+            back,
+            [
+                Acknowledgement(
+                    status: .receiving, session: session, transfer: transfer, received: 300,
+                    spans: [ByteSpan(start: 400, end: 500)!])
+            ])
         receiver.linkDown(at: 40)
         let expired = receiver.tick(at: 100)
         guard case .dropped(let dropped)? = expired.first else { return XCTFail("\(expired)") }

@@ -19,7 +19,9 @@ final class TransferSenderTests: XCTestCase {
         return all
     }
 
-    private func ack(_ transfer: TransferID, _ received: Int, _ spans: [Range<Int>] = [], status: AcknowledgementStatus = .receiving)
+    private func ack(
+        _ transfer: TransferID, _ received: Int, _ spans: [Range<Int>] = [], status: AcknowledgementStatus = .receiving
+    )
         -> Acknowledgement
     {
         Acknowledgement(
@@ -32,7 +34,8 @@ final class TransferSenderTests: XCTestCase {
         let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).map(\.range), [0..<100, 100..<200, 200..<300])
         _ = sender.acknowledge(ack(transfer, 200), from: "p", at: 0.1)
-        XCTAssertEqual(drain(&sender).map(\.range), [300..<400, 400..<500], "the window slides with the cumulative point")
+        XCTAssertEqual(
+            drain(&sender).map(\.range), [300..<400, 400..<500], "the window slides with the cumulative point")
         // Held beyond a gap does not open the window past received + window.
         _ = sender.acknowledge(ack(transfer, 200, [300..<500]), from: "p", at: 0.2)
         XCTAssertEqual(drain(&sender).map(\.range), [])
@@ -200,7 +203,8 @@ final class TransferSenderTests: XCTestCase {
         sender.linkUp("c", window: 10_000, at: 2)
         _ = sender.acknowledge(ack(transfer, 100), from: "c", at: 2.1)
         let catchUp = drain(&sender, at: 2.1)
-        XCTAssertEqual(catchUp.map(\.transfer), Array(repeating: transfer, count: 5), "c's share of the first, what it lacks")
+        XCTAssertEqual(
+            catchUp.map(\.transfer), Array(repeating: transfer, count: 5), "c's share of the first, what it lacks")
         XCTAssertEqual(catchUp.first?.range, 100..<200)
         XCTAssertEqual(Set(catchUp.map(\.recipients)), [["c"]])
     }
@@ -222,7 +226,9 @@ final class TransferSenderTests: XCTestCase {
         var sender = sender(window: 100_000, recipients: ["a", "b"])
         let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 10_010, for: ["a", "b"], at: 0)
         _ = drain(&sender)
-        XCTAssertEqual(sender.acknowledge(ack(transfer, 5010), from: "a", at: 0.5), [.progress(handle: 1, bytes: 0, total: 10_000, rate: 0)])
+        XCTAssertEqual(
+            sender.acknowledge(ack(transfer, 5010), from: "a", at: 0.5),
+            [.progress(handle: 1, bytes: 0, total: 10_000, rate: 0)])
         XCTAssertEqual(sender.acknowledge(ack(transfer, 2010), from: "b", at: 0.6), [], "within 0.25 s of the last")
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, 3010), from: "b", at: 1.0),

@@ -1,0 +1,102 @@
+import RelayCLI
+import RelayEndpoint
+import RelayProtocol
+
+/// What a version-2 outcome asks a program to do, after `InboundReports` or `OutboundReports`
+/// translated it: the same for both programs.
+public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendable {
+    /// Print this event.
+    case report(TransferEvent)
+    /// Hand this complete message to the user (saved first with `--save-dir`).
+    case deliver(MessageArrival)
+    /// Send this acknowledgement to the sender.
+    case acknowledge(Acknowledgement)
+    /// Send an abort for `transfer` to `recipient`.
+    case abort(to: Recipient, transfer: TransferID, reason: AbortReason)
+    /// Message `handle` is done for everyone: its bytes can go.
+    case release(handle: Int)
+    /// Message `handle` reached its end for `recipient`: delivered, or not.
+    case settled(handle: Int, to: Recipient, delivered: Bool)
+}
+
+/// One sender's version-2 inbound side as both programs report it: the receiver's actions become
+/// events (paced like version 1: at most 5 `receiving` and 5 protocol errors a second) and arrivals.
+public struct InboundReports: Sendable {
+    private var receivingReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
+    private var errorReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
+
+    public init() {}
+
+    /// The outcomes of `actions` from the receiver of `from`'s messages.
+    public mutating func translate(
+        _ actions: [TransferReceiver.Action], from: PeerName, arrivals: inout MessageArrivals, at now: Double
+    ) -> [DeliveryOutcome<PeerName>] {
+        actions.compactMap { action -> DeliveryOutcome<PeerName>? in
+            switch action {
+            case .acknowledge(let ack):
+                return .acknowledge(ack)
+            case .started(let transfer, let header):
+                guard case .allow = receivingReports.admit(now: now) else { return nil }
+                let partial = PartialMessageReport(
+                    id: Int(transfer.value), kind: header.kind, received: 0, total: Int(header.length))
+                return .report(.receiving(from: from, partial))
+            case .progress(let transfer, let received, let total):
+                return .report(
+                    .progress(id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: 0))
+            case .deliver(let transfer, _, let message):
+                return .deliver(arrivals.next(message, id: Int(transfer.value), from: from))
+            case .dropped(let dropped):
+                let partial = PartialMessageReport(
+                    id: Int(dropped.transfer.value), kind: dropped.header?.kind, received: dropped.received,
+                    total: dropped.header.map { Int($0.length) })
+                return .report(.dropped(from: from, partial, .transfer(dropped.cause)))
+            }
+        }
+    }
+
+    /// A session frame from `from` that could not be parsed, reported unless too many came this second.
+    public mutating func protocolError(_ error: SessionFrameError, from: PeerName, at now: Double) -> TransferEvent? {
+        guard case .allow(let suppressed) = errorReports.admit(now: now) else { return nil }
+        return .protocolError(from: from, .session(error), suppressedBefore: suppressed)
+    }
+}
+
+/// A version-2 sender's actions as both programs report them.
+public enum OutboundReports {
+    /// The outcomes of `actions`; `streams` knows each message, `name` each recipient.
+    public static func translate<Recipient>(
+        _ actions: [TransferSender<Recipient>.Action], streams: OutgoingStreams, name: (Recipient) -> PeerName
+    ) -> [DeliveryOutcome<Recipient>] {
+        var outcomes: [DeliveryOutcome<Recipient>] = []
+        for action in actions {
+            switch action {
+            case .delivered(let handle, let recipient, let seconds):
+                if let summary = summary(handle, streams) {
+                    outcomes.append(.report(.delivered(summary, to: name(recipient), seconds: seconds)))
+                }
+                outcomes.append(.settled(handle: handle, to: recipient, delivered: true))
+            case .failed(let handle, let recipient, let failure):
+                if let summary = summary(handle, streams) {
+                    outcomes.append(.report(.failed(summary, to: name(recipient), failure)))
+                }
+                outcomes.append(.settled(handle: handle, to: recipient, delivered: false))
+            case .resumed(let handle, let recipient, let offset, let total):
+                outcomes.append(.report(.resumed(id: handle, offset: offset, total: total, to: name(recipient))))
+            case .progress(let handle, let bytes, let total, let rate):
+                outcomes.append(
+                    .report(.progress(id: handle, direction: .outgoing, bytes: bytes, total: total, rate: rate)))
+            case .abort(let recipient, let transfer, let reason):
+                outcomes.append(.abort(to: recipient, transfer: transfer, reason: reason))
+            case .finished(let handle):
+                outcomes.append(.release(handle: handle))
+            }
+        }
+        return outcomes
+    }
+
+    private static func summary(_ handle: Int, _ streams: OutgoingStreams) -> SentMessageSummary? {
+        streams[handle].map {
+            SentMessageSummary(id: handle, length: $0.message.bytes.count, sha256: $0.sha256)
+        }
+    }
+}

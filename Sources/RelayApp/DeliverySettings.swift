@@ -1,0 +1,42 @@
+import RelayEndpoint
+import RelayProtocol
+
+/// How a program delivers with protocol version 2, from the common options: the same for both.
+public struct DeliverySettings: Equatable, Sendable {
+    /// 2, or 1 (`--protocol 1`: never offer or use the session characteristic).
+    public var protocolVersion = 2
+    /// This process's token (random, picked once at start-up).
+    public var token: SessionToken
+    public var window = CommonOptions.defaultWindow
+    public var resumeTimeout = 60.0
+    public var deliveryTimeout = 120.0
+    public var maxMessage = CommonOptions.defaultMaxMessage
+
+    /// Settings with a fixed token (tests), else the defaults.
+    public init(token: SessionToken = SessionToken(1)!) {
+        self.token = token
+    }
+
+    /// The settings of `options`, with a fresh random token.
+    public init(options: CommonOptions) {
+        var generator = SystemRandomNumberGenerator()
+        token = SessionToken.random(using: &generator)
+        protocolVersion = options.protocolVersion
+        window = options.window
+        resumeTimeout = options.resumeTimeout
+        deliveryTimeout = options.deliveryTimeout
+        maxMessage = options.maxMessage
+    }
+
+    /// Whether version 2 is spoken at all.
+    public var speaksVersion2: Bool { protocolVersion >= 2 }
+
+    public var senderConfiguration: TransferSenderConfiguration {
+        TransferSenderConfiguration(window: window, deliveryTimeout: deliveryTimeout, resumeTimeout: resumeTimeout)
+    }
+
+    public var receiverConfiguration: TransferReceiver.Configuration {
+        TransferReceiver.Configuration(
+            window: window, maxMessage: maxMessage, resumeTimeout: resumeTimeout, stallTimeout: deliveryTimeout)
+    }
+}

@@ -1,0 +1,55 @@
+import RelayProtocol
+
+/// The messages a version-2 sender is sending, by handle: each one's stream (its
+/// `MessageHeader`, then its bytes), read by range for data frames, and what the events say of it.
+public struct OutgoingStreams: Sendable {
+    /// One message.
+    public struct Entry: Sendable {
+        public let header: MessageHeader
+        public let message: Message
+        /// SHA-256 of the message bytes, in hex.
+        public let sha256: String
+        private let headerBytes: [UInt8]
+
+        init(_ message: Message, name: [UInt8]) {
+            self.message = message
+            header = MessageHeader(of: message, name: name)
+            headerBytes = header.encoded
+            sha256 = SHA256.hash(message.bytes).hex
+        }
+
+        /// Stream bytes `range` (header and message bytes).
+        public func bytes(_ range: Range<Int>) -> [UInt8] {
+            let split = headerBytes.count
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(range.count)
+            if range.lowerBound < split { bytes += headerBytes[range.lowerBound..<min(split, range.upperBound)] }
+            if range.upperBound > split {
+                bytes += message.bytes[(max(split, range.lowerBound) - split)..<(range.upperBound - split)]
+            }
+            return bytes
+        }
+    }
+
+    private var entries: [Int: Entry] = [:]
+
+    public init() {}
+
+    /// How many messages are held.
+    public var count: Int { entries.count }
+
+    /// Holds `message` (with `name`, if any) as `handle`; returns its entry.
+    @discardableResult
+    public mutating func add(_ message: Message, name: [UInt8] = [], handle: Int) -> Entry {
+        let entry = Entry(message, name: name)
+        entries[handle] = entry
+        return entry
+    }
+
+    public subscript(handle: Int) -> Entry? { entries[handle] }
+
+    /// Lets go of `handle`'s bytes.
+    public mutating func remove(_ handle: Int) {
+        entries[handle] = nil
+    }
+}

@@ -1,0 +1,79 @@
+import RelayApp
+import RelayEndpoint
+import RelayProtocol
+import RelayREPL
+
+/// The peripheral, as the version-2 sender's one recipient.
+enum PeripheralRecipient: Hashable, Comparable, Sendable {
+    case peripheral
+}
+
+/// Version 2 with the peripheral (docs/protocol.md, "Version 2"): where the handshake stands,
+/// the sender of the central's messages, the receiver of the peripheral's, and what is waiting.
+/// Part of `CentralSession` (see `CentralSession+Delivery`); no I/O.
+struct CentralDelivery: Sendable {
+    /// Where version 2 stands on the current link.
+    enum Phase: Equatable, Sendable {
+        /// No link, or one without the session characteristic.
+        case idle
+        /// The hello is out (`attempt` of `helloAttempts`), since `since`.
+        case greeting(attempt: Int, since: Double)
+        /// The welcome came: the peripheral calls this central `session`.
+        case established(SessionNumber)
+        /// The peripheral offers version 2 but did not answer: version 1 on this link.
+        case fallback
+    }
+
+    /// Seconds between hellos, and how many are sent before giving up on version 2.
+    static let helloInterval = 2.0
+    static let helloAttempts = 5
+
+    let settings: DeliverySettings
+    var phase = Phase.idle
+    /// The peripheral process of the last welcome (a new one means: start over).
+    var peripheralToken: SessionToken?
+    var sender: TransferSender<PeripheralRecipient>
+    /// The peripheral's messages, once a welcome said who it is.
+    var receiver: TransferReceiver?
+    var inbound = InboundReports()
+    var streams = OutgoingStreams()
+    /// Frames written before anything else: hellos, acknowledgements, aborts.
+    var control: [SessionFrame] = []
+    /// Messages typed while the handshake decides the version: (number, message, command).
+    var waiting: [(number: Int, message: Message, token: CommandToken?)] = []
+    /// The command waiting for each message's `sent`, by message number.
+    var tokens: [Int: CommandToken] = [:]
+    /// Messages whose every byte went out once (`sent` reported).
+    var fullySent: Set<Int> = []
+    /// Messages that failed, for the exit status of a scripted run.
+    var failed = 0
+
+    init(settings: DeliverySettings) {
+        self.settings = settings
+        sender = TransferSender(configuration: settings.senderConfiguration, firstTransfer: TransferID(1))
+    }
+
+    /// The session number of an established link.
+    var session: SessionNumber? {
+        if case .established(let session) = phase { return session }
+        return nil
+    }
+
+    /// Whether messages are waiting or on their way (version 2).
+    var isBusy: Bool { !sender.isIdle || !waiting.isEmpty }
+
+    /// When `tick` has something to do.
+    var nextDeadline: Double? {
+        var deadlines = [sender.nextDeadline, receiver?.nextDeadline].compactMap { $0 }
+        if case .greeting(_, let since) = phase { deadlines.append(since + Self.helloInterval) }
+        return deadlines.min()
+    }
+
+    /// The hello for this link.
+    func hello(address: BluetoothAddress?) -> SessionFrame {
+        .hello(
+            Hello(
+                token: settings.token, address: address ?? BluetoothAddress(bytes: [0, 0, 0, 0, 0, 0])!,
+                window: UInt32(settings.window), next: sender.nextTransfer(for: .peripheral)))
+    }
+}

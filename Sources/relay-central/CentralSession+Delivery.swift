@@ -1,0 +1,269 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// Version 2 on the central's link: the handshake, the session characteristic's values, the
+/// central's messages through `TransferSender` and the peripheral's through `TransferReceiver`.
+extension CentralSession {
+    /// The peripheral as events name it.
+    var peripheralName: PeerName { PeerName(.peripheral, peer?.address ?? lastRelayAddress) }
+
+    // MARK: Handshake
+
+    /// The link is set up on the session characteristic: greet the peripheral.
+    mutating func startGreeting() -> [CentralAction] {
+        delivery.phase = .greeting(attempt: 1, since: now)
+        delivery.control = [delivery.hello(address: adapter?.address)]
+        return pump()
+    }
+
+    /// A welcome came on the session characteristic (for this central, or another).
+    mutating func welcomed(_ welcome: Welcome) -> [CentralAction] {
+        guard case .greeting = delivery.phase, welcome.central == delivery.settings.token,
+            case .ready(let peer, let relay) = link
+        else { return [] }
+        delivery.phase = .established(welcome.session)
+        let window = max(1, min(delivery.settings.window, Int(welcome.window)))
+        var outcomes: [DeliveryOutcome<PeripheralRecipient>] = []
+        var inbound: [TransferReceiver.Action] = []
+        if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
+            // The same peripheral process: resume both ways.
+            delivery.sender.linkUp(.peripheral, window: window, at: now)
+            receiver.session = welcome.session
+            inbound = receiver.linkUp(next: welcome.next, at: now)
+            delivery.receiver = receiver
+        } else {
+            if delivery.peripheralToken != nil {
+                // Another peripheral process (or another peripheral): what the old one held is gone.
+                outcomes += OutboundReports.translate(
+                    delivery.sender.restarted(.peripheral, window: window, at: now), streams: delivery.streams,
+                    name: { _ in self.peripheralName })
+                inbound = delivery.receiver?.close("the peripheral restarted") ?? []
+            } else {
+                delivery.sender.linkUp(.peripheral, window: window, at: now)
+            }
+            var receiver = TransferReceiver(
+                configuration: delivery.settings.receiverConfiguration, session: welcome.session)
+            inbound += receiver.linkUp(next: welcome.next, at: now)
+            delivery.receiver = receiver
+        }
+        delivery.peripheralToken = welcome.peripheral
+        var actions = perform(outcomes) + performInbound(inbound)
+        for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
+        delivery.waiting = []
+        actions += announceReady(peer, relay, protocolVersion: 2)
+        return actions + pump()
+    }
+
+    /// The hello went unanswered for a while: say it again, or speak version 1 on this link.
+    mutating func greetingTimedOut() -> [CentralAction] {
+        guard case .greeting(let attempt, let since) = delivery.phase, now >= since + CentralDelivery.helloInterval,
+            case .ready(let peer, var relay) = link
+        else { return [] }
+        if attempt < CentralDelivery.helloAttempts {
+            delivery.phase = .greeting(attempt: attempt + 1, since: now)
+            delivery.control.append(delivery.hello(address: adapter?.address))
+            return pump()
+        }
+        // Version 1: subscribe to the notify characteristic and write to the write characteristic.
+        delivery.phase = .fallback
+        delivery.control = []
+        relay.session = nil
+        relay.notifying = false
+        relay.notifyVia = nil
+        relay.path = nil
+        link = .subscribing(peer, relay)
+        for waiting in delivery.waiting {
+            outbox.append(waiting.message, number: waiting.number, chunker: &chunker, tag: waiting.token)
+        }
+        delivery.waiting = []
+        let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts
+        var actions: [CentralAction] = [
+            .report(
+                .error(
+                    "\(peer) offers protocol 2 but did not answer in \(seconds) s: using protocol 1 (no delivery confirmation)"
+                )),
+            .releaseSockets,
+        ]
+        actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
+        actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
+        return actions
+    }
+
+    // MARK: Messages
+
+    /// Queues `message` (the program's message `number`) for version 2.
+    mutating func enqueue(_ message: Message, number: Int, token: CommandToken?) {
+        let entry = delivery.streams.add(message, handle: number)
+        delivery.sender.enqueue(
+            handle: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
+            for: [.peripheral], at: now)
+        if let token { delivery.tokens[number] = token }
+    }
+
+    /// The next data frame of the version-2 sender, if one may go now.
+    mutating func nextDataFrame(mtu: MTU) -> (bytes: [UInt8], write: InFlightWrite)? {
+        guard let session = delivery.session,
+            let transmission = delivery.sender.nextTransmission(
+                at: now, maxBytes: mtu.sendValueLength - DataFrame.headerLength),
+            let entry = delivery.streams[transmission.handle]
+        else { return nil }
+        let frame = DataFrame(
+            session: session, transfer: transmission.transfer, offset: UInt32(transmission.range.lowerBound),
+            bytes: entry.bytes(transmission.range))
+        let completes =
+            transmission.range.upperBound == entry.header.streamLength
+            && !delivery.fullySent.contains(transmission.handle)
+        let write = InFlightWrite.data(
+            handle: transmission.handle, transfer: transmission.transfer, completes: completes)
+        return (SessionFrame.data(frame).encoded, write)
+    }
+
+    /// A data frame was handed over: the message's `sent` once its last byte went out.
+    mutating func dataWritten(handle: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
+        guard completes, delivery.fullySent.insert(handle).inserted, let entry = delivery.streams[handle],
+            let mtu = readyLink?.mtu
+        else { return [] }
+        messagesSent += 1
+        let perFrame = mtu.sendValueLength - DataFrame.headerLength
+        let frames = (entry.header.streamLength + perFrame - 1) / perFrame
+        let sent = OutgoingMessage(
+            number: handle, id: Int(transfer.value), kind: entry.message.kind, length: entry.message.bytes.count,
+            sha256: entry.sha256, frames: frames, mtu: mtu, protocolVersion: 2)
+        var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
+        if let token = delivery.tokens.removeValue(forKey: handle) { actions.append(.finish(token, .success)) }
+        return actions
+    }
+
+    // MARK: Values on the session characteristic
+
+    /// A notification on the session characteristic.
+    mutating func sessionValue(_ value: [UInt8]) -> [CentralAction] {
+        let frame: SessionFrame
+        do {
+            switch try SessionValue(parsing: value) {
+            case .counter(let counter):
+                lastReceived = counter
+                return [.report(.transfer(.counter(from: peripheralName, counter)))]
+            case .frame(let parsed):
+                frame = parsed
+            }
+        } catch {
+            return delivery.inbound.protocolError(error, from: peripheralName, at: now).map {
+                [.report(.transfer($0))]
+            } ?? []
+        }
+        switch frame {
+        case .welcome(let welcome):
+            return welcomed(welcome)
+        case .data(let data):
+            guard let session = delivery.session, data.session == session || data.session == .everyone,
+                var receiver = delivery.receiver
+            else { return [] }
+            let actions = receiver.receive(data, at: now)
+            delivery.receiver = receiver
+            return performInbound(actions) + pump()
+        case .acknowledgement(let ack):
+            guard let session = delivery.session, ack.session == session else { return [] }
+            let actions = delivery.sender.acknowledge(ack, from: .peripheral, at: now)
+            return perform(OutboundReports.translate(actions, streams: delivery.streams) { _ in self.peripheralName })
+                + pump()
+        case .abort(let abort):
+            guard let session = delivery.session, abort.session == session || abort.session == .everyone,
+                var receiver = delivery.receiver
+            else { return [] }
+            let actions = receiver.abort(abort, at: now)
+            delivery.receiver = receiver
+            return performInbound(actions)
+        case .hello:
+            return []
+        }
+    }
+
+    // MARK: Time and the link
+
+    /// The delivery timer fired: what is due in the handshake, the sender and the receiver.
+    mutating func deliveryTimerFired() -> [CentralAction] {
+        var actions = greetingTimedOut()
+        let sent = delivery.sender.tick(at: now)
+        actions += perform(OutboundReports.translate(sent, streams: delivery.streams) { _ in self.peripheralName })
+        if var receiver = delivery.receiver {
+            let received = receiver.tick(at: now)
+            delivery.receiver = receiver
+            actions += performInbound(received)
+        }
+        return actions + pump()
+    }
+
+    /// The link ended. Kept for a resume unless `keep` is false (a disconnect asked for, quitting):
+    /// then what is pending fails, with `reason`.
+    mutating func deliveryLinkEnded(keep: Bool, reason: String) -> [CentralAction] {
+        delivery.control = []
+        let wasEstablished = delivery.session != nil
+        delivery.phase = .idle
+        var actions: [CentralAction] = []
+        if keep {
+            if wasEstablished {
+                delivery.sender.linkDown(.peripheral, at: now)
+                delivery.receiver?.linkDown(at: now)
+            }
+            return actions
+        }
+        actions += perform(
+            OutboundReports.translate(delivery.sender.remove(.peripheral, reason), streams: delivery.streams) { _ in
+                self.peripheralName
+            })
+        actions += performInbound(delivery.receiver?.close(reason) ?? [])
+        delivery.receiver = nil
+        delivery.peripheralToken = nil
+        for waiting in delivery.waiting {
+            let text = "message \(waiting.number) not sent: \(reason)"
+            actions.append(.report(.error(text)))
+            delivery.failed += 1
+            if let token = waiting.token { actions.append(.finish(token, .failure(text))) }
+        }
+        delivery.waiting = []
+        return actions
+    }
+
+    // MARK: Outcomes
+
+    private mutating func perform(_ outcomes: [DeliveryOutcome<PeripheralRecipient>]) -> [CentralAction] {
+        var actions: [CentralAction] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .report(let event):
+                actions.append(.report(.transfer(event)))
+            case .abort(_, let transfer, let reason):
+                if let session = delivery.session {
+                    delivery.control.append(.abort(Abort(reason: reason, session: session, transfer: transfer)))
+                }
+            case .release(let handle):
+                delivery.streams.remove(handle)
+                delivery.fullySent.remove(handle)
+            case .settled(let handle, _, let delivered):
+                if !delivered { delivery.failed += 1 }
+                if let token = delivery.tokens.removeValue(forKey: handle) {
+                    actions.append(.finish(token, delivered ? .success : .failure("message \(handle) not delivered")))
+                }
+            case .deliver, .acknowledge:
+                break
+            }
+        }
+        return actions
+    }
+
+    private mutating func performInbound(_ actions: [TransferReceiver.Action]) -> [CentralAction] {
+        var result: [CentralAction] = []
+        for outcome in delivery.inbound.translate(actions, from: peripheralName, arrivals: &arrivals, at: now) {
+            switch outcome {
+            case .report(let event): result.append(.report(.transfer(event)))
+            case .deliver(let arrival): result.append(.deliver(arrival))
+            case .acknowledge(let ack): delivery.control.append(.acknowledgement(ack))
+            case .abort, .release, .settled: break
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,61 @@
+import RelayApp
+import RelayEndpoint
+import RelayProtocol
+
+/// Version 2 with centrals (docs/protocol.md, "Version 2"): one session per relay central that
+/// said hello on the session characteristic, the sender of the peripheral's messages (one for
+/// all: its notifications reach every session), and each session's receiver. Part of
+/// `PeripheralSession` (see `PeripheralSession+Delivery`); no I/O.
+struct PeripheralDelivery: Sendable {
+    /// One relay central.
+    struct Session: Sendable {
+        let number: SessionNumber
+        let token: SessionToken
+        /// The central's address: from bluetoothd when the hello came through `WriteValue`, else
+        /// the one the hello names.
+        var address: BluetoothAddress
+        var receiver: TransferReceiver
+        var inbound = InboundReports()
+        /// Whether its link is up (a disconnect or unsubscription puts it away until its next hello).
+        var linked = true
+        /// Counters received on the session characteristic.
+        var counters = 0
+    }
+
+    let settings: DeliverySettings
+    var sessions: [SessionNumber: Session] = [:]
+    var sender: TransferSender<SessionNumber>
+    var streams = OutgoingStreams()
+    /// Frames notified before anything else: welcomes, acknowledgements, aborts.
+    var control: [SessionFrame] = []
+    /// Messages whose every byte went out once.
+    var fullySent: Set<Int> = []
+    /// Messages that failed for some central, for the exit status of a scripted run.
+    var failed = 0
+    /// Protocol errors on the session characteristic from writers without a session.
+    var strangers = InboundReports()
+
+    init(settings: DeliverySettings) {
+        self.settings = settings
+        sender = TransferSender(configuration: settings.senderConfiguration, firstTransfer: TransferID(1))
+    }
+
+    /// The session of `token`, if any.
+    func session(of token: SessionToken) -> Session? { sessions.values.first { $0.token == token } }
+
+    /// The lowest session number not in use.
+    var freeNumber: SessionNumber? {
+        SessionNumber.assignable.lazy.compactMap(SessionNumber.init).first { sessions[$0] == nil }
+    }
+
+    /// Sessions whose link is up.
+    var linkedSessions: [Session] { sessions.values.filter(\.linked).sorted { $0.number < $1.number } }
+
+    /// Whether messages are on their way (version 2).
+    var isBusy: Bool { !sender.isIdle || !control.isEmpty }
+
+    /// When `tick` has something to do.
+    var nextDeadline: Double? {
+        ([sender.nextDeadline] + sessions.values.map(\.receiver.nextDeadline)).compactMap { $0 }.min()
+    }
+}

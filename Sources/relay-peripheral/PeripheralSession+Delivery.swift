@@ -1,0 +1,258 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// Version 2 on the peripheral: hellos and welcomes, each central's messages through its
+/// `TransferReceiver`, the peripheral's messages to every session through the `TransferSender`.
+extension PeripheralSession {
+    // MARK: Values written to the session characteristic
+
+    /// A value a central wrote to the session characteristic.
+    mutating func sessionWritten(
+        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
+    ) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        if let address {
+            actions += ensureCentral(address)
+            if let mtu { actions += learnMTU(mtu, of: address) }
+        }
+        let value: SessionValue
+        do {
+            value = try SessionValue(parsing: bytes)
+        } catch {
+            if let event = delivery.strangers.protocolError(error, from: PeerName(.central, address), at: now) {
+                actions.append(.report(.transfer(event)))
+            }
+            return actions
+        }
+        switch value {
+        case .counter(let counter):
+            lastWritten = bytes
+            if let number = address.flatMap(sessionNumber(at:)) { delivery.sessions[number]?.counters += 1 }
+            actions.append(.report(.transfer(.counter(from: PeerName(.central, address), counter))))
+            if configuration.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
+            return actions
+        case .frame(.hello(let hello)):
+            return actions + greet(hello, from: address)
+        case .frame(.data(let data)):
+            guard var session = session(data.session, writtenBy: address) else { return actions }
+            let received = session.receiver.receive(data, at: now)
+            delivery.sessions[session.number] = session
+            return actions + performInbound(received, of: session.number) + startSending()
+        case .frame(.acknowledgement(let ack)):
+            guard let session = session(ack.session, writtenBy: address) else { return actions }
+            let outcomes = delivery.sender.acknowledge(ack, from: session.number, at: now)
+            return actions + performOutbound(outcomes) + startSending()
+        case .frame(.abort(let abort)):
+            guard var session = session(abort.session, writtenBy: address) else { return actions }
+            let received = session.receiver.abort(abort, at: now)
+            delivery.sessions[session.number] = session
+            return actions + performInbound(received, of: session.number)
+        case .frame(.welcome):
+            return actions
+        }
+    }
+
+    /// The session a frame names, if it is one and the writer (when bluetoothd said) is its central.
+    private func session(_ number: SessionNumber, writtenBy address: BluetoothAddress?) -> PeripheralDelivery.Session? {
+        guard let session = delivery.sessions[number] else { return nil }
+        if let address, address != session.address { return nil }
+        return session
+    }
+
+    /// The session of the central at `address`, if any.
+    func sessionNumber(at address: BluetoothAddress) -> SessionNumber? {
+        delivery.sessions.values.first { $0.address == address }?.number
+    }
+
+    /// A hello: a new session, a session coming back (resume), or a central that restarted.
+    private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?) -> [PeripheralAction] {
+        let address = writer ?? hello.address
+        let window = max(1, min(delivery.settings.window, Int(hello.window)))
+        var actions: [PeripheralAction] = []
+        let number: SessionNumber
+        if let known = delivery.session(of: hello.token) {
+            // The same central process: resume both ways.
+            number = known.number
+            var session = known
+            session.address = address
+            session.linked = true
+            delivery.sender.linkUp(number, window: window, at: now)
+            let received = session.receiver.linkUp(next: hello.next, at: now)
+            delivery.sessions[number] = session
+            actions += performInbound(received, of: number)
+        } else {
+            // A central process that restarted leaves its old session behind: it is gone.
+            for old in delivery.sessions.values where old.address == address {
+                actions += endSession(old.number, because: "the central restarted")
+            }
+            guard let free = delivery.freeNumber else {
+                return [.report(.error(.sessionsFull, from: address))]
+            }
+            number = free
+            var receiver = TransferReceiver(configuration: delivery.settings.receiverConfiguration, session: number)
+            let received = receiver.linkUp(next: hello.next, at: now)
+            delivery.sessions[number] = PeripheralDelivery.Session(
+                number: number, token: hello.token, address: address, receiver: receiver)
+            delivery.sender.linkUp(number, window: window, at: now)
+            actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
+            actions += performInbound(received, of: number)
+        }
+        delivery.control.insert(
+            .welcome(
+                Welcome(
+                    session: number, central: hello.token, peripheral: delivery.settings.token,
+                    window: UInt32(delivery.settings.window), next: delivery.sender.nextTransfer(for: number))),
+            at: 0)
+        return actions + startSending()
+    }
+
+    /// Ends a session for good: its messages fail, its partial message is dropped.
+    private mutating func endSession(_ number: SessionNumber, because why: String) -> [PeripheralAction] {
+        guard var session = delivery.sessions.removeValue(forKey: number) else { return [] }
+        let received = session.receiver.close(why)
+        return performInbound(received, of: number, session: session)
+            + performOutbound(delivery.sender.remove(number, why))
+    }
+
+    // MARK: Links
+
+    /// The central at `address` disconnected: its session waits for a resume.
+    mutating func sessionsLinkDown(at address: BluetoothAddress) {
+        for (number, session) in delivery.sessions where session.address == address && session.linked {
+            delivery.sessions[number]?.linked = false
+            delivery.sessions[number]?.receiver.linkDown(at: now)
+            delivery.sender.linkDown(number, at: now)
+        }
+    }
+
+    /// Notifications on the session characteristic stopped: every session waits for a resume.
+    mutating func sessionNotifyStopped() -> [PeripheralAction] {
+        for session in delivery.linkedSessions { sessionsLinkDown(at: session.address) }
+        delivery.control = []
+        return []
+    }
+
+    // MARK: Sending
+
+    /// Queues message `number` for every session (linked, or away within the resume time-out);
+    /// false when there is none.
+    mutating func enqueueForSessions(_ message: Message, number: Int) -> Bool {
+        let recipients = delivery.sender.recipients
+        guard !recipients.isEmpty else { return false }
+        let entry = delivery.streams.add(message, handle: number)
+        delivery.sender.enqueue(
+            handle: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
+            for: recipients, at: now)
+        return true
+    }
+
+    /// The MTU data frames are cut for: the smallest of the linked sessions' links.
+    var sessionMTU: MTU {
+        let mtus = delivery.linkedSessions.map { centrals[$0.address]?.mtu ?? sessionLinkMTU ?? .default }
+        return mtus.min() ?? .default
+    }
+
+    /// The next value for the session characteristic: a welcome, acknowledgement or abort, a
+    /// counter, then data.
+    mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
+        if !delivery.control.isEmpty {
+            let frame = delivery.control.removeFirst()
+            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
+        }
+        if !sessionCounters.isEmpty {
+            let (counter, completion) = sessionCounters.removeFirst()
+            return OutgoingValue(bytes: counter.encoded, counter: counter, completion: completion, target: .session)
+        }
+        guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
+        let mtu = sessionMTU
+        guard
+            let transmission = delivery.sender.nextTransmission(
+                at: now, maxBytes: mtu.sendValueLength - DataFrame.headerLength),
+            let entry = delivery.streams[transmission.handle]
+        else { return nil }
+        let target: SessionNumber = transmission.recipients.count == 1 ? transmission.recipients[0] : .everyone
+        let frame = DataFrame(
+            session: target, transfer: transmission.transfer, offset: UInt32(transmission.range.lowerBound),
+            bytes: entry.bytes(transmission.range))
+        var completion: PeripheralEvent?
+        if transmission.range.upperBound == entry.header.streamLength,
+            delivery.fullySent.insert(transmission.handle).inserted
+        {
+            let perFrame = mtu.sendValueLength - DataFrame.headerLength
+            completion = .transfer(
+                .sent(
+                    OutgoingMessage(
+                        number: transmission.handle, id: Int(transmission.transfer.value), kind: entry.message.kind,
+                        length: entry.message.bytes.count, sha256: entry.sha256,
+                        frames: (entry.header.streamLength + perFrame - 1) / perFrame, mtu: mtu, protocolVersion: 2)))
+        }
+        return OutgoingValue(
+            bytes: SessionFrame.data(frame).encoded, counter: nil, completion: completion, target: .session)
+    }
+
+    // MARK: Time
+
+    /// What is due at `now` in the sender and the receivers.
+    mutating func deliveryTick() -> [PeripheralAction] {
+        var actions = performOutbound(delivery.sender.tick(at: now))
+        for number in delivery.sessions.keys.sorted() {
+            guard var session = delivery.sessions[number] else { continue }
+            let received = session.receiver.tick(at: now)
+            delivery.sessions[number] = session
+            actions += performInbound(received, of: number)
+        }
+        // A session away for longer than the resume time-out is forgotten.
+        for (number, session) in delivery.sessions
+        where !session.linked && !delivery.sender.recipients.contains(number)
+            && session.receiver.inProgress == nil
+        {
+            delivery.sessions[number] = nil
+        }
+        return actions + startSending()
+    }
+
+    // MARK: Outcomes
+
+    private mutating func performOutbound(_ actions: [TransferSender<SessionNumber>.Action]) -> [PeripheralAction] {
+        let outcomes = OutboundReports.translate(actions, streams: delivery.streams) { number in
+            PeerName(.central, self.delivery.sessions[number]?.address)
+        }
+        var result: [PeripheralAction] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .report(let event): result.append(.report(.transfer(event)))
+            case .abort(let number, let transfer, let reason):
+                delivery.control.append(.abort(Abort(reason: reason, session: number, transfer: transfer)))
+            case .release(let handle):
+                delivery.streams.remove(handle)
+                delivery.fullySent.remove(handle)
+            case .settled(_, _, let delivered):
+                if !delivered { delivery.failed += 1 }
+            case .deliver, .acknowledge:
+                break
+            }
+        }
+        return result
+    }
+
+    private mutating func performInbound(
+        _ actions: [TransferReceiver.Action], of number: SessionNumber, session ended: PeripheralDelivery.Session? = nil
+    ) -> [PeripheralAction] {
+        guard var session = ended ?? delivery.sessions[number] else { return [] }
+        let outcomes = session.inbound.translate(
+            actions, from: PeerName(.central, session.address), arrivals: &arrivals, at: now)
+        if ended == nil { delivery.sessions[number]?.inbound = session.inbound }
+        var result: [PeripheralAction] = []
+        for outcome in outcomes {
+            switch outcome {
+            case .report(let event): result.append(.report(.transfer(event)))
+            case .deliver(let arrival): result.append(.deliver(arrival))
+            case .acknowledge(let ack): if ended == nil { delivery.control.append(.acknowledgement(ack)) }
+            case .abort, .release, .settled: break
+            }
+        }
+        return result
+    }
+}
