@@ -8,8 +8,11 @@ struct CentralState {
     let address: BluetoothAddress?
     /// The link's ATT MTU, once a write, read or acquired socket told it.
     var mtu: MTU?
-    /// Whether this central is known to have enabled notifications.
+    /// Whether this central may hear the notify characteristic (the original apps, version-1 relays).
     var subscribed = false
+    /// Whether this central is a relay central in session (protocol 2): it hears the session
+    /// characteristic only.
+    var inSession = false
     /// Rebuilds the messages this central writes.
     var inbound: InboundPipeline
 

@@ -77,7 +77,7 @@ extension PeripheralSession {
             actions += ensureCentral(address)
             if let mtu { actions += learnMTU(mtu, of: address) }
         }
-        for key in centrals.keys { centrals[key]?.subscribed = true }
+        for key in centrals.keys where centrals[key]?.inSession == false { centrals[key]?.subscribed = true }
         if wasNotifying, address == nil || alreadyKnown { return actions }
         actions.append(.report(.subscribed(address, mtu: mtu)))
         return actions

@@ -69,6 +69,9 @@ extension PeripheralSession {
     /// A hello: a new session, a session coming back (resume), or a central that restarted.
     private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?) -> [PeripheralAction] {
         let address = writer ?? hello.address
+        // A relay central hears the session characteristic only.
+        centrals[address]?.inSession = true
+        centrals[address]?.subscribed = false
         let window = max(1, min(delivery.settings.window, Int(hello.window)))
         var actions: [PeripheralAction] = []
         let number: SessionNumber

@@ -24,11 +24,21 @@ struct SessionHarness {
         session = CentralSession(settings: settings)
     }
 
+    /// The loop time inputs are fed at (seconds).
+    var now = 0.0
+
     @discardableResult
     mutating func feed(_ input: CentralInput) -> [CentralAction] {
-        let actions = session.handle(input)
+        let actions = session.handle(input, at: now)
         log += actions
         return actions
+    }
+
+    /// Feeds `input` at loop time `time` (later inputs keep that time).
+    @discardableResult
+    mutating func feed(_ input: CentralInput, at time: Double) -> [CentralAction] {
+        now = time
+        return feed(input)
     }
 
     /// Feeds a command and returns its token and the immediate actions.

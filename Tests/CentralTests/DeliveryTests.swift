@@ -1,0 +1,301 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+@testable import relay_central
+
+/// Protocol version 2 on the central: detection, handshake, delivery, resume, fallback.
+final class DeliveryTests: XCTestCase {
+    static let sessionID = CharacteristicID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0006")!
+    static let peripheralToken = SessionToken(0x5E6F_7081)!
+    static let centralToken = SessionToken(0x1A2B_3C4D)!
+    static let characteristics =
+        SessionHarness.relayCharacteristics + [
+            RemoteCharacteristic(
+                id: sessionID, uuid: RelayProfile.sessionCharacteristic, serviceUUID: RelayProfile.service,
+                flags: [.writeWithoutResponse, .notify])
+        ]
+
+    private func settings(protocolVersion: Int = 2) -> CentralSettings {
+        var settings = CentralSettings()
+        settings.delivery = DeliverySettings(token: Self.centralToken)
+        settings.delivery.protocolVersion = protocolVersion
+        return settings
+    }
+
+    /// Connects to a peripheral offering the session characteristic, up to the hello written.
+    private func greeted(_ harness: inout SessionHarness) -> [CentralAction] {
+        harness.scanAndFind()
+        harness.command(.connect(.index(0)))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        let found = harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics))
+        XCTAssertEqual(found, [.startNotify(Self.sessionID), .acquireWrite(Self.sessionID)], "the session only")
+        harness.feed(.notifyStarted(nil))
+        return harness.feed(.writeAcquired(MTU(517)!))
+    }
+
+    private func welcome(
+        next: UInt16 = 1, token: SessionToken = peripheralToken, central: SessionToken = centralToken
+    )
+        -> [UInt8]
+    {
+        SessionFrame.welcome(
+            Welcome(
+                session: SessionNumber(4)!, central: central, peripheral: token, window: 65536, next: TransferID(next))
+        ).encoded
+    }
+
+    private func notify(
+        _ harness: inout SessionHarness, _ frame: SessionFrame, at time: Double? = nil
+    ) -> [CentralAction] {
+        if let time { harness.now = time }
+        return harness.feed(.valueChanged(Self.sessionID, frame.encoded))
+    }
+
+    /// Everything written from `first` on, each write acknowledged, as parsed session frames.
+    private func frames(_ harness: inout SessionHarness, _ first: [CentralAction]) -> [SessionFrame] {
+        harness.drainWrites(startingWith: first).compactMap { try? SessionFrame(parsing: $0) }
+    }
+
+    private func ready(_ harness: inout SessionHarness) {
+        let hello = greeted(&harness)
+        _ = harness.drainWrites(startingWith: hello)
+        _ = harness.feed(.valueChanged(Self.sessionID, welcome()))
+    }
+
+    func testTheHelloGoesFirstAndReadyWaitsForTheWelcome() throws {
+        var harness = SessionHarness(settings: settings())
+        let written = greeted(&harness)
+        XCTAssertEqual(SessionHarness.events(written), [], "no ready before the handshake")
+        let values = SessionHarness.writes(written)
+        XCTAssertEqual(values.count, 1)
+        XCTAssertEqual(
+            try SessionFrame(parsing: values[0]),
+            .hello(
+                Hello(
+                    token: Self.centralToken, address: SessionHarness.adapter.address!, window: 32768,
+                    next: TransferID(1))))
+        XCTAssertEqual(harness.session.promptState, "greeting")
+        // Another central's welcome is not ours.
+        XCTAssertEqual(harness.feed(.valueChanged(Self.sessionID, welcome(central: SessionToken(9)!))), [])
+        let welcomed = harness.feed(.valueChanged(Self.sessionID, welcome()))
+        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(welcomed).first else {
+            return XCTFail("\(welcomed)")
+        }
+        XCTAssertEqual(version, 2)
+        XCTAssertEqual(harness.session.status.protocolVersion, 2)
+        XCTAssertEqual(SessionHarness.outcome(of: 2, in: welcomed), .success, "connect completes at ready")
+    }
+
+    func testAMessageIsSentInDataFramesAndDeliveredOnItsAcknowledgement() throws {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        let message = Message(binary: (0..<2000).map { UInt8($0 % 251) })
+        let (token, first) = harness.command(.send(message))
+        let written = frames(&harness, first)
+        var stream: [UInt8] = []
+        for frame in written {
+            guard case .data(let data) = frame else { return XCTFail("\(frame)") }
+            XCTAssertEqual(data.session, SessionNumber(4))
+            XCTAssertEqual(data.transfer, TransferID(1))
+            XCTAssertEqual(Int(data.offset), stream.count)
+            stream += data.bytes
+        }
+        XCTAssertEqual(written.count, 5, "485 stream bytes per frame at MTU 517")
+        XCTAssertEqual(stream, MessageHeader(of: message).encoded + message.bytes)
+        let sent = harness.log.compactMap { if case .report(.transfer(.sent(let sent))) = $0 { sent } else { nil } }
+        XCTAssertEqual(sent.map(\.protocolVersion), [2])
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success, "send completes at sent")
+        let ack = Acknowledgement(
+            status: .delivered, session: SessionNumber(4)!, transfer: TransferID(1), received: UInt32(stream.count))
+        let delivered = notify(&harness, .acknowledgement(ack), at: 0.5)
+        XCTAssertEqual(
+            SessionHarness.events(delivered),
+            [
+                .transfer(
+                    .delivered(
+                        SentMessageSummary(id: 1, length: 2000, sha256: SHA256.hash(message.bytes).hex),
+                        to: SessionHarness.peerName, seconds: 0.5))
+            ])
+        XCTAssertTrue(harness.session.isQuiescent)
+    }
+
+    func testThePeripheralsMessagesAreAcknowledgedAndDelivered() throws {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        let message = Message(text: "from the peripheral")
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        let data = DataFrame(session: .everyone, transfer: TransferID(1), offset: 0, bytes: stream)
+        let actions = notify(&harness, .data(data))
+        XCTAssertEqual(SessionHarness.events(actions).compactMap(\.messageReport?.text), ["from the peripheral"])
+        XCTAssertEqual(
+            frames(&harness, actions),
+            [
+                .acknowledgement(
+                    Acknowledgement(
+                        status: .delivered, session: SessionNumber(4)!, transfer: TransferID(1),
+                        received: UInt32(stream.count)))
+            ])
+        // Data for another central's session is not ours.
+        let other = DataFrame(session: SessionNumber(9)!, transfer: TransferID(2), offset: 0, bytes: stream)
+        XCTAssertEqual(notify(&harness, .data(other)), [])
+    }
+
+    func testCountersComeOnTheSessionCharacteristicAndGarbageIsAPacedProtocolError() {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        XCTAssertEqual(
+            SessionHarness.events(harness.feed(.valueChanged(Self.sessionID, [7, 0, 0, 0]))),
+            [SessionHarness.counterEvent(7)])
+        var errors = 0
+        for _ in 0..<20 {
+            errors +=
+                SessionHarness.eventNames(harness.feed(.valueChanged(Self.sessionID, [0xB2, 0x09, 1]))).filter {
+                    $0 == "error"
+                }.count
+        }
+        XCTAssertEqual(errors, 5, "at most 5 a second")
+        // The counter the central writes goes to the session characteristic too.
+        let write = harness.command(.write(value: 3))
+        XCTAssertEqual(write.actions, [.write([3, 0, 0, 0], via: .socket, to: Self.sessionID)])
+    }
+
+    func testAPeripheralWithoutTheSessionCharacteristicGetsVersion1Unconfirmed() {
+        var harness = SessionHarness(settings: settings())
+        harness.connectReady()
+        guard
+            case .ready(_, _, _, _, let version)? = SessionHarness.events(harness.log).last(where: {
+                $0.name == "ready"
+            })
+        else {
+            return XCTFail()
+        }
+        XCTAssertEqual(version, 1)
+        let (_, first) = harness.command(.send(Message(text: "hi")))
+        let values = harness.drainWrites(startingWith: first)
+        XCTAssertEqual(values.first?.first, 0xB1, "a version-1 frame")
+        XCTAssertEqual(SessionHarness.eventNames(harness.log).suffix(2), ["sent", "unconfirmed"])
+    }
+
+    func testProtocol1NeverTouchesTheSessionCharacteristic() {
+        var harness = SessionHarness(settings: settings(protocolVersion: 1))
+        harness.scanAndFind()
+        harness.command(.connect(.index(0)))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        XCTAssertEqual(
+            harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics)),
+            [.startNotify(SessionHarness.notifyID), .acquireWrite(SessionHarness.writeID)])
+    }
+
+    func testAPeripheralThatNeverWelcomesGetsVersion1AfterFiveHellos() {
+        var harness = SessionHarness(settings: settings())
+        _ = harness.drainWrites(startingWith: greeted(&harness))
+        var hellos = 1
+        var time = 0.0
+        var fallback: [CentralAction] = []
+        while fallback.isEmpty || SessionHarness.writes(fallback).count == 1 {
+            time += CentralDelivery.helloInterval
+            XCTAssertEqual(harness.session.deliveryDeadline, time)
+            fallback = harness.feed(.deliveryTimerFired, at: time)
+            if SessionHarness.writes(fallback).count == 1 {
+                hellos += 1
+                _ = harness.drainWrites(startingWith: fallback)
+            }
+        }
+        XCTAssertEqual(hellos, 5)
+        XCTAssertEqual(SessionHarness.eventNames(fallback), ["error"])
+        XCTAssertTrue(fallback.contains(.startNotify(SessionHarness.notifyID)))
+        XCTAssertTrue(fallback.contains(.acquireWrite(SessionHarness.writeID)))
+        harness.feed(.notifyStarted(nil))
+        let ready = harness.feed(.writeAcquired(MTU(517)!))
+        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(ready).first else {
+            return XCTFail("\(ready)")
+        }
+        XCTAssertEqual(version, 1)
+    }
+
+    func testACutTransferResumesAfterTheReconnectFromWhatThePeripheralHolds() throws {
+        var settings = settings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        ready(&harness)
+        let message = Message(binary: [UInt8](repeating: 5, count: 3000))
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        _ = harness.drainWrites(startingWith: harness.command(.send(message)).actions)
+        // The peripheral holds 970 bytes, then the link drops.
+        _ = notify(
+            &harness,
+            .acknowledgement(
+                Acknowledgement(status: .receiving, session: SessionNumber(4)!, transfer: TransferID(1), received: 970)),
+            at: 0.2)
+        let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false, resolved: false)), at: 1)
+        XCTAssertTrue(SessionHarness.eventNames(lost).contains("disconnected"))
+        XCTAssertFalse(harness.session.isQuiescent, "the message waits for the resume")
+        // Back: the hello names the transfer in progress.
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil), at: 5)
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics))
+        harness.feed(.notifyStarted(nil))
+        let hello = frames(&harness, harness.feed(.writeAcquired(MTU(517)!)))
+        XCTAssertEqual(
+            hello,
+            [
+                .hello(
+                    Hello(
+                        token: Self.centralToken, address: SessionHarness.adapter.address!, window: 32768,
+                        next: TransferID(1)))
+            ])
+        _ = harness.feed(.valueChanged(Self.sessionID, welcome()))
+        let account = notify(
+            &harness,
+            .acknowledgement(
+                Acknowledgement(status: .receiving, session: SessionNumber(4)!, transfer: TransferID(1), received: 1455)
+            ),
+            at: 5.2)
+        XCTAssertEqual(
+            SessionHarness.events(account).first,
+            .transfer(.resumed(id: 1, offset: 1455 - 11, total: 3000, to: SessionHarness.peerName)))
+        let resent = frames(&harness, account).compactMap { if case .data(let data) = $0 { data } else { nil } }
+        XCTAssertEqual(resent.first?.offset, 1455, "only what the peripheral lacks")
+        XCTAssertEqual(resent.reduce(0) { $0 + $1.bytes.count }, stream.count - 1455)
+    }
+
+    func testARestartedPeripheralFailsTheMessageInProgressAndGetsTheRest() throws {
+        var settings = settings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        ready(&harness)
+        _ = harness.drainWrites(
+            startingWith: harness.command(.send(Message(binary: [UInt8](repeating: 1, count: 3000)))).actions)
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: false, resolved: false)), at: 1)
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil), at: 5)
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics))
+        harness.feed(.notifyStarted(nil))
+        _ = harness.drainWrites(startingWith: harness.feed(.writeAcquired(MTU(517)!)))
+        let welcomed = harness.feed(.valueChanged(Self.sessionID, welcome(token: SessionToken(77)!)))
+        XCTAssertEqual(SessionHarness.eventNames(welcomed).prefix(1), ["failed"])
+        let written = frames(&harness, welcomed)
+        XCTAssertEqual(
+            written.first, .abort(Abort(reason: .cancelled, session: SessionNumber(4)!, transfer: TransferID(1))))
+    }
+
+    func testDisconnectAskedForFailsWhatIsPending() {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        _ = harness.drainWrites(startingWith: harness.command(.send(Message(text: "pending"))).actions)
+        harness.command(.disconnect)
+        let done = harness.disconnectAnsweredThenDown()
+        XCTAssertTrue(SessionHarness.eventNames(done).contains("failed"), "\(SessionHarness.eventNames(done))")
+        XCTAssertTrue(harness.session.isQuiescent)
+        XCTAssertEqual(harness.session.delivery.failed, 1)
+    }
+}
