@@ -45,14 +45,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     }
 
     /// Counts for `status` and the tests.
-    public struct Counts: Sendable, Equatable {
-        /// Stream bytes handed over, retransmissions included.
-        public var sentBytes = 0
-        /// Of those, bytes sent before.
-        public var resentBytes = 0
-        /// Retransmission time-outs.
-        public var timeouts = 0
-    }
+    public typealias Counts = TransferSenderCounts
 
     private struct Flight: Sendable {
         let range: Range<Int>

@@ -34,3 +34,13 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
         self.progressInterval = progressInterval
     }
 }
+
+/// What a `TransferSender` counts, for `status` and the tests.
+public struct TransferSenderCounts: Sendable, Equatable {
+    /// Stream bytes handed over, retransmissions included.
+    public var sentBytes = 0
+    /// Of those, bytes sent before.
+    public var resentBytes = 0
+    /// Retransmission time-outs.
+    public var timeouts = 0
+}

@@ -85,9 +85,10 @@ extension CentralSession {
         if ending.reported {
             actions.append(.report(.disconnected(peer, reason: ending.reason ?? "disconnected on request")))
         }
-        // A disconnect asked for (or quitting) ends version-2 transfers too; any other reason
-        // to leave (a peer that is not ready yet) keeps them for a resume.
-        actions += cleanUpLink(reason: "disconnected", keepTransfers: disconnectToken == nil && !isQuitting)
+        // Quitting ends version-2 transfers; any other end of a link (a disconnect asked for
+        // too) keeps them for a resume within the resume time-out, both ways: the peripheral
+        // resumes from what this side told it, so this side must not forget it.
+        actions += cleanUpLink(reason: "disconnected", keepTransfers: !isQuitting)
         if let token = disconnectToken {
             disconnectToken = nil
             actions.append(.finish(token, .success))

@@ -246,7 +246,9 @@ struct CentralSession {
             path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
             pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count,
-            protocolVersion: protocolInUse)
+            protocolVersion: protocolInUse,
+            delivery: DeliveryStatus(
+                sender: delivery.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0))
     }
 
     /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).

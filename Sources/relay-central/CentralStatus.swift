@@ -18,6 +18,7 @@ struct CentralStatus: Equatable, Sendable {
     var pendingSends: Int
     /// The protocol version of the ready link (nil: not ready).
     var protocolVersion: Int?
+    var delivery = DeliveryStatus()
 
     var fields: [(String, JSONValue)] {
         adapter.fields + [
@@ -31,7 +32,7 @@ struct CentralStatus: Equatable, Sendable {
             ("messagesReceived", .integer(Int64(messagesReceived))),
             ("messagesSent", .integer(Int64(messagesSent))),
             ("pendingSends", .integer(Int64(pendingSends))),
-            ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null),
+            ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null), ("delivery", delivery.json),
         ]
     }
 
@@ -51,6 +52,7 @@ struct CentralStatus: Equatable, Sendable {
         lines.append("scanning:  \(scanning ? "yes" : "no"), \(candidates) candidate\(candidates == 1 ? "" : "s")")
         lines.append("counter:   next write \(nextCounter), last received \(lastReceived.map(\.description) ?? "none")")
         lines.append("messages:  \(messagesReceived) received, \(messagesSent) sent, \(pendingSends) pending")
+        lines.append("delivery:  \(delivery.line)")
         return lines.joined(separator: "\n")
     }
 }

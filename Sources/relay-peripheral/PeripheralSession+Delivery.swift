@@ -84,6 +84,7 @@ extension PeripheralSession {
             delivery.sender.linkUp(number, window: window, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
+            actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
         } else {
             // A central process that restarted leaves its old session behind: it is gone.
@@ -130,11 +131,13 @@ extension PeripheralSession {
         }
     }
 
-    /// Notifications on the session characteristic stopped: every session waits for a resume.
+    /// Notifications on the session characteristic stopped (bluetoothd says so when the last
+    /// relay central left): every session waits for its central's next hello.
     mutating func sessionNotifyStopped() -> [PeripheralAction] {
-        for session in delivery.linkedSessions { sessionsLinkDown(at: session.address) }
+        let leaving = delivery.linkedSessions
+        for session in leaving { sessionsLinkDown(at: session.address) }
         delivery.control = []
-        return []
+        return leaving.map { .report(.unsubscribed($0.address)) }
     }
 
     // MARK: Sending

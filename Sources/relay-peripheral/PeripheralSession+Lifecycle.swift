@@ -30,6 +30,12 @@ extension PeripheralSession {
         }
         notifying = false
         notifyLinkMTU = nil
+        // Protocol-2 sessions wait for their centrals' next hello (a resume).
+        sessionNotifying = false
+        sessionLinkMTU = nil
+        sessionCounters = []
+        // (Every central was reported disconnected above; no unsubscribed lines on top.)
+        _ = sessionNotifyStopped()
         actions += abandonOutbox(because: .bluetooth(state))
         return actions
     }

@@ -12,6 +12,8 @@ struct PeripheralStatus: Equatable, Sendable {
         let counters: Int
         let messages: Int
         let lastWritten: [UInt8]?
+        /// The central's session number when it speaks protocol 2.
+        let session: Int?
         /// The message this central is sending, while incomplete.
         let receiving: Receiving?
     }
@@ -19,7 +21,8 @@ struct PeripheralStatus: Equatable, Sendable {
     /// Bytes received so far of an incomplete message, and its declared total.
     struct Receiving: Equatable, Sendable {
         let received: Int
-        let total: Int
+        /// nil until the message's header came (protocol 2).
+        let total: Int?
     }
 
     let adapter: AdapterReport
@@ -33,6 +36,7 @@ struct PeripheralStatus: Equatable, Sendable {
     let pendingSends: Int
     let messagesReceived: Int
     let centrals: [Central]
+    let delivery: DeliveryStatus
 
     init(session: PeripheralSession) {
         adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
@@ -45,11 +49,17 @@ struct PeripheralStatus: Equatable, Sendable {
         sendingMTU = session.sendingMTU
         pendingSends = session.pendingCount
         messagesReceived = session.messagesReceived
+        delivery = DeliveryStatus(
+            sender: session.delivery.sender.counts,
+            duplicateFrames: session.delivery.sessions.values.reduce(0) { $0 + $1.receiver.counts.duplicateFrames })
         centrals = session.centrals.sorted { $0.key < $1.key }.map { address, central in
             Central(
                 address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
                 messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
-                receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) })
+                session: session.sessionNumber(at: address).map { Int($0.value) },
+                receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) }
+                    ?? session.sessionNumber(at: address).flatMap { session.delivery.sessions[$0]?.receiver.inProgress }
+                    .map { Receiving(received: $0.received, total: $0.total) })
         }
     }
 
@@ -59,6 +69,7 @@ struct PeripheralStatus: Equatable, Sendable {
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
+            ("delivery", delivery.json),
             (
                 "centrals",
                 .array(
@@ -67,6 +78,8 @@ struct PeripheralStatus: Equatable, Sendable {
                             ("address", .string(central.address.description)),
                             ("mtu", central.mtu.map { .integer(Int64($0.value)) } ?? .null),
                             ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
+                            ("protocol", .integer(central.session == nil ? 1 : 2)),
+                            ("session", central.session.map { .integer(Int64($0)) } ?? .null),
                             ("messages", .integer(Int64(central.messages))),
                             ("lastWritten", central.lastWritten.map { .string(Hex.preview($0, limit: 64)) } ?? .null),
                             (
@@ -74,7 +87,7 @@ struct PeripheralStatus: Equatable, Sendable {
                                 central.receiving.map { progress in
                                     .object([
                                         ("received", .integer(Int64(progress.received))),
-                                        ("total", .integer(Int64(progress.total))),
+                                        ("total", progress.total.map { .integer(Int64($0)) } ?? .null),
                                     ])
                                 } ?? .null
                             ),
@@ -92,15 +105,19 @@ struct PeripheralStatus: Equatable, Sendable {
             "counter:     next \(nextCounter), last notified \(lastNotified.map(String.init) ?? "none")",
             "sending:     \(notifying ? "subscribed" : "nobody subscribed"), MTU \(sendingMTU), \(pendingSends) queued",
             "received:    \(messagesReceived) message\(messagesReceived == 1 ? "" : "s")",
+            "delivery:    \(delivery.line)",
             "centrals:    \(centrals.isEmpty ? "none" : String(centrals.count))",
         ]
         for central in centrals {
             lines.append(
                 "  \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "
-                    + (central.subscribed ? "subscribed" : "not subscribed")
+                    + (central.session.map { "protocol 2 (session \($0))" }
+                        ?? (central.subscribed ? "subscribed" : "not subscribed"))
                     + "  \(central.counters) counters, \(central.messages) messages"
                     + (central.lastWritten.map { "  last written \(Hex.preview($0, limit: 16))" } ?? "")
-                    + (central.receiving.map { "  receiving a message: \($0.received) of \($0.total) bytes" } ?? ""))
+                    + (central.receiving.map {
+                        "  receiving a message: \($0.received) of \($0.total.map(String.init) ?? "?") bytes"
+                    } ?? ""))
         }
         return lines.joined(separator: "\n")
     }

@@ -288,14 +288,27 @@ final class DeliveryTests: XCTestCase {
             written.first, .abort(Abort(reason: .cancelled, session: SessionNumber(4)!, transfer: TransferID(1))))
     }
 
-    func testDisconnectAskedForFailsWhatIsPending() {
+    func testADisconnectAskedForKeepsTransfersForAResumeAndTheResumeTimeOutEndsThem() {
         var harness = SessionHarness(settings: settings())
         ready(&harness)
         _ = harness.drainWrites(startingWith: harness.command(.send(Message(text: "pending"))).actions)
         harness.command(.disconnect)
         let done = harness.disconnectAnsweredThenDown()
-        XCTAssertTrue(SessionHarness.eventNames(done).contains("failed"), "\(SessionHarness.eventNames(done))")
+        XCTAssertFalse(SessionHarness.eventNames(done).contains("failed"), "kept: the peripheral resumes from it")
+        XCTAssertFalse(harness.session.isQuiescent)
+        let expired = harness.feed(.deliveryTimerFired, at: 61)
+        XCTAssertEqual(SessionHarness.eventNames(expired), ["failed"])
         XCTAssertTrue(harness.session.isQuiescent)
         XCTAssertEqual(harness.session.delivery.failed, 1)
+    }
+
+    func testQuittingFailsWhatIsPending() {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        _ = harness.drainWrites(startingWith: harness.command(.send(Message(text: "pending"))).actions)
+        harness.feed(.quitting)
+        let done = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        XCTAssertTrue(SessionHarness.eventNames(done).contains("failed"), "\(SessionHarness.eventNames(done))")
+        XCTAssertTrue(harness.session.isQuiescent)
     }
 }

@@ -136,7 +136,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = session.handle(.connected(centralA), at: 10)
         let back = session.handle(
             .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil, time: 10), at: 10)
-        XCTAssertEqual(back.events.map(\.name), [], "a resume, not a new subscription")
+        XCTAssertEqual(back.events.map(\.name), ["subscribed"], "subscribed again: the same session resumes")
+        XCTAssertEqual(session.delivery.sessions.count, 1)
         let frames = sessionFrames(drain(&session).values)
         XCTAssertEqual(
             frames.first,

@@ -33,4 +33,8 @@ expect_values "$out/peripheral.out" "counters relay-central wrote to bless" 0 1 
 json_values "$out/central.out" counter value > "$out/central.counters"
 expect_values "$out/central.counters" "counters bless notified to relay-central" 0 1 2
 [ "$(grep -c '"event":"read"' "$out/central.out")" = 2 ] || fail "relay-central did not read both characteristics"
+# The original iPhone app offers no session characteristic: protocol 1, and bless (which logs
+# every write that is not a counter) saw only counters.
+[ "$(json_list "$out/central.out" ready protocol)" = 1 ] || fail "relay-central did not speak protocol 1 with bless"
+grep -q 'ignored a write' "$out/peripheral.err" && fail "bless was written values that are not counters"
 echo "bless: relay-central received 0 1 2 from bless and wrote 0 1 2 to it"

@@ -10,7 +10,8 @@
 #   BlueZ keeps the LE link the dead process asked for (Device1.Connect), so the peripheral
 #   sees A unsubscribe but not disconnect. What the user must see on the peripheral:
 #   - A unsubscribed (named by address), then A's partial message `dropped` with the bytes
-#     received and the declared total (within the 10 s reassembly idle time-out plus slack);
+#     received and the declared total: protocol 2 keeps it for the resume time-out (A might
+#     come back; 10 s here, --resume-timeout) plus slack;
 #   - `status`: still advertising (and a new scan from hci2 finds it), nobody subscribed;
 #     no `stopped`;
 #   - a NEW relay-central B, started where A ran (hci1), connects over the link BlueZ kept
@@ -34,7 +35,8 @@ to_p="hello peripheral from B"  # no comma: field() splits on commas
 
 # The peripheral reads its commands from a FIFO so it keeps running while the scenario acts.
 open_input peripheral 7
-start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --max-message 4194304
+start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --max-message 4194304 \
+  --resume-timeout 10
 cat > "$out/a.script" <<SCRIPT
 wait state 30
 scan
@@ -58,7 +60,7 @@ finish a 5 || true
 echo "A killed at $(since) s"
 
 # The partial message is reported dropped, attributed to A, with its bytes and total; A is
-# reported unsubscribed by address. Allowed: the 10 s idle time-out plus 20 s of slack.
+# reported unsubscribed by address. Allowed: the 10 s resume time-out plus 20 s of slack.
 wait_for_line "$out/peripheral.out" '"event":"dropped"' 30 || fail "the peripheral did not report A's partial message dropped"
 dropped_after=$(awk -v a="$killed" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 dropped=$(grep '"event":"dropped"' "$out/peripheral.out" | head -n 1)

@@ -4,9 +4,10 @@
 #   a 4 MiB message; the peripheral process is killed (SIGKILL) mid-message, as soon as the
 #   central receives the first frame. BlueZ keeps the LE link (the central's bluetoothd owns it)
 #   and first sends what the killed program had already handed to it, then removes the relay
-#   service (Service Changed). The central must report the disconnect and the partial message
-#   dropped; when a new relay-peripheral starts on hci0 it reconnects by itself and a counter and
-#   a message go each way.
+#   service (Service Changed). The central must report the disconnect and, once the resume
+#   time-out passed (15 s here: protocol 2 keeps a cut transfer for the peripheral to come back),
+#   the partial message dropped; when a new relay-peripheral starts on hci0 it reconnects by
+#   itself and a counter and a message go each way.
 # bluetoothd takes notifications from the program much faster than the air carries them (about
 # 25 KB/s here), so the program must be killed before it has handed over the whole message
 # (checked: no `sent` line), and the central can only notice once that backlog has drained.
@@ -19,7 +20,7 @@ p1=$out/peripheral1.out p2=$out/peripheral2.out c=$out/central.out
 head -c 4194304 /dev/urandom > "$out/big.bin"
 open_input central 8
 start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json --connect sample --reconnect \
-  --max-message 8388608
+  --max-message 8388608 --resume-timeout 15
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
 open_input peripheral1 7
 start_fed peripheral1 "$fifos/peripheral1.in" "$bin/relay-peripheral" --adapter hci0 --json

@@ -24,7 +24,11 @@ Commands mode:   bleak_central.py --commands --timeout 0     (benchmarks/ble/gue
     expect N       count notified bytes raw until N arrived: {"event":"expecting","bytes":N}
                    now, {"event":"received","bytes":N,"sha256":...} then
     status         {"event":"status","received":BYTES}
+    message N      send N random bytes as one version-1 message (scenarios/vm/peers/v1frames.py:
+                   docs/protocol.md's version 1 exactly); then {"event":"sent-message",...}
     quit           (or end of input) disconnect and exit 0
+  With --v1, every notification that is not a counter goes to a strict version-1 reassembler:
+  {"event":"message","kind":K,"length":N,"sha256":...} or {"event":"protocol-error","detail":...}.
   A peripheral that is not found prints {"event":"error","message":"no peripheral found"}.
 Progress goes to stderr ("found", "connected", "subscribed", "done"). Exit status 0 when
 every goal is met, 1 on timeout or when the peripheral is not found or disconnects.
@@ -42,6 +46,7 @@ from dbus_fast import BusType, Message, MessageType
 from dbus_fast.aio import MessageBus
 
 import article
+import v1frames
 
 ROLE = "bleak_central"
 
@@ -68,6 +73,10 @@ def parse_arguments():
     parser.add_argument("--keep-cache", action="store_true",
                         help="do not forget cached peripherals before scanning")
     parser.add_argument("--scan-timeout", type=float, default=40.0, metavar="S")
+    parser.add_argument("--v1", action="store_true",
+                        help="commands mode: a version-1 relay peer (messages as v1 frames, strict reassembly)")
+    parser.add_argument("--only-counters", action="store_true",
+                        help="counters mode: fail if any notified value is not a 4-byte counter")
     parser.add_argument("--commands", action="store_true",
                         help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=0.5, metavar="S",
@@ -115,6 +124,8 @@ class Central:
         self.options = options
         self.output = output
         self.notified = 0
+        # Values that were not counters (--only-counters makes them a failure).
+        self.non_counters = 0
         self.seen = {}
         self.notify_done = asyncio.Event()
         self.disconnected = asyncio.Event()
@@ -151,6 +162,7 @@ class Central:
             counter = article.decode_counter(bytes(data))
         except ValueError as error:
             article.log(ROLE, f"ignored a notification: {error}")
+            self.non_counters += 1
             return
         print(counter, file=self.output, flush=True)
         self.notified += 1
@@ -212,8 +224,10 @@ class Central:
                     raise SystemExit(f"{ROLE}: disconnected after {self.notified} notifications")
             if self.bytes is not None:
                 print(self.bytes.report(ROLE, mtu=mtu), file=self.output, flush=True)
-            article.log(ROLE, "done")
             await asyncio.sleep(options.linger)
+            if options.only_counters and self.non_counters:
+                raise SystemExit(f"{ROLE}: {self.non_counters} notified values were not counters")
+            article.log(ROLE, "done")
 
 
 class CommandSession:
@@ -224,9 +238,15 @@ class CommandSession:
         self.expected = 0
         self.received = 0
         self.digest = None
+        self.reassembler = v1frames.Reassembler() if central.options.v1 else None
+        self.next_id = 0
 
     def on_notification(self, data: bytes):
         emit = self.central.emit
+        if self.reassembler is not None:
+            for event in self.reassembler.receive(data):
+                emit(**event)
+            return
         if self.expected:
             self.received += len(data)
             self.digest.update(data)
@@ -267,8 +287,15 @@ class CommandSession:
             elif command == "expect":
                 self.expected, self.received, self.digest = arguments[0], 0, hashlib.sha256()
                 emit("expecting", bytes=arguments[0])
+            elif command == "message":
+                data = os.urandom(arguments[0])
+                for frame in v1frames.frames(data, self.next_id, chunk):
+                    await client.write_gatt_char(write, frame, response=response)
+                self.next_id = (self.next_id + 1) & 0xFF
+                emit("sent-message", bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
             elif command == "status":
-                emit("status", received=self.received)
+                errors = self.reassembler.errors if self.reassembler else 0
+                emit("status", received=self.received, errors=errors)
             else:
                 emit("error", message=f"unknown command {command}")
 

@@ -41,6 +41,7 @@ import time
 from bless import BlessServer
 
 import article
+import v1frames
 
 ROLE = "bless_peripheral"
 
@@ -64,6 +65,8 @@ def parse_arguments():
     parser.add_argument("--chunk", type=int, default=0, metavar="N",
                         help="chunk length for --send-bytes (default: what the central writes)")
     parser.add_argument("--echo", action="store_true", help="notify every written counter back")
+    parser.add_argument("--v1", action="store_true",
+                        help="commands mode: a version-1 relay peer (messages as v1 frames, strict reassembly)")
     parser.add_argument("--commands", action="store_true",
                         help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=1.0, metavar="S",
@@ -203,9 +206,15 @@ class CommandSession:
         self.expected = 0
         self.received = 0
         self.digest = None
+        self.reassembler = v1frames.Reassembler() if peripheral.options.v1 else None
+        self.next_id = 0
 
     def on_write(self, data: bytes):
         peripheral = self.peripheral
+        if self.reassembler is not None:
+            for event in self.reassembler.receive(data):
+                peripheral.emit(**event)
+            return
         if self.expected:
             self.received += len(data)
             self.digest.update(data)
@@ -242,8 +251,17 @@ class CommandSession:
                     peripheral.notify(data[offset:offset + chunk])
                     await asyncio.sleep(0)
                 emit("sent", bytes=size, sha256=hashlib.sha256(data).hexdigest())
+            elif command == "message":
+                size, chunk = arguments
+                data = os.urandom(size)
+                for frame in v1frames.frames(data, self.next_id, chunk):
+                    peripheral.notify(frame)
+                    await asyncio.sleep(0.005)
+                self.next_id = (self.next_id + 1) & 0xFF
+                emit("sent-message", bytes=size, sha256=hashlib.sha256(data).hexdigest())
             elif command == "status":
-                emit("status", received=self.received)
+                errors = self.reassembler.errors if self.reassembler else 0
+                emit("status", received=self.received, errors=errors)
             else:
                 emit("error", message=f"unknown command {command}")
 

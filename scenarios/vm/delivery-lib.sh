@@ -1,0 +1,48 @@
+# Helpers for the protocol-2 delivery scenarios (scenarios/vm/scenario-delivery-*.sh), sourced
+# after lib.sh and faults-lib.sh inside the bluez-vm guest.
+#   status_json OUTFILE FD       sends `status` on FD and prints the program's answer (JSON)
+#   json_field JSON PATH         a field of one JSON object, PATH like delivery.sentBytes
+#   wait_progress OUTFILE DIRECTION BYTES [SECONDS]   until a progress event of DIRECTION (in or
+#                                out) says at least BYTES
+#   random_file PATH BYTES       a file of random bytes
+#   check_sent_bound JSON STREAM WINDOW WHO   sentBytes of a status within STREAM + 2 windows
+status_json() { # outfile fd
+  local before
+  before=$(count "$1" '"event":"status"')
+  echo status >&"$2"
+  wait_for_count "$1" '"event":"status"' $((before + 1)) 15 || fail "no answer to status in $1"
+  grep '"event":"status"' "$1" | tail -n 1
+}
+json_field() { # json path
+  "${python:-python3}" -c 'import json, sys
+value = json.loads(sys.argv[1])
+for key in sys.argv[2].split("."):
+    value = value[key]
+print(json.dumps(value) if not isinstance(value, str) else value)' "$1" "$2"
+}
+wait_progress() { # outfile direction bytes [seconds]
+  local ticks=0 limit=$((${4:-60} * 5))
+  until "${python:-python3}" - "$1" "$2" "$3" <<'PY'
+import json, sys
+path, direction, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3])
+best = 0
+for line in open(path, errors="replace"):
+    if '"event":"progress"' in line:
+        event = json.loads(line)
+        if event.get("direction") == direction:
+            best = max(best, event["bytes"])
+sys.exit(0 if best >= wanted else 1)
+PY
+  do
+    ticks=$((ticks + 1))
+    [ $ticks -gt $limit ] && return 1
+    sleep 0.2
+  done
+}
+random_file() { head -c "$2" /dev/urandom > "$1"; }
+check_sent_bound() { # status-json stream-bytes window who
+  local sent
+  sent=$(json_field "$1" delivery.sentBytes)
+  [ "$sent" -le $(($2 + 2 * $3)) ] || fail "$4 sent $sent stream bytes for $2: more than two windows ($3) over"
+  echo "$4 sent $sent stream bytes for a stream of $2 ($(json_field "$1" delivery.resentBytes) again)"
+}
