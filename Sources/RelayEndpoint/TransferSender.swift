@@ -3,7 +3,8 @@ import RelayProtocol
 /// The sending half of protocol version 2: a log of messages, each for one or more recipients
 /// (the central's one peripheral; the peripheral's centrals, whose notifications all hear the
 /// same frames), a window of unacknowledged bytes per recipient, selective repeat of what is
-/// missing (retransmission timer with back-off, and gaps the acknowledgements show), and resume
+/// missing (gaps the acknowledgements show, and the first unacknowledged bytes when the
+/// retransmission timer with back-off runs out), and resume
 /// after a link drop from what the receiver says it holds.
 ///
 /// A plain value: the owner queues messages, pulls `nextTransmission` whenever the link can take
@@ -408,10 +409,17 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                     counts.timeouts += 1
                     peers[recipient]!.backoff = min(peers[recipient]!.backoff * 2, 64)
                 } else if let oldest = track.flights.map(\.at).min(), now >= oldest + retransmissionTimeout(recipient) {
-                    for flight in track.flights {
-                        for gap in track.held.missing(in: flight.range) { track.sent.remove(gap) }
+                    // Only the first unacknowledged bytes go again (what a deep queue delayed is
+                    // not sent twice); its acknowledgement shows what else was lost, which the
+                    // reordering rule then resends. The others wait a new time-out.
+                    let first = track.flights.indices.min {
+                        track.flights[$0].range.lowerBound < track.flights[$1].range.lowerBound
+                    }!
+                    for gap in track.held.missing(in: track.flights[first].range) { track.sent.remove(gap) }
+                    track.flights.remove(at: first)
+                    track.flights = track.flights.map {
+                        Flight(range: $0.range, sequence: $0.sequence, at: now, isRetransmission: $0.isRetransmission)
                     }
-                    track.flights = []
                     entries[index].tracks[recipient] = track
                     counts.timeouts += 1
                     peers[recipient]!.backoff = min(peers[recipient]!.backoff * 2, 64)

@@ -53,15 +53,20 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(sender.counts.resentBytes, 100)
     }
 
-    func testTheRetransmissionTimerResendsWhatIsUnacknowledgedAndBacksOff() {
+    func testTheRetransmissionTimerResendsTheFirstUnacknowledgedBytesAndBacksOff() {
         var sender = sender(window: 10_000)
-        _ = sender.enqueue(handle: 1, headerLength: 11, streamLength: 250, for: ["p"], at: 0)
-        XCTAssertEqual(drain(&sender).map(\.range), [0..<100, 100..<200, 200..<250])
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).count, 7)
         XCTAssertEqual(sender.nextDeadline, 1, "1 s before any round-trip sample")
         _ = sender.tick(at: 1)
-        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<100, 100..<200, 200..<250])
+        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<100], "only the first: the rest may be queued")
         XCTAssertEqual(sender.nextDeadline, 3, "doubled")
         XCTAssertEqual(sender.counts.timeouts, 1)
+        // Its acknowledgement shows the receiver had everything but 100..<200 and 300..<400:
+        // those go again at once, and nothing else.
+        _ = sender.acknowledge(ack(transfer, 100, [200..<300, 400..<650]), from: "p", at: 1.2)
+        XCTAssertEqual(drain(&sender, at: 1.2).map(\.range), [100..<200, 300..<400])
+        XCTAssertEqual(sender.counts.resentBytes, 300)
     }
 
     func testARoundTripSampleSetsTheTimer() {

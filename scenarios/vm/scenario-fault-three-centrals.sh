@@ -12,8 +12,9 @@
 #      peripheral, C is killed (SIGKILL) and its link cut (`btmgmt --index 3 disconnect`, as
 #      when a watch's OS drops the link of an app that died or the radio goes): the peripheral
 #      reports C disconnected, keeps C's partial message for the resume time-out (10 s here:
-#      protocol 2, C might come back) and then drops it (C's address, bytes, 1 MiB total) and
-#      reports the broadcast failed for C; A's and B's messages arrive intact, A and B get the
+#      protocol 2, C might come back) and then drops it (C's address, bytes, 1 MiB total), and
+#      reports the broadcast delivered to C (if C acknowledged it before it died) or failed for
+#      it; A's and B's messages arrive intact, A and B get the
 #      broadcast (`delivered` to each) and the next counter, the peripheral keeps advertising,
 #      everyone quits cleanly (issue 15, test 4: a central that leaves does not stall the rest).
 #   Needs the patched btvirt (scripts/vm/build-btvirt.sh): BlueZ's own gives a peripheral's
@@ -168,7 +169,8 @@ for who in a b; do
   grep '"event":"delivered"' "$out/peripheral.out" | grep -q "\"sha256\":\"$(sha "$out/bcast2.bin")\".*\"to\":\"${address[$who]}\"" ||
     fail "the peripheral did not report the last broadcast delivered to $who"
 done
-grep '"event":"failed"' "$out/peripheral.out" | grep -q "\"to\":\"${address[c]}\"" ||
-  fail "the peripheral did not report the broadcast failed for C"
+# C acknowledged it before it died, or it failed for C after the resume time-out: never neither.
+grep -E '"event":"(delivered|failed)"' "$out/peripheral.out" | grep "\"to\":\"${address[c]}\"" | grep -q '"id":3,' ||
+  fail "the peripheral reported neither delivered nor failed for C's share of the last broadcast"
 echo "PASS fault-three-centrals: each central got every counter and message once and intact, writes told apart," \
   "C killed after $received of 1048576 bytes without disturbing A and B; total $(since) s"
