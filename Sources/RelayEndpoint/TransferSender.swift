@@ -261,13 +261,15 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         for span in ack.spans { track.held.insert(Int(span.start)..<Int(span.end)) }
         if track.held.count > before { track.lastProgressAt = now }
         // Round trip from the newest first transmission now held; then losses: bytes sent well
-        // before others that arrived.
+        // before others that arrived. Only first transmissions count for both: a resent frame
+        // overtakes everything still queued, so its arrival says nothing about those.
         var sample: Double?
         var remaining: [Flight] = []
         for flight in track.flights {
             if track.held.contains(flight.range) {
+                guard !flight.isRetransmission else { continue }
                 track.highestHeldSequence = max(track.highestHeldSequence, flight.sequence)
-                if !flight.isRetransmission { sample = now - flight.at }
+                sample = now - flight.at
             } else {
                 remaining.append(flight)
             }

@@ -20,7 +20,7 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
 
     public init(
         window: Int = 32 << 10, deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
-        initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 0.3,
+        initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 1,
         maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
     ) {
         self.window = window
