@@ -57,9 +57,15 @@ def bluetoothd_pid():
     return int(subprocess.run(["pidof", "-s", "bluetoothd"], capture_output=True, text=True).stdout.split()[0])
 
 
+# The radio of every session (scripts/vm/guest-bluetooth --air PROFILE --air-extra SPEC); air_bench.py
+# sets it per profile. None: the guest's default ($RELAY_VM_AIR, else laptop).
+AIR = None
+
+
 def restart_bluetooth(logs):
+    air = ["--air", AIR[0], "--air-extra", AIR[1]] if AIR else []
     subprocess.run([os.path.join(REPO, "scripts", "vm", "guest-bluetooth"), "restart", "--controllers", "2",
-                    "--logs", logs], check=True, stdout=subprocess.DEVNULL)
+                    "--logs", logs] + air, check=True, stdout=subprocess.DEVNULL)
     time.sleep(SETTLE)  # "once bluetoothd is up": let it finish its own start-up work first
 
 

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # make bench-ble: the relay pair against the Python peers (bleak central, bless peripheral) on
-# the same real bluetoothd, in ONE boot of the bluez-vm guest (scripts/bluez-vm, docs/test-bed.md).
+# the same real bluetoothd, in ONE boot of the bluez-vm guest (scripts/bluez-vm, docs/test-bed.md):
+# the main table (guest_bench.py) and the radio profiles (air_bench.py: relay, relay without
+# acknowledgements and the peers on the laptop, phone and old radios against their capacity).
 #
 #   benchmarks/ble/run.sh [--no-markdown] [guest_bench.py options, e.g. --runs 1]
+#
+# RELAY_BENCH_PARTS=main or air runs one part only; RELAY_AIR_BENCH_ARGS passes options to
+# air_bench.py (e.g. "--profiles laptop --sides relay,relay-v1").
 #
 # Builds release binaries in its own scratch folder ($RELAY_BENCH_SCRATCH, default
 # .build-bench-release: never rebuilt while the guest reads it), makes the Python venv, boots
@@ -19,11 +24,20 @@ ${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-centr
 scripts/python-env.sh > /dev/null
 out=$(scripts/bluez-vm outdir bench)
 status=0
-RELAY_BIN=$repo/$scratch/release scripts/bluez-vm run --controllers 0 --timeout "${RELAY_BENCH_TIMEOUT:-1200}" \
-  --out "$out" -- "$repo/.venv/bin/python" benchmarks/ble/guest_bench.py "$@" || status=$?
-[ -f "$out/results.json" ] || { echo "bench-ble: no results (guest status $status); see $out/console.log" >&2; exit 1; }
-report=(python3 benchmarks/ble/report.py "$out/results.json")
-[ $markdown = 1 ] && report+=(--markdown docs/performance.md)
-"${report[@]}"
+RELAY_BIN=$repo/$scratch/release RELAY_PYTHON=$repo/.venv/bin/python scripts/bluez-vm run --controllers 0 \
+  --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air}" \
+  -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
+if [ -f "$out/results.json" ]; then
+  report=(python3 benchmarks/ble/report.py "$out/results.json")
+  [ $markdown = 1 ] && report+=(--markdown docs/performance.md)
+  "${report[@]}"
+fi
+if [ -f "$out/air-results.json" ]; then
+  report=(python3 benchmarks/ble/air_report.py "$out/air-results.json")
+  [ $markdown = 1 ] && report+=(--markdown docs/performance.md)
+  "${report[@]}"
+fi
+[ -f "$out/results.json" ] || [ -f "$out/air-results.json" ] ||
+  { echo "bench-ble: no results (guest status $status); see $out/console.log" >&2; exit 1; }
 echo "bench-ble: logs in $out"
 exit "$status"

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Inside the bluez-vm guest: relay and the Python peers on the test bed's radio profiles.
+
+Started by benchmarks/ble/run.sh after guest_bench.py (same boot). For each profile (laptop,
+phone, old: docs/test-bed.md) and side, one session on a fresh bluetoothd whose btvirt runs
+that profile: start-up, 1000 counters central -> peripheral (time, lost), --round-trips
+counter round trips (the peripheral echoes), then SIZE bytes each way (goodput from the
+driver's command to the receiver's `message`, or the peers' raw `received`). Sides: relay
+(protocol 2, delivery confirmed), relay-v1 (both programs --protocol 1: the same transfers
+without acknowledgements) and the peers (bleak, bless: raw chunks). On the laptop radio with
+the ATT MTU capped at 247 (--air-extra att-mtu=247), relay and relay-v1 once more. Writes
+air-results.json into $RELAY_VM_OUT; air_report.py makes the table.
+"""
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guest_bench  # noqa: E402
+from guest_bench import (MIB, OUT, REPO, PeerSide, RelaySide, bluetoothd_pid, install_binaries, log,  # noqa: E402
+                         normal_scheduling, restart_bluetooth, wait_counters)
+
+SPEC = {
+    "laptop": "interval=30,events=6,octets=251,phy=1M,buffers=251x8",
+    "phone": "interval=15,events=6,octets=251,phy=2M,buffers=251x8",
+    "old": "interval=50,events=6,octets=27,phy=1M,buffers=27x4,att-mtu=23",
+}
+
+
+def session(side, profile, extra, size, options, logs):
+    """One session: start-up, counters, round trips, SIZE each way; the measures as a dict."""
+    guest_bench.AIR = (profile, extra)
+    os.makedirs(logs, exist_ok=True)
+    restart_bluetooth(logs)
+    daemon = bluetoothd_pid()
+    result = {"side": side.name, "profile": profile, "extra": extra, "size": size}
+    peripheral, result["startup_peripheral"] = side.peripheral(logs, echo=True)
+    central = None
+    try:
+        central, result["startup_central"], mtu = side.central(logs)
+        result["mtu"] = mtu
+        ready = central.last("ready")
+        result["protocol"] = ready.get("protocol") if ready else None
+        peripheral.wait("subscribed", timeout=30)
+        normal_scheduling(daemon)
+        time.sleep(0.5)
+        started, since = side.counters(central, peripheral, options.counters)
+        result["counters"] = wait_counters(peripheral, since, started, options.counters)
+        time.sleep(2)
+        trips = []
+        for value in range(options.warmup + options.round_trips):
+            mark = central.mark()
+            begun = side.write(central, 100_000 + value)
+            echo = central.wait("counter", mark, timeout=10, where=lambda event, v=value: event.get("value") == 100_000 + v)
+            if value >= options.warmup:
+                trips.append(echo.stamp - begun)
+        result["round_trips"] = trips
+        chunk = min(mtu - 3, 510)
+        for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
+            begun, ended, sha256, length = send(central, peripheral, size, chunk)
+            expected = side.files["sha256"][direction]
+            intact = ended is not None and length == size and (expected is None or sha256 == expected)
+            result[f"goodput_{direction}"] = {
+                "seconds": ended - begun if ended is not None else None, "intact": intact,
+                "bytes_per_second": size / (ended - begun) if intact else None}
+            log(f"{side.name} {profile}{' ' + extra if extra else ''} {direction}: "
+                + (f"{size / (ended - begun) / 1024:.1f} KiB/s" if intact else "LOST"))
+            time.sleep(0.5)
+        for process, name in ((central, "central"), (peripheral, "peripheral")):
+            status = None
+            if side.name.startswith("relay"):
+                mark = process.mark()
+                process.send("status\n")
+                try:
+                    status = process.wait("status", mark, timeout=10)
+                except Exception:  # noqa: BLE001 - a missing status is reported as null
+                    status = None
+            result[f"delivery_{name}"] = status.get("delivery") if status else None
+        log(f"{side.name} {profile}: RTT median {statistics.median(trips) * 1000:.1f} ms, "
+            f"counters {result['counters']['seconds']:.2f} s ({result['counters']['lost']} lost)")
+    finally:
+        if central is not None:
+            central.stop()
+        peripheral.stop()
+    return result
+
+
+def files_of(size):
+    files = {}
+    for role in ("central", "peripheral"):
+        path = f"/tmp/air-{role}-{size}.bin"
+        data = os.urandom(size)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        files[role] = path
+        files.setdefault("sha256", {})["c2p" if role == "central" else "p2c"] = hashlib.sha256(data).hexdigest()
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profiles", default="laptop,phone,old")
+    parser.add_argument("--size", type=int, default=MIB, help="bytes each way on laptop and phone")
+    parser.add_argument("--old-size", type=int, default=32 << 10, help="bytes each way on the old radio")
+    parser.add_argument("--counters", type=int, default=1000)
+    parser.add_argument("--round-trips", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--sides", default="relay,relay-v1,peers")
+    parser.add_argument("--mtu247", choices=("yes", "no"), default="yes")
+    options = parser.parse_args()
+    install_binaries()
+    started = time.monotonic()
+    plan = []
+    for profile in options.profiles.split(","):
+        size = options.old_size if profile == "old" else options.size
+        plan += [(side, profile, "", size) for side in options.sides.split(",")]
+    if options.mtu247 == "yes" and "laptop" in options.profiles.split(","):
+        plan += [(side, "laptop", "att-mtu=247", options.size) for side in ("relay", "relay-v1")]
+    results = []
+    for index, (name, profile, extra, size) in enumerate(plan):
+        files = files_of(size)
+        if name == "relay":
+            side = RelaySide("relay", files, size=size)
+        elif name == "relay-v1":
+            side = RelaySide("relay-v1", files, central_options=["--protocol", "1"],
+                             peripheral_options=["--protocol", "1"], size=size)
+        else:
+            side = PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}), size=size)
+        logs = os.path.join(OUT, f"air-{index + 1:02d}-{name}-{profile}{'-mtu247' if extra else ''}")
+        log(f"air session {index + 1}/{len(plan)}: {name} on {profile} {extra}")
+        try:
+            result = session(side, profile, extra, size, options, logs)
+        except Exception as error:  # a failed session is reported, the others still run
+            log(f"{name} {profile} FAILED: {error!r}")
+            result = {"side": name, "profile": profile, "extra": extra, "size": size, "error": str(error)}
+        result["spec"] = SPEC[profile] + ("," + extra if extra else "")
+        results.append(result)
+        with open(os.path.join(OUT, "air-results.json.partial"), "w") as handle:
+            json.dump({"seconds": time.monotonic() - started, "options": vars(options), "sessions": results}, handle,
+                      indent=1)
+        os.replace(os.path.join(OUT, "air-results.json.partial"), os.path.join(OUT, "air-results.json"))
+    return 1 if any("error" in result for result in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

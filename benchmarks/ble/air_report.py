@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""The "on the air" tables of benchmarks/ble: relay, relay without acknowledgements (protocol 1)
+and the Python peers per radio profile, against the profile's ATT capacity.
+
+  air_report.py AIR-RESULTS.json [--markdown docs/performance.md]
+
+The capacity is what scenarios/vm/air_capacity.py computes for the profile's btvirt --air spec
+at the session's ATT MTU (a write-command or notification flood with the best value size; the
+scenarios air-* check the radio against it). With --markdown, replaces the part of the file
+between `<!-- air-bench:begin -->` and `<!-- air-bench:end -->` (appended when missing).
+"""
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+
+BEGIN, END = "<!-- air-bench:begin -->", "<!-- air-bench:end -->"
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+MIB = 1 << 20
+INTERVAL_MS = {"laptop": 30.0, "phone": 15.0, "old": 50.0}
+
+spec = importlib.util.spec_from_file_location("air_capacity", os.path.join(REPO, "scenarios", "vm", "air_capacity.py"))
+air_capacity = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(air_capacity)
+
+
+def capacity(session):
+    """(KiB/s, value size) of the session's radio at its MTU, payload bytes of ATT values."""
+    if not session.get("mtu"):
+        return None, None
+    return air_capacity.att_capacity(session["spec"], int(session["mtu"]))
+
+
+def cell_rate(session, direction, cap):
+    entry = session.get(f"goodput_{direction}") or {}
+    rate = entry.get("bytes_per_second")
+    if rate is None:
+        return "LOST" if entry else "n/a", None
+    kib = rate / 1024
+    share = f" ({kib / cap:.0%})" if cap else ""
+    return f"{kib:.1f}{share}", kib
+
+
+def markdown_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def profile_table(profile, extra, sessions):
+    by_side = {s["side"]: s for s in sessions if s["profile"] == profile and s.get("extra", "") == extra}
+    sides = [name for name in ("relay", "relay-v1", "peers") if name in by_side]
+    relay = by_side.get("relay", {})
+    cap, value = capacity(relay) if relay else (None, None)
+    interval = INTERVAL_MS.get(profile, 30.0)
+    rows, goals = [], []
+
+    def row(measure, cells, goal=""):
+        rows.append([measure] + cells + [goal])
+
+    mtus = [str(by_side[name].get("mtu", "?")) for name in sides]
+    row("ATT MTU", mtus)
+    if cap:
+        row(f"ATT capacity of the radio at this MTU (KiB/s; best value {value} bytes)", [f"{cap:.1f}"] * len(sides))
+    rates = {}
+    for direction, label in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
+        cells = []
+        for name in sides:
+            text, kib = cell_rate(by_side[name], direction, cap)
+            cells.append(text)
+            rates[(name, direction)] = kib
+        share = rates.get(("relay", direction))
+        goal = ""
+        if cap and share is not None:
+            met = share / cap >= 0.9
+            goal = f"relay >= 90 % of capacity: {'met' if met else 'NOT met'}"
+        size = relay.get("size", MIB)
+        row(f"{size // 1024} KiB goodput {label} (KiB/s, share of capacity)", cells, goal)
+    for direction, label in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
+        with_acks, without = rates.get(("relay", direction)), rates.get(("relay-v1", direction))
+        if with_acks and without:
+            cost = 1 - with_acks / without
+            cells = [f"{cost:+.1%}"] + [""] * (len(sides) - 1)
+            row(f"acknowledgement cost {label} (1 - relay / relay-v1)", cells,
+                f"<= 5 %: {'met' if cost <= 0.05 else 'NOT met'}")
+    counters = []
+    for name in sides:
+        entry = by_side[name].get("counters")
+        counters.append(f"{entry['seconds']:.2f} s, {entry['lost']} lost" if entry else "n/a")
+    lost = (relay.get("counters") or {}).get("lost")
+    row("1000 counters central -> peripheral (until all received)", counters,
+        f"0 lost: {'met' if lost == 0 else 'NOT met'}" if lost is not None else "")
+    trips = []
+    relay_trip = None
+    for name in sides:
+        values = by_side[name].get("round_trips") or []
+        if values:
+            middle = statistics.median(values) * 1000
+            trips.append(f"{middle:.1f} ms = {middle / interval:.1f} intervals")
+            if name == "relay":
+                relay_trip = middle
+        else:
+            trips.append("n/a")
+    goal = ""
+    if relay_trip is not None:
+        goal = f"<= 2 intervals + 5 ms ({2 * interval + 5:.0f} ms): {'met' if relay_trip <= 2 * interval + 5 else 'NOT met'}"
+    row(f"counter round trip, median of {len(relay.get('round_trips') or [])} (connection interval {interval:g} ms)",
+        trips, goal)
+    files = []
+    for name in sides:
+        entry = by_side[name].get("goodput_c2p") or {}
+        size = by_side[name].get("size", MIB)
+        if entry.get("bytes_per_second"):
+            seconds = MIB / entry["bytes_per_second"]
+            files.append(f"{seconds:.1f} s" + ("" if size == MIB else f" (from {size // 1024} KiB)"))
+        else:
+            files.append("n/a")
+    row("a 1 MiB file central -> peripheral", files)
+    resent = []
+    for name in sides:
+        delivery = by_side[name].get("delivery_central") or {}
+        sent, again = delivery.get("sentBytes"), delivery.get("resentBytes")
+        resent.append(f"{again} of {sent}" if sent else "")
+    if any(resent):
+        row("stream bytes the central sent again, of all it sent", resent)
+    errors = [f"{s['side']}: {s['error']}" for s in sessions if s["profile"] == profile and "error" in s
+              and s.get("extra", "") == extra]
+    header = ["measure"] + [{"relay": "relay (protocol 2)", "relay-v1": "relay --protocol 1 (no acks)",
+                             "peers": "bleak/bless (raw)"}[name] for name in sides] + ["goal"]
+    title = f"**{profile}** radio ({relay.get('spec', '')})"
+    return title + "\n\n" + markdown_table(header, rows) + ("\n\nFailed: " + "; ".join(errors) if errors else "")
+
+
+def render(results):
+    sessions = results["sessions"]
+    keys = []
+    for session in sessions:
+        key = (session["profile"], session.get("extra", ""))
+        if key not in keys:
+            keys.append(key)
+    parts = [profile_table(profile, extra, sessions) for profile, extra in keys]
+    return "\n\n".join(parts)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--markdown", metavar="FILE")
+    options = parser.parse_args()
+    with open(options.results) as handle:
+        results = json.load(handle)
+    text = render(results)
+    print(text)
+    if options.markdown:
+        intro = (f"On the air (benchmarks/ble/air_bench.py, one boot, {results.get('seconds', 0):.0f} s of sessions; "
+                 "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md):")
+        section = "\n".join([BEGIN, intro, "", text, END])
+        with open(options.markdown) as handle:
+            document = handle.read()
+        if BEGIN in document and END in document:
+            document = document[:document.index(BEGIN)] + section + document[document.index(END) + len(END):]
+        else:
+            document = document.rstrip("\n") + "\n\n" + section + "\n"
+        with open(options.markdown, "w") as handle:
+            handle.write(document)
+        print(f"written to {options.markdown}")
+
+
+if __name__ == "__main__":
+    main()
