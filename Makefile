@@ -18,7 +18,7 @@ build: deps
 
 # The bluezoo integration tests fail instead of skipping when bluezoo cannot be had.
 unit-test: deps
-	RELAY_REQUIRE_BLUEZOO=1 $(SWIFT) test
+	RELAY_REQUIRE_BLUEZOO=1 RELAY_SIMULATION_MESSAGES=10000 $(SWIFT) test
 
 test: lint unit-test hostile-input vm-test
 

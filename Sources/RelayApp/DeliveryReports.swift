@@ -24,6 +24,9 @@ public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
 public struct InboundReports: Sendable {
     private var receivingReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
     private var errorReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
+    /// When each message in progress was first heard of here, and how much of it was held then: its
+    /// `progress` rate is what came since (a resumed message counts from the resume).
+    private var starts: [TransferID: (time: Double, bytes: Int)] = [:]
 
     public init() {}
 
@@ -36,16 +39,23 @@ public struct InboundReports: Sendable {
             case .acknowledge(let ack):
                 return .acknowledge(ack)
             case .started(let transfer, let header):
+                starts[transfer] = (now, 0)
                 guard case .allow = receivingReports.admit(now: now) else { return nil }
                 let partial = PartialMessageReport(
                     id: Int(transfer.value), kind: header.kind, received: 0, total: Int(header.length))
                 return .report(.receiving(from: from, partial))
             case .progress(let transfer, let received, let total):
+                let start = starts[transfer] ?? (now, received)
+                starts[transfer] = start
+                let elapsed = now - start.time
+                let rate = elapsed > 0 ? Double(received - start.bytes) / elapsed : 0
                 return .report(
-                    .progress(id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: 0))
+                    .progress(id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: rate))
             case .deliver(let transfer, _, let message):
+                starts[transfer] = nil
                 return .deliver(arrivals.next(message, id: Int(transfer.value), from: from))
             case .dropped(let dropped):
+                starts[dropped.transfer] = nil
                 let partial = PartialMessageReport(
                     id: Int(dropped.transfer.value), kind: dropped.header?.kind, received: dropped.received,
                     total: dropped.header.map { Int($0.length) })
