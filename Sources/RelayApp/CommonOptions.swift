@@ -29,7 +29,7 @@ public struct CommonOptions: Equatable, Sendable {
     public var deliveryTimeout = 120.0
 
     /// The default window (docs/performance.md says why).
-    public static let defaultWindow = 32 << 10
+    public static let defaultWindow = 64 << 10
     /// Bounds of `--window`.
     public static let windowRange = 512...(16 << 20)
 
@@ -58,7 +58,7 @@ public struct CommonOptions: Equatable, Sendable {
                     + "as relay 0.2 (never offers or uses the session characteristic)."),
             .value(
                 "window", "BYTES", kind: .byteCount(windowRange),
-                help: "Bytes in flight per peer before acknowledgements must come (default 32K; K and M suffixes)."),
+                help: "Bytes in flight per peer before acknowledgements must come (default 64K; K and M suffixes)."),
             .value(
                 "resume-timeout", "S", kind: .seconds(maximum: 86_400),
                 help: "Keep a cut transfer this long for its peer to come back (default 60)."),

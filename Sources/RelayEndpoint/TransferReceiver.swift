@@ -29,7 +29,7 @@ public struct TransferReceiver: Sendable {
         public var progressInterval: Double
 
         public init(
-            window: Int = 32 << 10, maxMessage: Int = 1 << 20, resumeTimeout: Double = 60, stallTimeout: Double = 120,
+            window: Int = 64 << 10, maxMessage: Int = 1 << 20, resumeTimeout: Double = 60, stallTimeout: Double = 120,
             ackDelay: Double = 0.05, ackEvery: Int? = nil, duplicateAckInterval: Double = 0.5,
             progressInterval: Double = 0.25
         ) {

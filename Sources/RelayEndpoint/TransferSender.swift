@@ -2,7 +2,8 @@ import RelayProtocol
 
 /// The sending half of protocol version 2: a log of messages, each for one or more recipients
 /// (the central's one peripheral; the peripheral's centrals, whose notifications all hear the
-/// same frames), a window of unacknowledged bytes per recipient, selective repeat of what is
+/// same frames), a window of unacknowledged bytes per recipient (kept to half a second of the
+/// delivery rate its acknowledgements show, so bluetoothd's queue stays short), selective repeat of what is
 /// missing (gaps the acknowledgements show, and the first unacknowledged bytes when the
 /// retransmission timer with back-off runs out), and resume
 /// after a link drop from what the receiver says it holds.
@@ -97,7 +98,22 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         var smoothedRoundTrip: Double?
         var roundTripVariance = 0.0
         var backoff = 1.0
+        /// Stream bytes newly held since `since`, the last at `last`: the delivery-rate sample under way.
+        var rateSample: (since: Double, bytes: Int, last: Double)?
+        /// Bytes a second its acknowledgements showed (up at once, down slowly); nil before any.
+        var deliveryRate: Double?
+
+        /// What may be in flight to it, for frames of `frameBytes`.
+        func flightLimit(_ configuration: Configuration, frameBytes: Int) -> Int {
+            let measured = deliveryRate.map {
+                max(configuration.minimumFlight * frameBytes, Int($0 * configuration.queueTarget))
+            }
+            return min(window, measured ?? configuration.initialFlight * frameBytes)
+        }
     }
+
+    /// Delivery-rate samples span at least this long (seconds).
+    static var rateSampleInterval: Double { 0.25 }
 
     public let configuration: Configuration
     public private(set) var counts = Counts()
@@ -199,7 +215,8 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 guard let gap = covered.firstMissing(in: 0..<limit) else { continue }
                 let range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
                 let inFlight = track.unheldInFlight()
-                guard inFlight == 0 || inFlight + range.count <= window else { continue }
+                let flight = peers[recipient]!.flightLimit(configuration, frameBytes: maxBytes)
+                guard inFlight == 0 || inFlight + range.count <= flight else { continue }
                 if best == nil || range.lowerBound < best!.lowerBound { best = range }
             }
             guard let range = best else { continue }
@@ -259,7 +276,10 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         let before = track.held.count
         track.held.insert(0..<Int(ack.received))
         for span in ack.spans { track.held.insert(Int(span.start)..<Int(span.end)) }
-        if track.held.count > before { track.lastProgressAt = now }
+        if track.held.count > before {
+            track.lastProgressAt = now
+            sampleRate(track.held.count - before, for: recipient, at: now)
+        }
         // Round trip from the newest first transmission now held; then losses: bytes sent well
         // before others that arrived. Only first transmissions count for both: a resent frame
         // overtakes everything still queued, so its arrival says nothing about those.
@@ -498,6 +518,27 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             peer.roundTripVariance = sample / 2
         }
         peer.backoff = 1
+        peers[recipient] = peer
+    }
+
+    private mutating func sampleRate(_ bytes: Int, for recipient: Recipient, at now: Double) {
+        guard var peer = peers[recipient] else { return }
+        // This acknowledgement starts a sample when none is under way, or after a pause (nothing
+        // was sent: an idle link says nothing of its rate).
+        guard let sample = peer.rateSample, now - sample.last < Self.rateSampleInterval * 4 else {
+            peer.rateSample = (now, 0, now)
+            peers[recipient] = peer
+            return
+        }
+        let total = sample.bytes + bytes
+        let elapsed = now - sample.since
+        if elapsed >= Self.rateSampleInterval {
+            let rate = Double(total) / elapsed
+            peer.deliveryRate = peer.deliveryRate.map { rate > $0 ? rate : 0.75 * $0 + 0.25 * rate } ?? rate
+            peer.rateSample = (now, 0, now)
+        } else {
+            peer.rateSample = (sample.since, total, now)
+        }
         peers[recipient] = peer
     }
 

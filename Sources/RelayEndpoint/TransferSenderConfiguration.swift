@@ -1,7 +1,16 @@
 /// Window and timing of a `TransferSender`.
 public struct TransferSenderConfiguration: Sendable, Equatable {
-    /// Stream bytes sent and not acknowledged, per recipient.
+    /// Stream bytes sent and not acknowledged, per recipient, at most (and never more than the
+    /// receiver's window).
     public var window: Int
+    /// What is in flight is also kept to this many seconds of the recipient's measured delivery
+    /// rate: bluetoothd queues whatever it is given, so a full window on a slow link (27-byte
+    /// link-layer payloads, a 50 ms interval) would sit in its queue for a minute, every
+    /// retransmission behind it and every counter too.
+    public var queueTarget: Double
+    /// Frames in flight before the first rate is measured, and at least ever.
+    public var initialFlight: Int
+    public var minimumFlight: Int
     /// A message that an acknowledgement has not moved forward for this long fails (seconds).
     public var deliveryTimeout: Double
     /// A recipient whose link stays down longer than this fails its messages (seconds).
@@ -19,11 +28,15 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
     public var progressInterval: Double
 
     public init(
-        window: Int = 32 << 10, deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
+        window: Int = 64 << 10, queueTarget: Double = 0.5, initialFlight: Int = 8, minimumFlight: Int = 4,
+        deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
         initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 1,
         maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
     ) {
         self.window = window
+        self.queueTarget = queueTarget
+        self.initialFlight = initialFlight
+        self.minimumFlight = minimumFlight
         self.deliveryTimeout = deliveryTimeout
         self.resumeTimeout = resumeTimeout
         self.resumeHold = resumeHold

@@ -76,7 +76,7 @@ final class DeliveryTests: XCTestCase {
             try SessionFrame(parsing: values[0]),
             .hello(
                 Hello(
-                    token: Self.centralToken, address: SessionHarness.adapter.address!, window: 32768,
+                    token: Self.centralToken, address: SessionHarness.adapter.address!, window: 65536,
                     next: TransferID(1))))
         XCTAssertEqual(harness.session.promptState, "greeting")
         // Another central's welcome is not ours.
@@ -248,7 +248,7 @@ final class DeliveryTests: XCTestCase {
             [
                 .hello(
                     Hello(
-                        token: Self.centralToken, address: SessionHarness.adapter.address!, window: 32768,
+                        token: Self.centralToken, address: SessionHarness.adapter.address!, window: 65536,
                         next: TransferID(1)))
             ])
         _ = harness.feed(.valueChanged(Self.sessionID, welcome()))

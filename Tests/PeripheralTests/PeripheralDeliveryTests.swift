@@ -143,7 +143,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             frames.first,
             .welcome(
                 Welcome(
-                    session: number, central: Self.tokenA, peripheral: Self.peripheralToken, window: 32768,
+                    session: number, central: Self.tokenA, peripheral: Self.peripheralToken, window: 65536,
                     next: TransferID(1))))
         XCTAssertTrue(
             frames.contains(

@@ -6,8 +6,9 @@ import XCTest
 final class TransferSenderTests: XCTestCase {
     typealias Sender = TransferSender<String>
 
+    /// A sender whose flight is bounded by `window` alone (the rate-based limit has its own tests).
     private func sender(window: Int = 1000, recipients: [String] = ["p"]) -> Sender {
-        var sender = Sender(configuration: Sender.Configuration(window: window))
+        var sender = Sender(configuration: Sender.Configuration(window: window, initialFlight: 1 << 20))
         for recipient in recipients { sender.linkUp(recipient, window: 1 << 20, at: 0) }
         return sender
     }
@@ -39,6 +40,44 @@ final class TransferSenderTests: XCTestCase {
         // Held beyond a gap does not open the window past received + window.
         _ = sender.acknowledge(ack(transfer, 200, [300..<500]), from: "p", at: 0.2)
         XCTAssertEqual(drain(&sender).map(\.range), [])
+    }
+
+    /// A link that carries `rate` bytes a second, acknowledged every 0.05 s, for `seconds`: what
+    /// the sender had in flight after the last acknowledgement.
+    private func inFlight(rate: Int, frame: Int, seconds: Double, window: Int = 100_000) -> (first: Int, last: Int) {
+        var sender = Sender(configuration: Sender.Configuration(window: window))
+        sender.linkUp("p", window: 1 << 20, at: 0)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 10_000_000, for: ["p"], at: 0)
+        var sentEnd = drain(&sender, maxBytes: frame).last!.range.upperBound
+        let first = sentEnd
+        var held = 0
+        var now = 0.0
+        while now < seconds {
+            now += 0.05
+            held = min(sentEnd, held + rate / 20)
+            _ = sender.acknowledge(ack(transfer, held), from: "p", at: now)
+            sentEnd = drain(&sender, at: now, maxBytes: frame).last?.range.upperBound ?? sentEnd
+        }
+        return (first, sentEnd - held)
+    }
+
+    /// Before any rate is known, 8 frames go; then what is in flight follows half a second of the
+    /// rate the acknowledgements show, up to the window.
+    func testWhatIsInFlightFollowsTheMeasuredDeliveryRate() {
+        let flight = inFlight(rate: 20_000, frame: 100, seconds: 3)
+        XCTAssertEqual(flight.first, 800, "8 frames before any rate")
+        XCTAssertEqual(flight.last, 10_000, accuracy: 200, "half a second of 20 000 B/s in flight")
+        XCTAssertEqual(
+            inFlight(rate: 400_000, frame: 500, seconds: 3, window: 32_768).last, 32_768, accuracy: 500,
+            "never more than the window")
+    }
+
+    /// A link of 200 bytes a second (27-byte link-layer payloads, a long interval): half a second
+    /// of it waits in bluetoothd's queue, not a window that would take minutes to drain; and
+    /// never fewer than 4 frames.
+    func testASlowLinkKeepsOnlyAFewFramesInFlight() {
+        XCTAssertEqual(inFlight(rate: 200, frame: 10, seconds: 5).last, 100, accuracy: 10)
+        XCTAssertEqual(inFlight(rate: 20, frame: 10, seconds: 5).last, 40, accuracy: 10)
     }
 
     func testAGapIsResentOnceLaterBytesArriveAndOnlyThatGap() {

@@ -9,7 +9,9 @@ driver's command to the receiver's `message`, or the peers' raw `received`). Sid
 (protocol 2, delivery confirmed), relay-v1 (both programs --protocol 1: the same transfers
 without acknowledgements) and the peers (bleak, bless: raw chunks). On the laptop radio with
 the ATT MTU capped at 247 (--air-extra att-mtu=247), relay and relay-v1 once more. Writes
-air-results.json into $RELAY_VM_OUT; air_report.py makes the table.
+air-results.json into $RELAY_VM_OUT; air_report.py makes the table. --windows W1,W2 adds relay
+sessions with both programs at --window W (side relay-wW) on every profile: how goodput depends on
+the window (docs/performance.md).
 """
 import argparse
 import hashlib
@@ -39,7 +41,10 @@ def session(side, profile, extra, size, options, logs):
     restart_bluetooth(logs)
     daemon = bluetoothd_pid()
     result = {"side": side.name, "profile": profile, "extra": extra, "size": size}
-    peripheral, result["startup_peripheral"] = side.peripheral(logs, echo=True)
+    # bless cannot echo a burst of 1000 counters (its D-Bus library drops the bus connection on
+    # EAGAIN): the peers echo from the round trips on.
+    peers = isinstance(side, PeerSide)
+    peripheral, result["startup_peripheral"] = side.peripheral(logs, echo=not peers)
     central = None
     try:
         central, result["startup_central"], mtu = side.central(logs)
@@ -52,6 +57,10 @@ def session(side, profile, extra, size, options, logs):
         started, since = side.counters(central, peripheral, options.counters)
         result["counters"] = wait_counters(peripheral, since, started, options.counters)
         time.sleep(2)
+        if peers:
+            mark = peripheral.mark()
+            peripheral.send("echo 1\n")
+            peripheral.wait("echo", mark, timeout=10)
         trips = []
         for value in range(options.warmup + options.round_trips):
             mark = central.mark()
@@ -106,19 +115,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default="laptop,phone,old")
     parser.add_argument("--size", type=int, default=MIB, help="bytes each way on laptop and phone")
-    parser.add_argument("--old-size", type=int, default=32 << 10, help="bytes each way on the old radio")
+    parser.add_argument("--old-size", type=int, default=16 << 10, help="bytes each way on the old radio")
     parser.add_argument("--counters", type=int, default=1000)
     parser.add_argument("--round-trips", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--sides", default="relay,relay-v1,peers")
     parser.add_argument("--mtu247", choices=("yes", "no"), default="yes")
+    parser.add_argument("--windows", default="", help="comma-separated --window sizes for extra relay sessions")
     options = parser.parse_args()
     install_binaries()
     started = time.monotonic()
     plan = []
     for profile in options.profiles.split(","):
         size = options.old_size if profile == "old" else options.size
-        plan += [(side, profile, "", size) for side in options.sides.split(",")]
+        plan += [(side, profile, "", size) for side in options.sides.split(",") if side]
+        plan += [(f"relay-w{window}", profile, "", size) for window in options.windows.split(",") if window]
     if options.mtu247 == "yes" and "laptop" in options.profiles.split(","):
         plan += [(side, "laptop", "att-mtu=247", options.size) for side in ("relay", "relay-v1")]
     results = []
@@ -129,6 +140,9 @@ def main():
         elif name == "relay-v1":
             side = RelaySide("relay-v1", files, central_options=["--protocol", "1"],
                              peripheral_options=["--protocol", "1"], size=size)
+        elif name.startswith("relay-w"):
+            window = ["--window", name[len("relay-w"):]]
+            side = RelaySide(name, files, central_options=window, peripheral_options=window, size=size)
         else:
             side = PeerSide("peers", dict(files, sha256={"c2p": None, "p2c": None}), size=size)
         logs = os.path.join(OUT, f"air-{index + 1:02d}-{name}-{profile}{'-mtu247' if extra else ''}")

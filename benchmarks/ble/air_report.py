@@ -133,6 +133,30 @@ def profile_table(profile, extra, sessions):
     return title + "\n\n" + markdown_table(header, rows) + ("\n\nFailed: " + "; ".join(errors) if errors else "")
 
 
+def window_table(profile, sessions):
+    """Goodput by --window on one profile (relay is the default window, 32 KiB), or None."""
+    chosen = [s for s in sessions if s["profile"] == profile and not s.get("extra")
+              and (s["side"] == "relay" or s["side"].startswith("relay-w"))]
+    if not any(s["side"].startswith("relay-w") for s in chosen):
+        return None
+
+    def window(session):
+        return 32768 if session["side"] == "relay" else int(session["side"][len("relay-w"):])
+
+    rows = []
+    for session in sorted(chosen, key=window):
+        cap, _ = capacity(session)
+        cells = [f"{window(session) // 1024} KiB" + (" (default)" if session["side"] == "relay" else "")]
+        cells += [cell_rate(session, direction, cap)[0] for direction in ("c2p", "p2c")]
+        for name in ("central", "peripheral"):
+            delivery = session.get(f"delivery_{name}") or {}
+            cells.append(f"{delivery.get('resentBytes', '?')} / {delivery.get('timeouts', '?')}")
+        rows.append(cells)
+    header = ["--window", "central -> peripheral KiB/s (share)", "peripheral -> central KiB/s (share)",
+              "central resent bytes / time-outs", "peripheral resent bytes / time-outs"]
+    return f"**{profile}** radio, relay by window\n\n" + markdown_table(header, rows)
+
+
 def render(results):
     sessions = results["sessions"]
     keys = []
@@ -141,6 +165,7 @@ def render(results):
         if key not in keys:
             keys.append(key)
     parts = [profile_table(profile, extra, sessions) for profile, extra in keys]
+    parts += [table for profile, extra in keys if not extra for table in [window_table(profile, sessions)] if table]
     return "\n\n".join(parts)
 
 

@@ -168,7 +168,7 @@ class RelaySide(Side):
 
     def _finish(self, started, receiver, since):
         try:  # a lost frame means no message ever: give up at a rate below 2 KiB/s
-            message = receiver.wait("message", since, timeout=max(60.0, self.size / 2048))
+            message = receiver.wait("message", since, timeout=max(120.0, self.size / 2048))
         except WaitFailed:
             return started, None, None, 0
         return started, message.stamp, message.get("sha256"), int(message.get("length", 0))

@@ -3,6 +3,7 @@
 # (advertising, listening on PSM 128), whose block rates must land within 15 % of the air
 # capacity scenarios/vm/air_capacity.py computes for the profile in use ($RELAY_VM_AIR_SPEC).
 #   air_flood SDU COUNT BLOCK   send COUNT SDUs of SDU bytes; the receiver reports every BLOCK bytes
+#   air_flood_back SDU COUNT BLOCK   the same the other way: hci0 (peripheral) sends, hci1 receives
 #   air_check SDU               compare the receiver's rates with the model (fails the scenario)
 #   air_check_figure MTU MBITS  compare the model's ATT capacity at that MTU (write commands or
 #                               notifications, the best value size) with a published figure
@@ -22,6 +23,21 @@ air_flood() { # sdu count block
   while [ "$(grep -c 'bytes in' "$out/$receiver.err")" -lt "$blocks" ] && ! grep -q 'Disconnect' "$out/$receiver.err" &&
     [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   stop "$receiver"
+  btmgmt --index 0 advertising off >> "$out/btmgmt.log" 2>&1
+}
+
+air_flood_back() { # sdu count block
+  local sdu=$1 count=$2 block=$3 receiver=$flood_name-receiver sender=$flood_name-sender
+  btmgmt --index 0 connectable on > "$out/btmgmt.log" 2>&1
+  btmgmt --index 0 advertising on >> "$out/btmgmt.log" 2>&1 || fail "hci0 did not advertise ($(tail -n 1 "$out/btmgmt.log"))"
+  start "$sender" l2test -i hci0 -V le_public -P 128 -O "$sdu" -b "$sdu" -N "$count" -w
+  wait_for_line "$out/$sender.err" 'Waiting for connection' 10 || fail "l2test did not listen: $(tail -n 1 "$out/$sender.err")"
+  start "$receiver" l2test -i hci1 -V le_public -P 128 -I 65535 -b "$block" -u "$RELAY_VM_HCI0_ADDRESS"
+  local blocks=$((sdu * count / block)) deadline=$((SECONDS + 240))
+  while [ "$(grep -c 'bytes in' "$out/$receiver.err")" -lt "$blocks" ] && ! grep -q 'Disconnect' "$out/$receiver.err" &&
+    [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  stop "$receiver"
+  stop "$sender"
   btmgmt --index 0 advertising off >> "$out/btmgmt.log" 2>&1
 }
 

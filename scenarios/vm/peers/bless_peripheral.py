@@ -24,6 +24,7 @@ Commands mode:   bless_peripheral.py --commands --timeout 0 [--echo]   (benchmar
                    now, {"event":"received","bytes":N,"sha256":...} then
     send N CHUNK   notify N random bytes raw in chunks of CHUNK; then {"event":"sent",...}
     status         {"event":"status","received":BYTES}
+    echo 1|0       notify every written counter straight back, or stop (as --echo)
     quit           (or end of input) stop serving and exit 0
 --echo (either mode) notifies every written counter straight back.
 Progress goes to stderr ("advertising", "subscribed", "done"). Exit status 0 when every
@@ -259,6 +260,9 @@ class CommandSession:
                     await asyncio.sleep(0.005)
                 self.next_id = (self.next_id + 1) & 0xFF
                 emit("sent-message", bytes=size, sha256=hashlib.sha256(data).hexdigest())
+            elif command == "echo":
+                peripheral.options.echo = bool(arguments[0])
+                emit("echo", on=peripheral.options.echo)
             elif command == "status":
                 errors = self.reassembler.errors if self.reassembler else 0
                 emit("status", received=self.received, errors=errors)
