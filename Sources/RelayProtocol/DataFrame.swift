@@ -141,6 +141,14 @@ public struct Acknowledgement: Sendable, Hashable {
 
     public var encodedLength: Int { Self.headerLength + Self.spanLength * spans.count }
 
+    /// This acknowledgement with only the ranges that fit a value of `length` bytes (the lowest:
+    /// they name the first bytes to send again). At MTU 23 a value holds 20 bytes: one range.
+    public func fitting(_ length: Int) -> Acknowledgement {
+        var fitted = self
+        fitted.spans = Array(spans.prefix(Self.spans(fitting: length)))
+        return fitted
+    }
+
     public func encode(into bytes: inout [UInt8]) {
         SessionFrame.appendHeader(.acknowledgement, to: &bytes)
         bytes.append(status.rawValue)

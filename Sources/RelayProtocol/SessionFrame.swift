@@ -32,6 +32,13 @@ public enum SessionFrame: Sendable, Hashable {
     case acknowledgement(Acknowledgement)
     case abort(Abort)
 
+    /// This frame cut to a value of at most `length` bytes where it can be: an acknowledgement
+    /// keeps the ranges that fit; every other control frame fits any MTU (at most 20 bytes).
+    public func fitting(_ length: Int) -> SessionFrame {
+        guard case .acknowledgement(let ack) = self else { return self }
+        return .acknowledgement(ack.fitting(length))
+    }
+
     /// Byte 0 of every session frame: the relay marker `0xB` and version 2.
     public static let markerByte: UInt8 = 0xB2
     /// The protocol version the session characteristic speaks.

@@ -164,7 +164,8 @@ extension PeripheralSession {
     /// counter, then data.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
         if !delivery.control.isEmpty {
-            let frame = delivery.control.removeFirst()
+            // Notified to every session's central: it must fit the smallest MTU.
+            let frame = delivery.control.removeFirst().fitting(sessionMTU.maxValueLength)
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
         }
         if !sessionCounters.isEmpty {

@@ -101,6 +101,22 @@ final class SessionFrameTests: XCTestCase {
         XCTAssertEqual(Acknowledgement.spans(fitting: 495), 4)
     }
 
+    /// An acknowledgement is cut to the link's value size before it goes (MTU 23: 20 bytes, one
+    /// range; a longer value would not be sent at all): the lowest ranges stay.
+    func testAnAcknowledgementIsCutToTheValueSize() {
+        let spans = [(20, 30), (40, 50), (60, 70)].map { ByteSpan(start: UInt32($0.0), end: UInt32($0.1))! }
+        let ack = Acknowledgement(
+            status: .receiving, session: SessionNumber(1)!, transfer: TransferID(2), received: 10, spans: spans)
+        let small = SessionFrame.acknowledgement(ack).fitting(20)
+        XCTAssertEqual(small.encoded.count, 18)
+        guard case .acknowledgement(let cut) = small else { return XCTFail("not an acknowledgement") }
+        XCTAssertEqual(cut.spans, [spans[0]])
+        XCTAssertEqual(cut.received, 10)
+        XCTAssertEqual(SessionFrame.acknowledgement(ack).fitting(244).encoded.count, 34, "all three fit 244")
+        let abort = SessionFrame.abort(Abort(reason: .cancelled, session: SessionNumber(1)!, transfer: TransferID(2)))
+        XCTAssertEqual(abort.fitting(20), abort, "other frames are left as they are")
+    }
+
     func testHelloAndWelcomeTolerateLaterFields() throws {
         let hello = Hello(token: token, address: address, window: 512, next: TransferID(9))
         XCTAssertEqual(try SessionFrame(parsing: SessionFrame.hello(hello).encoded + [1, 2, 3]), .hello(hello))
