@@ -159,10 +159,10 @@ extension CentralSession {
             return welcomed(welcome)
         case .data(let data):
             guard let session = delivery.session, data.session == session || data.session == .everyone,
-                var receiver = delivery.receiver
+                delivery.receiver != nil
             else { return [] }
-            let actions = receiver.receive(data, at: now)
-            delivery.receiver = receiver
+            // In place: a copy of the receiver would copy the partial message on every frame.
+            let actions = delivery.receiver!.receive(data, at: now)
             return performInbound(actions) + pump()
         case .acknowledgement(let ack):
             guard let session = delivery.session, ack.session == session else { return [] }
@@ -171,10 +171,9 @@ extension CentralSession {
                 + pump()
         case .abort(let abort):
             guard let session = delivery.session, abort.session == session || abort.session == .everyone,
-                var receiver = delivery.receiver
+                delivery.receiver != nil
             else { return [] }
-            let actions = receiver.abort(abort, at: now)
-            delivery.receiver = receiver
+            let actions = delivery.receiver!.abort(abort, at: now)
             return performInbound(actions)
         case .hello:
             return []

@@ -36,29 +36,28 @@ extension PeripheralSession {
         case .frame(.hello(let hello)):
             return actions + greet(hello, from: address)
         case .frame(.data(let data)):
-            guard var session = session(data.session, writtenBy: address) else { return actions }
-            let received = session.receiver.receive(data, at: now)
-            delivery.sessions[session.number] = session
-            return actions + performInbound(received, of: session.number) + startSending()
+            guard let number = session(data.session, writtenBy: address) else { return actions }
+            // In place: a copy of the session would copy the partial message on every frame.
+            let received = delivery.sessions[number]!.receiver.receive(data, at: now)
+            return actions + performInbound(received, of: number) + startSending()
         case .frame(.acknowledgement(let ack)):
-            guard let session = session(ack.session, writtenBy: address) else { return actions }
-            let outcomes = delivery.sender.acknowledge(ack, from: session.number, at: now)
+            guard let number = session(ack.session, writtenBy: address) else { return actions }
+            let outcomes = delivery.sender.acknowledge(ack, from: number, at: now)
             return actions + performOutbound(outcomes) + startSending()
         case .frame(.abort(let abort)):
-            guard var session = session(abort.session, writtenBy: address) else { return actions }
-            let received = session.receiver.abort(abort, at: now)
-            delivery.sessions[session.number] = session
-            return actions + performInbound(received, of: session.number)
+            guard let number = session(abort.session, writtenBy: address) else { return actions }
+            let received = delivery.sessions[number]!.receiver.abort(abort, at: now)
+            return actions + performInbound(received, of: number)
         case .frame(.welcome):
             return actions
         }
     }
 
     /// The session a frame names, if it is one and the writer (when bluetoothd said) is its central.
-    private func session(_ number: SessionNumber, writtenBy address: BluetoothAddress?) -> PeripheralDelivery.Session? {
+    private func session(_ number: SessionNumber, writtenBy address: BluetoothAddress?) -> SessionNumber? {
         guard let session = delivery.sessions[number] else { return nil }
         if let address, address != session.address { return nil }
-        return session
+        return number
     }
 
     /// The session of the central at `address`, if any.
