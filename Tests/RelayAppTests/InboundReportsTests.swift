@@ -10,7 +10,9 @@ final class InboundReportsTests: XCTestCase {
     let transfer = TransferID(3)
     let header = MessageHeader(kind: .binary, length: 100_000, checksum: 0)
 
-    private func progressRates(_ reports: inout InboundReports, _ steps: [(Double, TransferReceiver.Action)]) -> [Double] {
+    private func progressRates(
+        _ reports: inout InboundReports, _ steps: [(Double, TransferReceiver.Action)]
+    ) -> [Double] {
         var arrivals = MessageArrivals(saveDirectory: nil)
         return steps.flatMap { time, action in
             reports.translate([action], from: sender, arrivals: &arrivals, at: time).compactMap { outcome -> Double? in
