@@ -14,6 +14,10 @@ import importlib.util
 import json
 import os
 import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from report import markdown_table, write_section  # noqa: E402
 
 BEGIN, END = "<!-- air-bench:begin -->", "<!-- air-bench:end -->"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,12 +45,6 @@ def cell_rate(session, direction, cap):
     kib = rate / 1024
     share = f" ({kib / cap:.0%})" if cap else ""
     return f"{kib:.1f}{share}", kib
-
-
-def markdown_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def profile_table(profile, extra, sessions):
@@ -182,14 +180,7 @@ def main():
         intro = (f"On the air (benchmarks/ble/air_bench.py, one boot, {results.get('seconds', 0):.0f} s of sessions; "
                  "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md):")
         section = "\n".join([BEGIN, intro, "", text, END])
-        with open(options.markdown) as handle:
-            document = handle.read()
-        if BEGIN in document and END in document:
-            document = document[:document.index(BEGIN)] + section + document[document.index(END) + len(END):]
-        else:
-            document = document.rstrip("\n") + "\n\n" + section + "\n"
-        with open(options.markdown, "w") as handle:
-            handle.write(document)
+        write_section(options.markdown, BEGIN, END, section)
         print(f"written to {options.markdown}")
 
 

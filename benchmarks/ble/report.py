@@ -260,6 +260,22 @@ def comparison_row(measure, left, right, digits=2, scale=1.0):
     return (measure, left_text, right_text, f"{value:.2f}" if value is not None else "n/a")
 
 
+def write_section(path, begin, end, section):
+    """Replaces the part of the Markdown file `path` between `begin` and `end` with `section`
+    (appended when the markers are missing)."""
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        text = "# Performance\n"
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
 def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -391,17 +407,7 @@ def main():
         with open(os.path.join(HERE, "notes.md")) as handle:
             intro = handle.read().strip()
         section = "\n".join([BEGIN, intro, "", *(note + "\n" for note in notes), table, END])
-        try:
-            with open(options.markdown) as handle:
-                text = handle.read()
-        except FileNotFoundError:
-            text = "# Performance\n"
-        if BEGIN in text and END in text:
-            text = text[:text.index(BEGIN)] + section + text[text.index(END) + len(END):]
-        else:
-            text = text.rstrip("\n") + "\n\n" + section + "\n"
-        with open(options.markdown, "w") as handle:
-            handle.write(text)
+        write_section(options.markdown, BEGIN, END, section)
         print(f"written to {options.markdown}")
 
 
