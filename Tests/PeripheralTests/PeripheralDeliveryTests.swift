@@ -229,3 +229,54 @@ final class PeripheralDeliveryTests: XCTestCase {
             })
     }
 }
+
+/// A large message to a central at MTU 247 over a link that loses nothing: every frame fits a
+/// value, and the acknowledgements carry it through to `delivered`.
+final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
+    func testALargeMessageIsDeliveredAtMTU247() throws {
+        var configuration = PeripheralSession.Configuration()
+        configuration.delivery = DeliverySettings(token: PeripheralDeliveryTests.peripheralToken)
+        var session = PeripheralSession.advertising(configuration)
+        let mtu = try XCTUnwrap(MTU(247))
+        _ = session.handle(.connected(centralA))
+        let hello = SessionFrame.hello(
+            Hello(token: PeripheralDeliveryTests.tokenA, address: centralA, window: 65536, next: TransferID(1)))
+        _ = session.handle(.sessionWritten(hello.encoded, from: centralA, mtu: mtu, time: 0), at: 0)
+        let payload = (0..<262_144).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
+        _ = try session.send(Message(binary: payload))
+        var receiver: TransferReceiver?
+        var delivered: [UInt8]?
+        var now = 0.0
+        func perform(_ actions: [TransferReceiver.Action]) {
+            for action in actions {
+                switch action {
+                case .acknowledge(let ack):
+                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength).encoded
+                    _ = session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now)
+                case .deliver(_, _, let message): delivered = message.bytes
+                default: break
+                }
+            }
+        }
+        while delivered == nil, now < 60 {
+            now += 0.01
+            while let value = session.sending.inFlight {
+                XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength)
+                if value.target == .session, let frame = try? SessionFrame(parsing: value.bytes) {
+                    switch frame {
+                    case .welcome(let welcome):
+                        receiver = TransferReceiver(session: welcome.session)
+                        perform(receiver!.linkUp(next: welcome.next, at: now))
+                    case .data(let data): perform(receiver?.receive(data, at: now) ?? [])
+                    default: break
+                    }
+                }
+                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now)
+            }
+            perform(receiver?.tick(at: now) ?? [])
+            _ = session.handle(.tick(now: now), at: now)
+        }
+        XCTAssertEqual(delivered?.count, payload.count, "delivered after \(now) s")
+        XCTAssertEqual(delivered, payload)
+    }
+}
