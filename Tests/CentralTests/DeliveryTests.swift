@@ -123,6 +123,37 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(harness.session.isQuiescent)
     }
 
+    /// A message from the peripheral in 234-byte frames (MTU 247), notified back to back while
+    /// the central's acknowledgements go out: every frame is taken, the message delivered.
+    func testAMessageInFramesOfMTU247IsDelivered() throws {
+        var harness = SessionHarness(settings: settings())
+        harness.scanAndFind()
+        harness.command(.connect(.index(0)))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        _ = harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics))
+        harness.feed(.notifyStarted(nil))
+        _ = harness.drainWrites(startingWith: harness.feed(.writeAcquired(MTU(247)!)))
+        _ = harness.drainWrites(startingWith: harness.feed(.valueChanged(Self.sessionID, welcome())))
+        let message = Message(binary: (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        var delivered: [String] = []
+        var offset = 0
+        var time = 1.0
+        while offset < stream.count {
+            let end = min(stream.count, offset + 234)
+            let data = DataFrame(
+                session: SessionNumber(4)!, transfer: TransferID(1), offset: UInt32(offset),
+                bytes: Array(stream[offset..<end]))
+            time += 0.005
+            let actions = notify(&harness, .data(data), at: time)
+            delivered += SessionHarness.events(actions).compactMap { $0.messageReport.map { "\($0.length)" } }
+            _ = harness.drainWrites(startingWith: actions)
+            offset = end
+        }
+        XCTAssertEqual(delivered, ["20000"])
+    }
+
     func testThePeripheralsMessagesAreAcknowledgedAndDelivered() throws {
         var harness = SessionHarness(settings: settings())
         ready(&harness)
