@@ -100,8 +100,12 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         var backoff = 1.0
         /// Stream bytes newly held since `since`, the last at `last`: the delivery-rate sample under way.
         var rateSample: (since: Double, bytes: Int, last: Double)?
-        /// Bytes a second its acknowledgements showed (up at once, down slowly); nil before any.
-        var deliveryRate: Double?
+        /// Delivery-rate samples of the last `rateMemory` seconds (bytes a second).
+        var rateSamples: [(at: Double, rate: Double)] = []
+        /// The best rate its acknowledgements showed lately; nil before any. The best, not the
+        /// latest: while frames are being lost, acknowledgements stall and a falling rate would
+        /// shrink what may be in flight until a burst of losses took one time-out per frame.
+        var deliveryRate: Double? { rateSamples.map(\.rate).max() }
 
         /// What may be in flight to it, for frames of `frameBytes`.
         func flightLimit(_ configuration: Configuration, frameBytes: Int) -> Int {
@@ -114,6 +118,8 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
 
     /// Delivery-rate samples span at least this long (seconds).
     static var rateSampleInterval: Double { 0.25 }
+    /// How long a delivery-rate sample counts (seconds).
+    static var rateMemory: Double { 10 }
 
     public let configuration: Configuration
     public private(set) var counts = Counts()
@@ -216,7 +222,11 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 let range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
                 let inFlight = track.unheldInFlight()
                 let flight = peers[recipient]!.flightLimit(configuration, frameBytes: maxBytes)
-                guard inFlight == 0 || inFlight + range.count <= flight else { continue }
+                // A repair (bytes sent before and found lost) always may go: what it replaces is
+                // not in flight any more, and holding it back behind the limit stalls the
+                // transfer for as long as the back-off runs.
+                let repair = track.transmitted.overlap(with: range) > 0
+                guard repair || inFlight == 0 || inFlight + range.count <= flight else { continue }
                 if best == nil || range.lowerBound < best!.lowerBound { best = range }
             }
             guard let range = best else { continue }
@@ -533,8 +543,8 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         let total = sample.bytes + bytes
         let elapsed = now - sample.since
         if elapsed >= Self.rateSampleInterval {
-            let rate = Double(total) / elapsed
-            peer.deliveryRate = peer.deliveryRate.map { rate > $0 ? rate : 0.75 * $0 + 0.25 * rate } ?? rate
+            peer.rateSamples.removeAll { $0.at < now - Self.rateMemory }
+            peer.rateSamples.append((now, Double(total) / elapsed))
             peer.rateSample = (now, 0, now)
         } else {
             peer.rateSample = (sample.since, total, now)
