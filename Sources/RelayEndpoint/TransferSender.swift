@@ -70,6 +70,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         var done = false
         /// A resume to report once sending goes on.
         var resumeToReport = false
+        /// When the retransmission timer last ran out with bytes in flight: once the bytes it
+        /// sent again are acknowledged, what was in flight before it is taken as lost too.
+        var timedOutAt: Double?
 
         func unheldInFlight() -> Int {
             flights.reduce(0) { $0 + $1.range.count - held.overlap(with: $1.range) }
@@ -295,9 +298,13 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         // overtakes everything still queued, so its arrival says nothing about those.
         var sample: Double?
         var remaining: [Flight] = []
+        var repairArrived = false
         for flight in track.flights {
             if track.held.contains(flight.range) {
-                guard !flight.isRetransmission else { continue }
+                guard !flight.isRetransmission else {
+                    repairArrived = true
+                    continue
+                }
                 track.highestHeldSequence = max(track.highestHeldSequence, flight.sequence)
                 sample = now - flight.at
             } else {
@@ -305,8 +312,18 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             }
         }
         track.flights = []
+        // After a time-out, the repair's acknowledgement shows the link works again: everything
+        // sent before the time-out and still missing was lost with the rest (a burst), and goes
+        // again now instead of one time-out at a time.
+        let lostBefore = repairArrived ? track.timedOutAt : nil
+        if repairArrived {
+            track.timedOutAt = nil
+            peers[recipient]?.backoff = 1
+        }
         for flight in remaining {
-            if flight.sequence + configuration.reorderThreshold <= track.highestHeldSequence {
+            if let lostBefore, flight.at <= lostBefore, !flight.isRetransmission {
+                for gap in track.held.missing(in: flight.range) { track.sent.remove(gap) }
+            } else if flight.sequence + configuration.reorderThreshold <= track.highestHeldSequence {
                 for gap in track.held.missing(in: flight.range) { track.sent.remove(gap) }
             } else {
                 track.flights.append(flight)
@@ -452,6 +469,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                     track.flights = track.flights.map {
                         Flight(range: $0.range, sequence: $0.sequence, at: now, isRetransmission: $0.isRetransmission)
                     }
+                    track.timedOutAt = now
                     entries[index].tracks[recipient] = track
                     counts.timeouts += 1
                     peers[recipient]!.backoff = min(peers[recipient]!.backoff * 2, 64)
