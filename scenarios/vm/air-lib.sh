@@ -33,9 +33,11 @@ air_flood_back() { # sdu count block
   start "$sender" l2test -i hci0 -V le_public -P 128 -O "$sdu" -b "$sdu" -N "$count" -w
   wait_for_line "$out/$sender.err" 'Waiting for connection' 10 || fail "l2test did not listen: $(tail -n 1 "$out/$sender.err")"
   start "$receiver" l2test -i hci1 -V le_public -P 128 -I 65535 -b "$block" -u "$RELAY_VM_HCI0_ADDRESS"
-  local blocks=$((sdu * count / block)) deadline=$((SECONDS + 240))
-  while [ "$(grep -c 'bytes in' "$out/$receiver.err")" -lt "$blocks" ] && ! grep -q 'Disconnect' "$out/$receiver.err" &&
-    [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+  # The listener forks a child per connection that sends and says Disconnect (the listener
+  # itself keeps listening); the receiver then reports the blocks still on their way.
+  wait_for_line "$out/$sender.err" 'Disconnect' 90 || fail "the l2test sender did not finish: $(tail -n 1 "$out/$sender.err")"
+  local blocks=$((sdu * count / block)) deadline=$((SECONDS + 10))
+  while [ "$(grep -c 'bytes in' "$out/$receiver.err")" -lt "$blocks" ] && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   stop "$receiver"
   stop "$sender"
   btmgmt --index 0 advertising off >> "$out/btmgmt.log" 2>&1

@@ -3,7 +3,7 @@
 # an L2CAP LE credit-based flood without relay, each way, lands within 15 % of the computed air capacity
 # (scenarios/vm/air-lib.sh, docs/test-bed.md).
 # vm-air: laptop
-# vm-timeout: 120
+# vm-timeout: 180
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/air-lib.sh"
 air_flood 4000 200 100000
