@@ -6,7 +6,7 @@ import RelayCLI
 
 /// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`,
 /// `--save-dir`, `--notify-path` (whose default and meaning differ by program), and delivery
-/// (`--protocol`, `--window`, `--resume-timeout`, `--delivery-timeout`).
+/// (`--protocol`, `--window`, `--flight`, `--resume-timeout`, `--delivery-timeout`).
 public struct CommonOptions: Equatable, Sendable {
     /// Default and upper bound of `--max-message`.
     public static let defaultMaxMessage = 1 << 20
@@ -23,6 +23,8 @@ public struct CommonOptions: Equatable, Sendable {
     public var protocolVersion = 2
     /// Version-2 window: stream bytes unacknowledged per peer.
     public var window = CommonOptions.defaultWindow
+    /// Version-2 flight: what is in flight follows this many seconds of the measured delivery rate.
+    public var flight = 0.5
     /// How long a partial transfer waits for its peer's link to come back (seconds).
     public var resumeTimeout = 60.0
     /// How long a transfer may go without progress before it fails (seconds).
@@ -60,6 +62,10 @@ public struct CommonOptions: Equatable, Sendable {
                 "window", "BYTES", kind: .byteCount(windowRange),
                 help: "Bytes in flight per peer before acknowledgements must come (default 64K; K and M suffixes)."),
             .value(
+                "flight", "S", kind: .seconds(maximum: 3600),
+                help: "Keep what is in flight to this many seconds of the measured delivery rate, within the "
+                    + "window (default 0.5)."),
+            .value(
                 "resume-timeout", "S", kind: .seconds(maximum: 86_400),
                 help: "Keep a cut transfer this long for its peer to come back (default 60)."),
             .value(
@@ -75,6 +81,7 @@ public struct CommonOptions: Equatable, Sendable {
         json = parsed.flag("json")
         if parsed.text("protocol") == "1" { protocolVersion = 1 }
         if let bytes = parsed.byteCount("window") { window = bytes }
+        if let seconds = parsed.seconds("flight") { flight = seconds }
         if let seconds = parsed.seconds("resume-timeout") { resumeTimeout = seconds }
         if let seconds = parsed.seconds("delivery-timeout") { deliveryTimeout = seconds }
         if let bytes = parsed.byteCount("max-message") { maxMessage = bytes }

@@ -8,6 +8,7 @@ public struct DeliverySettings: Equatable, Sendable {
     /// This process's token (random, picked once at start-up).
     public var token: SessionToken
     public var window = CommonOptions.defaultWindow
+    public var flight = 0.5
     public var resumeTimeout = 60.0
     public var deliveryTimeout = 120.0
     public var maxMessage = CommonOptions.defaultMaxMessage
@@ -23,6 +24,7 @@ public struct DeliverySettings: Equatable, Sendable {
         token = SessionToken.random(using: &generator)
         protocolVersion = options.protocolVersion
         window = options.window
+        flight = options.flight
         resumeTimeout = options.resumeTimeout
         deliveryTimeout = options.deliveryTimeout
         maxMessage = options.maxMessage
@@ -32,7 +34,8 @@ public struct DeliverySettings: Equatable, Sendable {
     public var speaksVersion2: Bool { protocolVersion >= 2 }
 
     public var senderConfiguration: TransferSenderConfiguration {
-        TransferSenderConfiguration(window: window, deliveryTimeout: deliveryTimeout, resumeTimeout: resumeTimeout)
+        TransferSenderConfiguration(
+            window: window, queueTarget: flight, deliveryTimeout: deliveryTimeout, resumeTimeout: resumeTimeout)
     }
 
     public var receiverConfiguration: TransferReceiver.Configuration {

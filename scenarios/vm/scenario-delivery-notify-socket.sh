@@ -2,7 +2,8 @@
 # Protocol 2 (issue 15, test 3), inside the bluez-vm guest: relay-central on the AcquireNotify
 # path (--notify-path socket) under a flood that makes bluetoothd drop notifications. bluetoothd
 # writes that socket without blocking and drops what does not fit; with a window large enough
-# (1 MiB here, both sides) and the central held still for 3 s (SIGSTOP: its reader thread not
+# (1 MiB here, both sides, and --flight 60 so that the flight is not kept to half a second of the
+# rate) and the central held still for 3 s (SIGSTOP: its reader thread not
 # scheduled, as on a loaded machine), the peripheral's notifications overflow it and bluetoothd
 # logs the drops ("sendmsg: Resource temporarily unavailable"). Every message must still be
 # delivered intact: the lost frames are sent again.
@@ -19,7 +20,7 @@ open_input central 8
 start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json \
   --connect sample --notify-path socket --window 1M
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
-start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --window 1M
+start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --window 1M --flight 60
 echo start >&7
 wait_for_line "$c" '"event":"ready".*"notify":"socket","protocol":2' 60 ||
   fail "the central is not ready on the notification socket with protocol 2: $(grep '"event":"ready"' "$c")"
