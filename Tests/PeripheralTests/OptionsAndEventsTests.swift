@@ -19,9 +19,12 @@ final class PeripheralOptionsTests: XCTestCase {
     func testEveryOption() throws {
         let launch = try PeripheralOptions.parse([
             "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "64K", "--save-dir", "/tmp", "--echo",
-            "--notify-path", "signal",
+            "--notify-path", "signal", "--window", "1M", "--flight", "2.5", "--protocol", "1",
         ])
         var expected = PeripheralOptions()
+        expected.common.window = 1 << 20
+        expected.common.flight = 2.5
+        expected.common.protocolVersion = 1
         expected.common.adapter = .name("hci1")
         expected.name = try AdvertisedName("relay-1")
         expected.common.json = true
