@@ -132,14 +132,14 @@ def profile_table(profile, extra, sessions):
 
 
 def window_table(profile, sessions):
-    """Goodput by --window on one profile (relay is the default window, 32 KiB), or None."""
+    """Goodput by --window on one profile (relay is the default window, 64 KiB), or None."""
     chosen = [s for s in sessions if s["profile"] == profile and not s.get("extra")
               and (s["side"] == "relay" or s["side"].startswith("relay-w"))]
     if not any(s["side"].startswith("relay-w") for s in chosen):
         return None
 
     def window(session):
-        return 32768 if session["side"] == "relay" else int(session["side"][len("relay-w"):])
+        return 65536 if session["side"] == "relay" else int(session["side"][len("relay-w"):])
 
     rows = []
     for session in sorted(chosen, key=window):
