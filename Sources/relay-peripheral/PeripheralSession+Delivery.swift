@@ -12,11 +12,7 @@ extension PeripheralSession {
     mutating func sessionWritten(
         _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
     ) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        if let address {
-            actions += ensureCentral(address)
-            if let mtu { actions += learnMTU(mtu, of: address) }
-        }
+        var actions = noteWriter(address, mtu: mtu)
         let value: SessionValue
         do {
             value = try SessionValue(parsing: bytes)

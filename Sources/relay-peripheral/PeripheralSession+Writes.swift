@@ -22,15 +22,17 @@ extension PeripheralSession {
         central.subscribed ? subscribedReassemblyIdleTimeout : reassemblyIdleTimeout
     }
 
+    /// The writer of a value, when bluetoothd named it: known from now on, with the MTU it gave.
+    mutating func noteWriter(_ address: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
+        guard let address else { return [] }
+        return ensureCentral(address) + (mtu.map { learnMTU($0, of: address) } ?? [])
+    }
+
     /// A value written to the write characteristic: a counter, or a frame for the writer's pipeline.
     mutating func received(
         _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
     ) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        if let address {
-            actions += ensureCentral(address)
-            if let mtu { actions += learnMTU(mtu, of: address) }
-        }
+        var actions = noteWriter(address, mtu: mtu)
         lastWritten = bytes
         var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
         let sender = PeerName(.central, address)
