@@ -33,31 +33,39 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.value = min(max(value, Self.minimum), Self.maximum)
     }
 
-    /// The largest characteristic value relay sends on this link: `min(MTU - 3, 510)` bytes.
+    /// The largest characteristic value relay sends on this link as `carrier`:
+    /// `min(MTU - carrier.overhead, 510)` bytes.
     ///
-    /// 3 bytes of every ATT PDU are opcode and handle; notifications longer than `MTU - 3` are
-    /// silently truncated by BlueZ and longer write commands are refused.
-    public var maxValueLength: Int { min(value - 3, Self.valueLengthCeiling) }
+    /// Longer write commands are refused; longer notifications are silently truncated by BlueZ
+    /// (to `MTU - 3`, or to `MTU - 5` in a Multiple Handle Value Notification, see
+    /// `ValueCarrier.notification`).
+    public func maxValueLength(_ carrier: ValueCarrier) -> Int {
+        min(value - carrier.overhead, Self.valueLengthCeiling)
+    }
 
-    /// The value length relay sends its frames in: 495 bytes when the link takes them, else 244,
-    /// else `maxValueLength`.
+    /// The value length relay sends its frames in as `carrier`: the value that fills two 251-byte
+    /// link-layer payloads (495 bytes written, 493 notified) when the link takes it, else the one
+    /// that fills one (244 written, 242 notified), else `maxValueLength(carrier)`.
     ///
-    /// An ATT write command or notification of `n` value bytes is an L2CAP PDU of `n + 7` bytes,
-    /// which the link layer carries in 251-byte payloads once data length extension is on: 495
-    /// bytes fill two payloads exactly and 244 one, where 510 would need a third of 15 bytes
-    /// (measured on the test bed's radio: 48.1 against 33.2 KiB/s, docs/performance.md). Without
-    /// data length extension (27-byte payloads) the difference is below 1 %.
-    public var sendValueLength: Int {
-        let limit = maxValueLength
-        if limit >= Self.twoPayloadValue { return Self.twoPayloadValue }
-        if limit >= Self.onePayloadValue { return Self.onePayloadValue }
+    /// An ATT PDU of `n` value bytes is an L2CAP PDU of `n + 4 + carrier.overhead` bytes, which
+    /// the link layer carries in 251-byte payloads once data length extension is on: a value that
+    /// fills two payloads exactly beats 510, which needs a third of a few bytes (measured on the
+    /// test bed's radio: 48.1 against 33.2 KiB/s, docs/performance.md). Without data length
+    /// extension (27-byte payloads) the difference is below 1 %.
+    public func sendValueLength(_ carrier: ValueCarrier) -> Int {
+        let limit = maxValueLength(carrier)
+        let two = Self.twoPayloadValue(carrier)
+        let one = Self.onePayloadValue(carrier)
+        if limit >= two { return two }
+        if limit >= one { return one }
         return limit
     }
 
-    /// Value bytes that fill two 251-byte link-layer payloads: 2 x 251 - 4 (L2CAP) - 3 (ATT).
-    public static let twoPayloadValue = 495
-    /// Value bytes that fill one 251-byte link-layer payload: 251 - 4 - 3.
-    public static let onePayloadValue = 244
+    /// Value bytes that fill two 251-byte link-layer payloads: 2 x 251 - 4 (L2CAP) - the ATT
+    /// overhead of `carrier`.
+    public static func twoPayloadValue(_ carrier: ValueCarrier) -> Int { 2 * 251 - 4 - carrier.overhead }
+    /// Value bytes that fill one 251-byte link-layer payload: 251 - 4 - the ATT overhead.
+    public static func onePayloadValue(_ carrier: ValueCarrier) -> Int { 251 - 4 - carrier.overhead }
 
     /// The largest value one ATT write command or notification can carry: `MTU - 3` bytes (the
     /// attribute protocol's limit, before relay's own ceiling).

@@ -2,7 +2,7 @@
 ///
 /// The first frame carries 14 header bytes and up to `maxValueLength - 14` message bytes, every
 /// following frame 5 header bytes and up to `maxValueLength - 5` message bytes, where
-/// `maxValueLength` is the MTU's `sendValueLength`. The CRC-32C of
+/// `maxValueLength` is the MTU's `sendValueLength` for the carrier. The CRC-32C of
 /// the message is computed once, when the frames are created.
 public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     /// The message being framed.
@@ -11,8 +11,10 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     public let id: MessageID
     /// The link MTU the frames are sized for.
     public let mtu: MTU
-    /// The longest value produced: `mtu.sendValueLength` (495, 244 or `MTU - 3` bytes).
-    public var maxValueLength: Int { mtu.sendValueLength }
+    /// How the frames cross the link (written or notified).
+    public let carrier: ValueCarrier
+    /// The longest value produced: `mtu.sendValueLength(carrier)`.
+    public var maxValueLength: Int { mtu.sendValueLength(carrier) }
     /// CRC-32C of the whole message.
     public let checksum: UInt32
 
@@ -20,34 +22,35 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
     private var sequence: UInt16 = 0
     private var finished = false
 
-    /// The frames of `message` with identifier `id`, sized for `mtu`.
+    /// The frames of `message` with identifier `id`, sized for `mtu` and `carrier`.
     ///
     /// - Precondition: the message is shorter than 4 GiB (its length must fit the UInt32 length field).
-    public init(message: Message, id: MessageID, mtu: MTU) {
+    public init(message: Message, id: MessageID, mtu: MTU, carrier: ValueCarrier) {
         precondition(message.bytes.count <= Int(UInt32.max), "a relay message is shorter than 4 GiB")
         self.message = message
         self.id = id
         self.mtu = mtu
+        self.carrier = carrier
         self.checksum = message.bytes.withUnsafeBytes { CRC32C.checksum($0) }
     }
 
-    /// The number of frames a message of `length` bytes needs at `mtu`.
-    public static func frameCount(messageLength length: Int, mtu: MTU) -> Int {
-        let firstCapacity = mtu.sendValueLength - FrameHeader.firstLength
-        let continuationCapacity = mtu.sendValueLength - FrameHeader.continuationLength
+    /// The number of frames a message of `length` bytes needs at `mtu` as `carrier`.
+    public static func frameCount(messageLength length: Int, mtu: MTU, carrier: ValueCarrier) -> Int {
+        let firstCapacity = mtu.sendValueLength(carrier) - FrameHeader.firstLength
+        let continuationCapacity = mtu.sendValueLength(carrier) - FrameHeader.continuationLength
         guard length > firstCapacity else { return 1 }
         let rest = length - firstCapacity
         return 1 + (rest + continuationCapacity - 1) / continuationCapacity
     }
 
-    /// The header bytes a message of `length` bytes costs at `mtu`: 5 per frame plus 9.
-    public static func framingOverhead(messageLength length: Int, mtu: MTU) -> Int {
-        frameCount(messageLength: length, mtu: mtu) * FrameHeader.continuationLength
+    /// The header bytes a message of `length` bytes costs at `mtu` as `carrier`: 5 per frame plus 9.
+    public static func framingOverhead(messageLength length: Int, mtu: MTU, carrier: ValueCarrier) -> Int {
+        frameCount(messageLength: length, mtu: mtu, carrier: carrier) * FrameHeader.continuationLength
             + (FrameHeader.firstLength - FrameHeader.continuationLength)
     }
 
     /// The total number of frames of this message.
-    public var count: Int { Self.frameCount(messageLength: message.bytes.count, mtu: mtu) }
+    public var count: Int { Self.frameCount(messageLength: message.bytes.count, mtu: mtu, carrier: carrier) }
 
     /// The number of frames not yet produced, or 0 once finished.
     public var underestimatedCount: Int {
@@ -121,20 +124,23 @@ public struct MessageFrames: Sequence, IteratorProtocol, Sendable {
 
 /// The sending side of one link direction: frames messages for the link's MTU and numbers them.
 public struct Chunker: Sendable {
+    /// How this side's values cross the link: `.write` on a central, `.notification` on a peripheral.
+    public let carrier: ValueCarrier
     /// The link's MTU; change it when the link reports a new one.
     public var mtu: MTU
     /// The identifier the next message gets.
     public private(set) var nextMessageID: MessageID
 
-    /// A chunker for `mtu` whose first message gets `firstMessageID`.
-    public init(mtu: MTU = .default, firstMessageID: MessageID = MessageID(0)) {
+    /// A chunker for `carrier` at `mtu` whose first message gets `firstMessageID`.
+    public init(carrier: ValueCarrier, mtu: MTU = .default, firstMessageID: MessageID = MessageID(0)) {
+        self.carrier = carrier
         self.mtu = mtu
         self.nextMessageID = firstMessageID
     }
 
     /// The frames of `message`, under the next message identifier.
     public mutating func frames(for message: Message) -> MessageFrames {
-        let frames = MessageFrames(message: message, id: nextMessageID, mtu: mtu)
+        let frames = MessageFrames(message: message, id: nextMessageID, mtu: mtu, carrier: carrier)
         nextMessageID = nextMessageID.next
         return frames
     }

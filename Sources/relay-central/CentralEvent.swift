@@ -77,7 +77,7 @@ extension CentralEvent: ReportableEvent {
             return Self.peerFields(peer)
         case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
             return Self.peerFields(peer) + [
-                ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength))),
+                ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength(.write)))),
                 ("path", .string(path.rawValue)), ("notify", .string(notify.rawValue)),
                 ("protocol", .integer(Int64(protocolVersion))),
             ]
@@ -133,7 +133,7 @@ extension CentralEvent: ReportableEvent {
         case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
             let delivery =
                 protocolVersion >= 2 ? "protocol 2: delivery confirmed" : "protocol 1: delivery not confirmed"
-            return "ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength) bytes, "
+            return "ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, "
                 + "via \(path.rawValue); notifications via \(notify.rawValue)); \(delivery)"
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "disconnected from \(peer): \(reason)"

@@ -106,7 +106,7 @@ extension CentralSession {
     mutating func nextDataFrame(mtu: MTU) -> (bytes: [UInt8], write: InFlightWrite)? {
         guard let session = delivery.session,
             let transmission = delivery.sender.nextTransmission(
-                at: now, maxBytes: mtu.sendValueLength - DataFrame.headerLength),
+                at: now, maxBytes: mtu.sendValueLength(.write) - DataFrame.headerLength),
             let entry = delivery.streams[transmission.handle]
         else { return nil }
         let frame = DataFrame(
@@ -126,7 +126,7 @@ extension CentralSession {
             let mtu = readyLink?.mtu
         else { return [] }
         messagesSent += 1
-        let perFrame = mtu.sendValueLength - DataFrame.headerLength
+        let perFrame = mtu.sendValueLength(.write) - DataFrame.headerLength
         let frames = (entry.header.streamLength + perFrame - 1) / perFrame
         let sent = OutgoingMessage(
             number: handle, id: Int(transfer.value), kind: entry.message.kind, length: entry.message.bytes.count,

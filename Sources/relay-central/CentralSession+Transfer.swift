@@ -11,7 +11,7 @@ extension CentralSession {
     mutating func pump() -> [CentralAction] {
         guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
         if relay.session != nil, !delivery.control.isEmpty {
-            let frame = delivery.control.removeFirst().fitting((relay.mtu ?? .default).maxValueLength)
+            let frame = delivery.control.removeFirst().fitting((relay.mtu ?? .default).maxValueLength(.write))
             inFlight = .control
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
         }

@@ -160,7 +160,7 @@ struct CentralSession {
     /// Values of the notify characteristic seen while a read of it is pending on the signal
     /// path: reading changes `Value` too, and that change is the read, not a notification.
     var valuesDuringRead: [[UInt8]]?
-    var chunker = Chunker()
+    var chunker = Chunker(carrier: .write)
     /// Counters and messages to write, with the command waiting for each (nil: none).
     var outbox = Outbox<CommandToken?>()
     /// The value being written (one at a time).

@@ -64,8 +64,8 @@ final class PeripheralDriver {
             StartupTrace.once("start command read")
             actions = session.start()
         case .stop: actions = session.stop()
-        case .notify(let value): actions = try session.notify(value: value)
-        case .send(let message): actions = try session.send(message)
+        case .notify(let value): actions = try session.notify(value: value, at: loop.now)
+        case .send(let message): actions = try session.send(message, at: loop.now)
         case .status:
             console.report(PeripheralEvent.status(status))
             return .success

@@ -160,7 +160,7 @@ extension PeripheralSession {
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
         if !delivery.control.isEmpty {
             // Notified to every session's central: it must fit the smallest MTU.
-            let frame = delivery.control.removeFirst().fitting(sessionMTU.maxValueLength)
+            let frame = delivery.control.removeFirst().fitting(sessionMTU.maxValueLength(.notification))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
         }
         if !sessionCounters.isEmpty {
@@ -171,7 +171,7 @@ extension PeripheralSession {
         let mtu = sessionMTU
         guard
             let transmission = delivery.sender.nextTransmission(
-                at: now, maxBytes: mtu.sendValueLength - DataFrame.headerLength),
+                at: now, maxBytes: mtu.sendValueLength(.notification) - DataFrame.headerLength),
             let entry = delivery.streams[transmission.handle]
         else { return nil }
         let target: SessionNumber = transmission.recipients.count == 1 ? transmission.recipients[0] : .everyone
@@ -182,7 +182,7 @@ extension PeripheralSession {
         if transmission.range.upperBound == entry.header.streamLength,
             delivery.fullySent.insert(transmission.handle).inserted
         {
-            let perFrame = mtu.sendValueLength - DataFrame.headerLength
+            let perFrame = mtu.sendValueLength(.notification) - DataFrame.headerLength
             completion = .transfer(
                 .sent(
                     OutgoingMessage(

@@ -63,7 +63,7 @@ struct PeripheralSession {
     /// Complete messages received from every central (numbered for `--save-dir`).
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
-    var chunker = Chunker()
+    var chunker = Chunker(carrier: .notification)
     /// The number the next message gets (from 1; `id` in the sender's events).
     var nextMessageNumber = 1
     /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
@@ -129,7 +129,8 @@ struct PeripheralSession {
     }
 
     /// `notify [N]`: queue the counter (or `value`) for every subscriber, then count up.
-    mutating func notify(value: UInt32?) throws(CommandError) -> [PeripheralAction] {
+    mutating func notify(value: UInt32?, at now: Double) throws(CommandError) -> [PeripheralAction] {
+        self.now = max(self.now, now)
         try requireSubscribers()
         let sent = value.map(Counter.init) ?? counter
         counter = sent.next
@@ -154,7 +155,10 @@ struct PeripheralSession {
 
     /// `send`/`send-file`: queue a message for the sessions (version 2, delivery confirmed) and,
     /// framed for the smallest subscribed MTU, for the notify characteristic's subscribers (version 1).
-    mutating func send(_ message: Message) throws(CommandError) -> [PeripheralAction] {
+    ///
+    /// `now` is the loop time of the command: the frames it sends are timed from it.
+    mutating func send(_ message: Message, at now: Double) throws(CommandError) -> [PeripheralAction] {
+        self.now = max(self.now, now)
         try requireSubscribers()
         guard message.bytes.count <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")

@@ -119,7 +119,7 @@ final class BluezooCentralTests: XCTestCase {
         }
         XCTAssertEqual(arrived, [Message(text: text)])
 
-        var chunker = Chunker(mtu: driver.session.readyLink?.mtu ?? .default)
+        var chunker = Chunker(carrier: .notification, mtu: driver.session.readyLink?.mtu ?? .default)
         let binary = (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) }
         for value in chunker.frames(for: Message(binary: binary)) {
             XCTAssertEqual(application.notify(value, on: RelayProfile.notifyCharacteristic), .sent)

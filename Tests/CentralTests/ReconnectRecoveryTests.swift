@@ -126,7 +126,7 @@ final class ReconnectRecoveryTests: XCTestCase {
 
     func testTheRelayServiceVanishingMidMessageEndsTheLinkAndReconnects() {
         var harness = reconnectingHarness()
-        var chunker = Chunker(mtu: MTU(517)!)
+        var chunker = Chunker(carrier: .notification, mtu: MTU(517)!)
         let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
         for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
         let vanished = harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))

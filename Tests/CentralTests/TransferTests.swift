@@ -83,9 +83,9 @@ final class MessageTests: XCTestCase {
         let message = Message(kind: kind, bytes: bytes)
         let (token, actions) = harness.command(.send(message))
         let values = harness.drainWrites(startingWith: actions)
-        let limit = MTU(mtu)!.maxValueLength
+        let limit = MTU(mtu)!.maxValueLength(.write)
         XCTAssertTrue(values.allSatisfy { $0.count <= limit && $0.count != 4 }, "every value fits min(MTU-3, 510)")
-        XCTAssertEqual(values.count, MessageFrames.frameCount(messageLength: length, mtu: MTU(mtu)!))
+        XCTAssertEqual(values.count, MessageFrames.frameCount(messageLength: length, mtu: MTU(mtu)!, carrier: .write))
         // The peripheral's reassembler gets exactly the message back.
         var reassembler = Reassembler(maxMessageLength: 2 << 20)
         var delivered: [Message] = []
@@ -122,7 +122,7 @@ final class MessageTests: XCTestCase {
     func testReceivedMessagesAreShownWithDigestAndText() {
         var harness = SessionHarness()
         harness.connectReady(mtu: 23)
-        var chunker = Chunker(mtu: MTU(23)!)
+        var chunker = Chunker(carrier: .notification, mtu: MTU(23)!)
         let text = "hello from the iPhone side, in several frames"
         var events: [CentralEvent] = []
         for value in chunker.frames(for: Message(text: text)) {
@@ -147,7 +147,7 @@ final class MessageTests: XCTestCase {
         settings.saveDirectory = "/tmp/in"
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
-        var chunker = Chunker(mtu: MTU(517)!)
+        var chunker = Chunker(carrier: .notification, mtu: MTU(517)!)
         let bytes: [UInt8] = [1, 2, 3, 4, 5]
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
@@ -166,7 +166,7 @@ final class MessageTests: XCTestCase {
         settings.reconnect = true
         var harness = SessionHarness(settings: settings)
         harness.connectReady(mtu: 517)
-        var chunker = Chunker(mtu: MTU(517)!)
+        var chunker = Chunker(carrier: .notification, mtu: MTU(517)!)
         let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
         for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
         XCTAssertEqual(
@@ -252,7 +252,7 @@ extension ProtocolErrorPacingTests {
     func testFirstFramesOfEverNewMessagesGiveAtMostFiveReceivingLinesASecond() {
         var harness = SessionHarness()
         harness.connectReady()
-        var chunker = Chunker(mtu: MTU(517)!)
+        var chunker = Chunker(carrier: .notification, mtu: MTU(517)!)
         var names: [String] = []
         for index in 0..<1000 {
             let message = Message(binary: [UInt8](repeating: UInt8(index & 0xFF), count: 5000))

@@ -104,7 +104,7 @@ final class BluezooPeripheralTests: XCTestCase {
         // A framed message each way.
         let text = String(repeating: "relay ", count: 200)
         let mtu = controller.session.sendingMTU
-        for frame in MessageFrames(message: Message(text: text), id: MessageID(0), mtu: mtu) {
+        for frame in MessageFrames(message: Message(text: text), id: MessageID(0), mtu: mtu, carrier: .write) {
             central.writeValue(frame, characteristic: write.id, type: .command) { _ in }
         }
         wait("message", loop) { lines.contains { $0.contains(#""event":"message""#) } }

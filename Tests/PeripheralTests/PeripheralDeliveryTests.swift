@@ -88,7 +88,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
         _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(517)))
         let message = Message(binary: (0..<1500).map { UInt8($0 % 7) })
-        _ = try session.send(message)
+        _ = try session.send(message, at: 0)
         let (values, events) = drain(&session)
         let data = sessionFrames(values).compactMap { if case .data(let data) = $0 { data } else { nil } }
         XCTAssertEqual(data.reduce(0) { $0 + $1.bytes.count }, 1511)
@@ -111,7 +111,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
         _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(517)))
-        _ = try session.notify(value: 9)
+        _ = try session.notify(value: 9, at: 0)
         let (values, events) = drain(&session)
         XCTAssertEqual(values.map(\.0), [.session, .notify])
         XCTAssertTrue(values.allSatisfy { $0.1 == Counter(9).encoded })
@@ -155,7 +155,7 @@ final class PeripheralDeliveryTests: XCTestCase {
     func testACentralThatRestartedLosesItsOldSession() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
-        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)))
+        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 0)
         _ = drain(&session)
         let again = session.handle(
             .sessionWritten(hello(SessionToken(0xC)!, centralA), from: centralA, mtu: MTU(517), time: 3), at: 3)
@@ -171,7 +171,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         let b = try XCTUnwrap(greet(&session, Self.tokenB, centralB))
         let centralC = BluetoothAddress("00:AA:01:03:00:03")!
         let c = try XCTUnwrap(greet(&session, SessionToken(0xC)!, centralC))
-        _ = try session.send(Message(binary: [UInt8](repeating: 4, count: 1000)))
+        _ = try session.send(Message(binary: [UInt8](repeating: 4, count: 1000)), at: 0)
         let first = sessionFrames(drain(&session).values)
         XCTAssertTrue(first.allSatisfy { if case .data(let data) = $0 { data.session == .everyone } else { false } })
         _ = session.handle(.disconnected(centralC), at: 0.1)
@@ -186,7 +186,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         XCTAssertEqual(events.map(\.name), ["delivered", "delivered"])
         // A second message goes to A and B meanwhile; C catches up when it is back.
-        _ = try session.send(Message(text: "second"))
+        _ = try session.send(Message(text: "second"), at: 0)
         let second = sessionFrames(drain(&session).values)
         XCTAssertEqual(second.count, 1)
         _ = session.handle(.connected(centralC), at: 5)
@@ -203,6 +203,21 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         XCTAssertEqual(catchUp.first?.transfer, TransferID(1), "C's share of the first message again")
         XCTAssertEqual(catchUp.first?.session, c)
+    }
+
+    /// A message sent long after the last input is timed from the command, not from that input:
+    /// the session's clock stood at the handshake, so the first frame went again at the next tick
+    /// (one time-out and a duplicate per message, seen in the test bed).
+    func testASendIsTimedFromTheCommand() throws {
+        var session = session()
+        _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        _ = try session.send(Message(text: String(repeating: "t", count: 2000)), at: 50)
+        let sent = drain(&session).values
+        XCTAssertFalse(sessionFrames(sent).isEmpty)
+        _ = session.handle(.tick(now: 50.2))
+        XCTAssertTrue(sessionFrames(drain(&session).values).isEmpty, "nothing goes again 0.2 s after the send")
+        XCTAssertEqual(session.delivery.sender.counts.timeouts, 0)
+        XCTAssertEqual(session.delivery.sender.counts.resentBytes, 0)
     }
 
     func testGarbageOnTheSessionCharacteristicIsAPacedProtocolError() {
@@ -243,7 +258,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
             Hello(token: PeripheralDeliveryTests.tokenA, address: centralA, window: 65536, next: TransferID(1)))
         _ = session.handle(.sessionWritten(hello.encoded, from: centralA, mtu: mtu, time: 0), at: 0)
         let payload = (0..<262_144).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
-        _ = try session.send(Message(binary: payload))
+        _ = try session.send(Message(binary: payload), at: 0)
         var receiver: TransferReceiver?
         var delivered: [UInt8]?
         var now = 0.0
@@ -251,7 +266,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
             for action in actions {
                 switch action {
                 case .acknowledge(let ack):
-                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength).encoded
+                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
                     _ = session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now)
                 case .deliver(_, _, let message): delivered = message.bytes
                 default: break
@@ -261,7 +276,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
         while delivered == nil, now < 60 {
             now += 0.01
             while let value = session.sending.inFlight {
-                XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength)
+                XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength(.notification))
                 if value.target == .session, let frame = try? SessionFrame(parsing: value.bytes) {
                     switch frame {
                     case .welcome(let welcome):

@@ -26,20 +26,20 @@ final class PeripheralSessionDataTests: XCTestCase {
 
     func testNotifyCountsUpLikeTheOriginalAndNValueRestartsTheCount() throws {
         var session = PeripheralSession.advertising()
-        XCTAssertThrowsError(try session.notify(value: nil), "nobody subscribed yet") { error in
+        XCTAssertThrowsError(try session.notify(value: nil, at: 0), "nobody subscribed yet") { error in
             XCTAssertTrue("\(error)".contains("subscribed"))
         }
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         XCTAssertEqual(
-            try session.notify(value: nil), [.notify(Counter(0).encoded, on: .notify)],
+            try session.notify(value: nil, at: 0), [.notify(Counter(0).encoded, on: .notify)],
             "the first is handed over at once")
-        for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil), [], "the rest wait for it") }
+        for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil, at: 0), [], "the rest wait for it") }
         var drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])
         XCTAssertEqual(drained.events, [0, 1, 2].map { PeripheralEvent.notified(value: $0, centrals: 1) })
         XCTAssertEqual(session.counter, Counter(3))
-        _ = try session.notify(value: 41)
-        _ = try session.notify(value: nil)
+        _ = try session.notify(value: 41, at: 0)
+        _ = try session.notify(value: nil, at: 0)
         drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(41).encoded, Counter(42).encoded])
         XCTAssertEqual(session.lastNotified, Counter(42))
@@ -55,7 +55,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         XCTAssertEqual(session.read(.write, offset: 6), .success([]))
         XCTAssertEqual(session.read(.write, offset: 7), .failure(.invalidOffset(offset: 7, length: 6)))
         _ = session.handle(.notifyStarted(from: nil, mtu: nil))
-        _ = try session.notify(value: 0x0403_0201)
+        _ = try session.notify(value: 0x0403_0201, at: 0)
         XCTAssertEqual(session.read(.notify, offset: 0), .success([]), "not notified until handed to bluetoothd")
         _ = session.drain()
         XCTAssertEqual(session.read(.notify, offset: 1), .success([2, 3, 4]))

@@ -165,7 +165,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         var session = PeripheralSession.advertising()
         _ = session.handle(.connected(centralA))
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(247)))
-        XCTAssertNoThrow(try session.send(Message(text: "queued")))
+        XCTAssertNoThrow(try session.send(Message(text: "queued"), at: 0))
 
         let off = session.handle(.adapter(.poweredOff, hci0))
         XCTAssertEqual(off.first, .report(.state(.poweredOff, adapter: hci0)))
@@ -177,7 +177,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(session.application, .active, "bluetoothd keeps the GATT application across a power cycle")
         XCTAssertTrue(session.centrals.isEmpty)
         XCTAssertFalse(session.hasPendingValues)
-        XCTAssertThrowsError(try session.notify(value: nil))
+        XCTAssertThrowsError(try session.notify(value: nil, at: 0))
 
         let on = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertEqual(on.events, [.state(.poweredOn, adapter: hci0)])

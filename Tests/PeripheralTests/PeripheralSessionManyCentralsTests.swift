@@ -24,9 +24,9 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.mtu(centralC, MTU(64)!))
         XCTAssertEqual(session.sendingMTU, MTU(64))
 
-        _ = try session.notify(value: 9)
+        _ = try session.notify(value: 9, at: 0)
         let message = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 * 7) })
-        _ = try session.send(message)
+        _ = try session.send(message, at: 0)
         let drained = session.drain()
         XCTAssertEqual(drained.events.first, .notified(value: 9, centrals: 3))
         XCTAssertTrue(drained.values.allSatisfy { $0.count <= 61 }, "every chunk fits the smallest link")
@@ -37,7 +37,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         var session = PeripheralSession.advertising()
         _ = session.handle(.connected(centralB))
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
-        _ = try session.notify(value: nil)
+        _ = try session.notify(value: nil, at: 0)
         let stopped = session.handle(.notifyStopped(from: nil))
         XCTAssertEqual(
             stopped.events.prefix(2), [.unsubscribed(centralA), .unsubscribed(centralB)],
@@ -128,7 +128,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         for (index, chunk) in big.prefix(3).enumerated() {
             events += session.handle(.written(chunk, from: centralC, mtu: nil, time: Double(index))).events
         }
-        _ = try session.send(Message(text: "to everyone"))
+        _ = try session.send(Message(text: "to everyone"), at: 0)
         var time = 3.0
         // A and B keep writing, slowly, well past the short idle time-out.
         while !chunksA.isEmpty || !chunksB.isEmpty {

@@ -113,5 +113,5 @@ func reassemble(_ values: [[UInt8]]) -> [Message] {
 
 /// Frames of `message` as a central would write them at `mtu`.
 func frames(of message: Message, mtu: Int, id: UInt8 = 0) -> [[UInt8]] {
-    Array(MessageFrames(message: message, id: MessageID(id), mtu: MTU(mtu)!))
+    Array(MessageFrames(message: message, id: MessageID(id), mtu: MTU(mtu)!, carrier: .write))
 }

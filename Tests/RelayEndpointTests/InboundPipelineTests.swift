@@ -4,7 +4,7 @@ import XCTest
 
 final class InboundPipelineTests: XCTestCase {
     private func frames(_ message: Message, mtu: Int = 23, id: UInt8 = 0) -> [[UInt8]] {
-        Array(MessageFrames(message: message, id: MessageID(id), mtu: MTU(mtu)!))
+        Array(MessageFrames(message: message, id: MessageID(id), mtu: MTU(mtu)!, carrier: .write))
     }
 
     func testCountersAndMessagesAreCountedAndNumbered() {

@@ -17,7 +17,7 @@ final class OutboxTests: XCTestCase {
 
     func testAMessageCompletesWithItsLastFrameAndCountersKeepTheirPlace() {
         var outbox = Outbox<String>()
-        var chunker = Chunker(mtu: MTU(23)!)
+        var chunker = Chunker(carrier: .write, mtu: MTU(23)!)
         outbox.append(counter: Counter(1), tag: "c1")
         let summary = outbox.append(
             Message(text: String(repeating: "x", count: 40)), number: 1, chunker: &chunker, tag: "m")
@@ -40,7 +40,7 @@ final class OutboxTests: XCTestCase {
 
     func testDroppingTheFrontMessageSkipsItsRemainingFrames() {
         var outbox = Outbox<Int>()
-        var chunker = Chunker(mtu: MTU(23)!)
+        var chunker = Chunker(carrier: .write, mtu: MTU(23)!)
         outbox.append(Message(binary: Array(repeating: 7, count: 100)), number: 1, chunker: &chunker, tag: 1)
         outbox.append(counter: Counter(9), tag: 2)
         _ = outbox.next()

@@ -25,14 +25,17 @@ final class CodecTests: XCTestCase {
     func testMTUValidatesAndClamps() {
         XCTAssertNil(MTU(22))
         XCTAssertNil(MTU(518))
-        XCTAssertEqual(MTU(23)?.maxValueLength, 20)
-        XCTAssertEqual(MTU(185)?.maxValueLength, 182)
-        XCTAssertEqual(MTU(247)?.maxValueLength, 244)
-        XCTAssertEqual(MTU(513)?.maxValueLength, 510)
-        XCTAssertEqual(MTU(517)?.maxValueLength, 510)
+        XCTAssertEqual([23, 185, 247, 513, 517].map { MTU($0)!.maxValueLength(.write) }, [20, 182, 244, 510, 510])
+        // A notification may go as a Multiple Handle Value Notification: 2 bytes fewer.
+        XCTAssertEqual(
+            [23, 185, 247, 513, 515, 517].map { MTU($0)!.maxValueLength(.notification) }, [18, 180, 242, 508, 510, 510])
         // Values sent: whole 251-byte link-layer payloads where the MTU allows.
         XCTAssertEqual(
-            [23, 185, 246, 247, 497, 498, 517].map { MTU($0)!.sendValueLength }, [20, 182, 243, 244, 244, 495, 495])
+            [23, 185, 246, 247, 497, 498, 517].map { MTU($0)!.sendValueLength(.write) },
+            [20, 182, 243, 244, 244, 495, 495])
+        XCTAssertEqual(
+            [23, 185, 246, 247, 497, 498, 517].map { MTU($0)!.sendValueLength(.notification) },
+            [18, 180, 241, 242, 242, 493, 493])
         XCTAssertEqual(MTU.default.value, 23)
         XCTAssertEqual(MTU(clamping: 0), MTU.default)
         XCTAssertEqual(MTU(clamping: 65535).value, 517)

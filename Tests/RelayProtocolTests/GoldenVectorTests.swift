@@ -34,7 +34,7 @@ final class GoldenVectorTests: XCTestCase {
             XCTAssertEqual(message.bytes.count, vector.integer("length"), name)
             let mtu = try XCTUnwrap(MTU(try XCTUnwrap(vector.integer("mtu"))), name)
             let id = MessageID(UInt8(try XCTUnwrap(vector.integer("message-id"))))
-            let frames = MessageFrames(message: message, id: id, mtu: mtu)
+            let frames = MessageFrames(message: message, id: id, mtu: mtu, carrier: .write)
             XCTAssertEqual(frames.checksum, UInt32(try XCTUnwrap(vector.integer("crc32c"))), name)
             XCTAssertEqual(CRC32C.checksum(message.bytes), frames.checksum, name)
             let values = Array(frames)
@@ -123,8 +123,8 @@ final class GoldenVectorTests: XCTestCase {
     func testDocumentedOverheadClaim() {
         // docs/protocol.md: 64 KiB at MTU 247 takes 275 frames and 1384 header bytes (<= 3 %).
         let mtu = MTU(247)!
-        XCTAssertEqual(MessageFrames.frameCount(messageLength: 65536, mtu: mtu), 275)
-        let overhead = MessageFrames.framingOverhead(messageLength: 65536, mtu: mtu)
+        XCTAssertEqual(MessageFrames.frameCount(messageLength: 65536, mtu: mtu, carrier: .write), 275)
+        let overhead = MessageFrames.framingOverhead(messageLength: 65536, mtu: mtu, carrier: .write)
         XCTAssertEqual(overhead, 1384)
         XCTAssertLessThanOrEqual(Double(overhead) / 65536, 0.03)
         let values = frameValues(

@@ -155,7 +155,7 @@ final class ReassemblyErrorTests: XCTestCase {
         var reassembler = Reassembler()
         var corrupted = values
         corrupted[2][10] ^= 0x01
-        let declared = MessageFrames(message: message, id: id, mtu: .default).checksum
+        let declared = MessageFrames(message: message, id: id, mtu: .default, carrier: .write).checksum
         var altered = message.bytes
         altered[6 + 15 + 5] ^= 0x01
         let events = feed(corrupted, to: &reassembler)

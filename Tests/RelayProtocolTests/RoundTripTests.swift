@@ -7,9 +7,9 @@ final class RoundTripTests: XCTestCase {
 
     /// 0, 1, the limit, and every size around the first few chunk boundaries and the last one below
     /// the limit (`nearLimit`: big sizes are few, so the debug-build suite stays fast).
-    private func sizes(for mtu: MTU, limit: Int, nearLimit: Bool) -> [Int] {
-        let first = mtu.sendValueLength - FrameHeader.firstLength
-        let continuation = mtu.sendValueLength - FrameHeader.continuationLength
+    private func sizes(for mtu: MTU, _ carrier: ValueCarrier, limit: Int, nearLimit: Bool) -> [Int] {
+        let first = mtu.sendValueLength(carrier) - FrameHeader.firstLength
+        let continuation = mtu.sendValueLength(carrier) - FrameHeader.continuationLength
         var sizes: Set<Int> = [0, 1, 2, limit]
         var boundaries = [0, 1, 2, 3, 10]
         if nearLimit {
@@ -35,50 +35,54 @@ final class RoundTripTests: XCTestCase {
         var generator = SeededGenerator(seed: 7)
         let pool = generator.bytes(limit)
         for mtu in mtus {
-            var chunker = Chunker(mtu: mtu, firstMessageID: MessageID(250))
-            var reassembler = Reassembler(maxMessageLength: limit)
-            for size in sizes(for: mtu, limit: limit, nearLimit: nearLimit) {
-                let message = Message(kind: size % 2 == 0 ? .binary : .text, bytes: Array(pool[..<size]))
-                let frames = chunker.frames(for: message)
-                let id = frames.id
-                let expectedCount = frames.count
-                let values = Array(frames)
-                XCTAssertEqual(values.count, expectedCount, "MTU \(mtu) size \(size)")
-                XCTAssertEqual(values.count, MessageFrames.frameCount(messageLength: size, mtu: mtu))
-                XCTAssertEqual(
-                    values.reduce(0) { $0 + $1.count } - size,
-                    MessageFrames.framingOverhead(messageLength: size, mtu: mtu), "MTU \(mtu) size \(size)")
-                for (index, value) in values.enumerated() {
-                    XCTAssertNotEqual(value.count, Counter.encodedLength)
-                    if index < values.count - 1 {
-                        XCTAssertEqual(value.count, mtu.sendValueLength, "all but the last frame are full")
-                    } else {
-                        XCTAssertLessThanOrEqual(value.count, mtu.sendValueLength)
-                    }
-                }
-                var delivered: [ReceivedMessage] = []
-                for (index, value) in values.enumerated() {
-                    let events = reassembler.receive(value)
-                    if index < values.count - 1 {
-                        if !events.isEmpty {
-                            XCTFail("MTU \(mtu) size \(size): event before the last frame")
-                            break
+            for carrier in [ValueCarrier.write, .notification] {
+                var chunker = Chunker(carrier: carrier, mtu: mtu, firstMessageID: MessageID(250))
+                var reassembler = Reassembler(maxMessageLength: limit)
+                for size in sizes(for: mtu, carrier, limit: limit, nearLimit: nearLimit) {
+                    let message = Message(kind: size % 2 == 0 ? .binary : .text, bytes: Array(pool[..<size]))
+                    let frames = chunker.frames(for: message)
+                    let id = frames.id
+                    let expectedCount = frames.count
+                    let values = Array(frames)
+                    XCTAssertEqual(values.count, expectedCount, "MTU \(mtu) size \(size)")
+                    XCTAssertEqual(
+                        values.count, MessageFrames.frameCount(messageLength: size, mtu: mtu, carrier: carrier))
+                    XCTAssertEqual(
+                        values.reduce(0) { $0 + $1.count } - size,
+                        MessageFrames.framingOverhead(messageLength: size, mtu: mtu, carrier: carrier),
+                        "MTU \(mtu) size \(size)")
+                    for (index, value) in values.enumerated() {
+                        XCTAssertNotEqual(value.count, Counter.encodedLength)
+                        if index < values.count - 1 {
+                            XCTAssertEqual(value.count, mtu.sendValueLength(carrier), "all but the last frame are full")
+                        } else {
+                            XCTAssertLessThanOrEqual(value.count, mtu.sendValueLength(carrier))
                         }
-                    } else {
-                        delivered = events.messages
-                        XCTAssertEqual(events.count, 1, "MTU \(mtu) size \(size)")
                     }
+                    var delivered: [ReceivedMessage] = []
+                    for (index, value) in values.enumerated() {
+                        let events = reassembler.receive(value)
+                        if index < values.count - 1 {
+                            if !events.isEmpty {
+                                XCTFail("MTU \(mtu) size \(size): event before the last frame")
+                                break
+                            }
+                        } else {
+                            delivered = events.messages
+                            XCTAssertEqual(events.count, 1, "MTU \(mtu) size \(size)")
+                        }
+                    }
+                    XCTAssertEqual(delivered.count, 1, "MTU \(mtu) size \(size)")
+                    XCTAssertEqual(delivered.first?.id, id)
+                    XCTAssertTrue(delivered.first?.message == message, "MTU \(mtu) size \(size): content differs")
                 }
-                XCTAssertEqual(delivered.count, 1, "MTU \(mtu) size \(size)")
-                XCTAssertEqual(delivered.first?.id, id)
-                XCTAssertTrue(delivered.first?.message == message, "MTU \(mtu) size \(size): content differs")
             }
         }
     }
 
     func testOneByteOverTheLimitIsRefusedThenTheLimitArrives() {
         let limit = 5000
-        var chunker = Chunker(mtu: MTU(247)!)
+        var chunker = Chunker(carrier: .write, mtu: MTU(247)!)
         var reassembler = Reassembler(maxMessageLength: limit)
         let tooBig = Message(binary: [UInt8](repeating: 1, count: limit + 1))
         let events = feed(Array(chunker.frames(for: tooBig)), to: &reassembler)
@@ -105,7 +109,7 @@ final class RoundTripTests: XCTestCase {
     }
 
     func testChunkerNumbersMessagesAndWrapsIDs() {
-        var chunker = Chunker(mtu: .default, firstMessageID: MessageID(254))
+        var chunker = Chunker(carrier: .write, mtu: .default, firstMessageID: MessageID(254))
         let ids = (0..<4).map { _ in chunker.frames(for: Message(text: "x")).id.value }
         XCTAssertEqual(ids, [254, 255, 0, 1])
         XCTAssertEqual(chunker.nextMessageID, MessageID(2))
@@ -113,7 +117,7 @@ final class RoundTripTests: XCTestCase {
 
     func testFramesReuseTheCallersBuffer() {
         var frames = MessageFrames(
-            message: Message(binary: Array(repeating: 3, count: 100)), id: MessageID(4), mtu: .default)
+            message: Message(binary: Array(repeating: 3, count: 100)), id: MessageID(4), mtu: .default, carrier: .write)
         let expected = Array(frames)
         var buffer: [UInt8] = []
         var produced: [[UInt8]] = []

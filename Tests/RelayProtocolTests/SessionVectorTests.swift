@@ -76,7 +76,7 @@ final class SessionVectorTests: XCTestCase {
         let header = MessageHeader(of: message)
         XCTAssertEqual(header.checksum, UInt32(try XCTUnwrap(vector.integer("crc32c"))))
         let mtu = try XCTUnwrap(MTU(try XCTUnwrap(vector.integer("mtu"))))
-        let perFrame = mtu.sendValueLength - DataFrame.headerLength
+        let perFrame = mtu.sendValueLength(.notification) - DataFrame.headerLength
         let stream = header.encoded + message.bytes
         XCTAssertEqual(stream.count, 1011)
         let frames = stride(from: 0, to: stream.count, by: perFrame).map { offset in
@@ -85,7 +85,7 @@ final class SessionVectorTests: XCTestCase {
                 bytes: Array(stream[offset..<min(stream.count, offset + perFrame)]))
         }
         XCTAssertEqual(frames.count, vector.integer("frames"))
-        XCTAssertEqual(frames.map(\.offset), [0, 234, 468, 702, 936])
+        XCTAssertEqual(frames.map(\.offset), [0, 232, 464, 696, 928])
         for (index, expected) in vector.frames {
             XCTAssertEqual(SessionFrame.data(frames[index]).encoded, expected, "frame \(index)")
             XCTAssertEqual(try SessionFrame(parsing: expected), .data(frames[index]))

@@ -34,7 +34,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// All frames of `message` as values.
 func frameValues(of message: Message, id: MessageID, mtu: MTU) -> [[UInt8]] {
-    Array(MessageFrames(message: message, id: id, mtu: mtu))
+    Array(MessageFrames(message: message, id: id, mtu: mtu, carrier: .write))
 }
 
 /// Feeds `values` in order and collects every event.

@@ -28,7 +28,7 @@ func measureCodec(size: Int, mtu: MTU) -> CodecResult {
     let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
     let message = Message(binary: bytes)
     let id = MessageID(1)
-    let values = Array(MessageFrames(message: message, id: id, mtu: mtu))
+    let values = Array(MessageFrames(message: message, id: id, mtu: mtu, carrier: .write))
     let seconds = Double(size)
 
     // Plain memcpy of the message bytes.
@@ -50,7 +50,7 @@ func measureCodec(size: Int, mtu: MTU) -> CodecResult {
 
     // Sender: CRC of the message plus every frame written into a reused value buffer.
     let send = {
-        var frames = MessageFrames(message: message, id: id, mtu: mtu)
+        var frames = MessageFrames(message: message, id: id, mtu: mtu, carrier: .write)
         var value: [UInt8] = []
         var written = 0
         while frames.next(into: &value) { written &+= value.count }
@@ -67,7 +67,7 @@ func measureCodec(size: Int, mtu: MTU) -> CodecResult {
 
     // Pipeline: chunk and immediately reassemble, frame by frame.
     let pipeline = {
-        var frames = MessageFrames(message: message, id: id, mtu: mtu)
+        var frames = MessageFrames(message: message, id: id, mtu: mtu, carrier: .write)
         var reassembler = Reassembler()
         var value: [UInt8] = []
         var events = 0
@@ -85,7 +85,7 @@ func measureCodec(size: Int, mtu: MTU) -> CodecResult {
     let delivered = values.flatMap { check.receive($0) }
     precondition(delivered == [.message(ReceivedMessage(id: id, message: message))], "benchmark pipeline is broken")
 
-    let overhead = MessageFrames.framingOverhead(messageLength: size, mtu: mtu)
+    let overhead = MessageFrames.framingOverhead(messageLength: size, mtu: mtu, carrier: .write)
     return CodecResult(
         size: size, mtu: mtu, frames: values.count, overheadPercent: 100 * Double(overhead) / Double(size),
         memcpy: seconds / memcpyTime, checksum: seconds / checksumTime, send: seconds / sendTime,
