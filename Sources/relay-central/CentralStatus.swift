@@ -42,7 +42,8 @@ struct CentralStatus: Equatable, Sendable {
             "link:      \(link)\(peer.map { " — \($0)" } ?? "")",
         ]
         if let mtu {
-            lines.append("MTU:       \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, via \(path?.rawValue ?? "?"))")
+            lines.append(
+                "MTU:       \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, via \(path?.rawValue ?? "?"))")
         }
         if let protocolVersion {
             lines.append(

@@ -132,7 +132,9 @@ final class PeripheralSessionSendingTests: XCTestCase {
 
     func testSendingNeedsPowerAndService() {
         var session = PeripheralSession()
-        XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0)) { XCTAssertTrue("\($0)".contains("powered on")) }
+        XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0)) {
+            XCTAssertTrue("\($0)".contains("powered on"))
+        }
         _ = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertThrowsError(try session.notify(value: nil, at: 0)) { XCTAssertTrue("\($0)".contains("start")) }
     }
