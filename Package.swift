@@ -76,14 +76,14 @@ let package = Package(
         .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),
 
         // Unit tests: pure values, state machines, codecs, files and pipes; no bus.
-        .testTarget(name: "RelayProtocolTests", dependencies: ["RelayProtocol"]),
-        .testTarget(name: "RelayEndpointTests", dependencies: ["RelayEndpoint", "RelayProtocol", "RelayCLI"]),
+        .testTarget(name: "RelayProtocolTests", dependencies: ["RelayProtocol", "RelayTestSupport"]),
+        .testTarget(name: "RelayEndpointTests", dependencies: ["RelayEndpoint", "RelayProtocol", "RelayCLI", "RelayTestSupport"]),
         .testTarget(name: "RelayRuntimeTests", dependencies: ["RelayRuntime"]),
         .testTarget(name: "RelayCLITests", dependencies: ["RelayCLI"]),
         .testTarget(name: "RelayREPLTests", dependencies: ["RelayREPL", "RelayCLI", "RelayRuntime"]),
         .testTarget(name: "RelayDBusTests", dependencies: ["RelayDBus"]),
         .testTarget(name: "RelayBlueZTests", dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol"]),
-        .testTarget(name: "RelayAppTests", dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayProtocol"]),
+        .testTarget(name: "RelayAppTests", dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayProtocol", "RelayTestSupport"]),
         .testTarget(name: "PeripheralTests", dependencies: programTestDependencies("relay-peripheral")),
         .testTarget(name: "CentralTests", dependencies: programTestDependencies("relay-central")),
 

@@ -4,18 +4,22 @@ import RelayCLI
     import Glibc
 #endif
 
-/// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`,
+/// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`, `--max-file`,
 /// `--save-dir`, `--notify-path` (whose default and meaning differ by program), and delivery
 /// (`--protocol`, `--window`, `--flight`, `--resume-timeout`, `--delivery-timeout`).
 public struct CommonOptions: Equatable, Sendable {
     /// Default and upper bound of `--max-message`.
     public static let defaultMaxMessage = 1 << 20
     public static let maxMessageLimit = 1 << 30
+    /// Default of `--max-file` (its upper bound is `maxMessageLimit`).
+    public static let defaultMaxFile = 100 << 20
 
     public var adapter: AdapterChoice?
     public var json = false
     /// The largest message accepted from the peer.
     public var maxMessage = CommonOptions.defaultMaxMessage
+    /// The largest file (`send-file` of protocol 2, which carries a name) accepted from the peer.
+    public var maxFile = CommonOptions.defaultMaxFile
     /// Where received messages are saved (checked to be a directory).
     public var saveDirectory: String?
     public var notifyPath: NotifyPath
@@ -50,6 +54,9 @@ public struct CommonOptions: Equatable, Sendable {
             .value(
                 "max-message", "BYTES", kind: .byteCount(1...maxMessageLimit),
                 help: "Largest message accepted from \(peer) (default 1048576; K and M suffixes)."),
+            .value(
+                "max-file", "BYTES", kind: .byteCount(1...maxMessageLimit),
+                help: "Largest file (send-file, protocol 2) accepted from \(peer) (default 100M; K and M suffixes)."),
             .value("save-dir", "DIR", help: "Save every received message as a file in DIR."),
             .value(
                 "notify-path", paths.map(\.rawValue).joined(separator: "|"), kind: .choice(paths.map(\.rawValue)),
@@ -85,6 +92,7 @@ public struct CommonOptions: Equatable, Sendable {
         if let seconds = parsed.seconds("resume-timeout") { resumeTimeout = seconds }
         if let seconds = parsed.seconds("delivery-timeout") { deliveryTimeout = seconds }
         if let bytes = parsed.byteCount("max-message") { maxMessage = bytes }
+        if let bytes = parsed.byteCount("max-file") { maxFile = bytes }
         if let directory = parsed.text("save-dir") {
             var info = stat()
             guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {

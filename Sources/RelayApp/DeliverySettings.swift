@@ -12,6 +12,7 @@ public struct DeliverySettings: Equatable, Sendable {
     public var resumeTimeout = 60.0
     public var deliveryTimeout = 120.0
     public var maxMessage = CommonOptions.defaultMaxMessage
+    public var maxFile = CommonOptions.defaultMaxFile
 
     /// Settings with a fixed token (tests), else the defaults.
     public init(token: SessionToken = SessionToken(1)!) {
@@ -28,6 +29,7 @@ public struct DeliverySettings: Equatable, Sendable {
         resumeTimeout = options.resumeTimeout
         deliveryTimeout = options.deliveryTimeout
         maxMessage = options.maxMessage
+        maxFile = options.maxFile
     }
 
     /// Whether version 2 is spoken at all.
@@ -40,6 +42,7 @@ public struct DeliverySettings: Equatable, Sendable {
 
     public var receiverConfiguration: TransferReceiver.Configuration {
         TransferReceiver.Configuration(
-            window: window, maxMessage: maxMessage, resumeTimeout: resumeTimeout, stallTimeout: deliveryTimeout)
+            window: window, maxMessage: maxMessage, maxFile: maxFile, resumeTimeout: resumeTimeout,
+            stallTimeout: deliveryTimeout)
     }
 }

@@ -8,32 +8,40 @@ public struct MessageArrival: Equatable, Sendable {
     public let bytes: [UInt8]
     /// The report, without `saved` until the file is written.
     public let report: ReceivedMessageReport
-    /// Where `--save-dir` puts it: `DIR/message-0001-00_AA_01_01_00_01.txt` (`.bin` for binary
-    /// messages; `unknown` when the sender's address is not known); nil without `--save-dir`.
-    public let path: String?
+    /// The folder it is saved in (`--save-dir`), or nil.
+    public let directory: String?
+    /// The name it is saved under when that is free: the sender's file name made safe
+    /// (`ReceivedFileName`), or for a message without one `message-0001-00_AA_01_01_00_01.txt`
+    /// (`.bin` for binary messages; `unknown` when the sender's address is not known).
+    public let name: ReceivedFileName
 
     /// The `number`-th message received, `id` from `from`.
     public init(_ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?) {
         bytes = message.bytes
         report = ReceivedMessageReport(from: from, id: id, message: message)
-        path = saveDirectory.map { directory in
+        directory = saveDirectory
+        if message.name.isEmpty {
             let digits = String(number)
             let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
             let sender = from.address?.pathComponent ?? "unknown"
             let suffix = message.kind == .text ? "txt" : "bin"
-            return (directory.hasSuffix("/") ? directory : directory + "/") + "message-\(padded)-\(sender).\(suffix)"
+            name = ReceivedFileName(Array("message-\(padded)-\(sender).\(suffix)".utf8))
+        } else {
+            name = ReceivedFileName(message.name)
         }
     }
 
-    /// Writes the file (when there is a path); returns the report (with `saved` set when it was
-    /// written) and, when it could not be, the one-line problem.
+    /// Writes the file (with a `--save-dir`) under its name or, when that is taken, the first
+    /// free `name (n).ext`; never over an existing file. Returns the report (with `saved` set
+    /// when it was written) and, when it could not be, the one-line problem.
     public func perform() -> (report: ReceivedMessageReport, problem: String?) {
         var report = report
-        guard let path else { return (report, nil) }
-        if let problem = FileWriter.write(bytes, to: path) {
-            return (report, "cannot save the message to \(path): \(problem) (check --save-dir)")
+        guard let directory else { return (report, nil) }
+        switch FileWriter.writeNew(bytes, in: directory, candidate: name.candidate) {
+        case .success(let path): report.saved = path
+        case .failure(let failure):
+            return (report, "cannot save the message as \(failure.path): \(failure.reason) (check --save-dir)")
         }
-        report.saved = path
         return (report, nil)
     }
 }

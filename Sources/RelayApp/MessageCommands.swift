@@ -25,16 +25,24 @@ public enum MessageCommands {
         }
     }
 
-    /// `send-file PATH`: the file's bytes as one binary message.
+    /// The last component of `path` (`photo.jpg` of `~/Pictures/photo.jpg/`), the name a file is sent under.
+    public static func baseName(of path: String) -> String {
+        path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+    }
+
+    /// `send-file PATH`: the file's bytes as one binary message, under the file's base name.
     public static func sendFile(run: @escaping (Message, CommandContext) throws -> CommandOutcome) -> CommandSpec {
         CommandSpec(
             "send-file", synopsis: "PATH", summary: "Send a file's bytes as a framed binary message.",
-            details: "Reads the file (at most 256 MiB) and sends it like send, as a binary message.",
+            details: """
+                Reads the file (at most 256 MiB) and sends it like send, as a binary message that
+                carries the file's name (protocol 2; a peer of protocol 1 gets the bytes only).
+                """,
             shape: .restOfLine(required: true), completion: .paths
         ) { context in
             let path = try context.requiredArgument(0, "PATH")
             let bytes = try FileArgument.read(path, maximumBytes: sendFileLimit, command: "send-file")
-            return try run(Message(binary: bytes), context)
+            return try run(Message(kind: .binary, bytes: bytes, name: Array(baseName(of: path).utf8)), context)
         }
     }
 }

@@ -14,6 +14,9 @@ public struct ReceivedMessageReport: Equatable, Sendable {
     public let sha256: String
     /// The text of a text message (invalid UTF-8 replaced), else nil.
     public let text: String?
+    /// The file name it came with (protocol 2 `send-file`) as the sender wrote it, invalid UTF-8
+    /// replaced (shown only: the name saved under is `ReceivedFileName`'s), or nil.
+    public let name: String?
     /// Where it was saved (`--save-dir`), or nil.
     public var saved: String?
 
@@ -24,6 +27,7 @@ public struct ReceivedMessageReport: Equatable, Sendable {
         length = message.bytes.count
         sha256 = SHA256.hash(message.bytes).hex
         text = message.kind == .text ? String(decoding: message.bytes, as: UTF8.self) : nil
+        name = message.name.isEmpty ? nil : String(decoding: message.name, as: UTF8.self)
         self.saved = saved
     }
 }
@@ -130,6 +134,7 @@ extension TransferEvent: ReportableEvent {
                 ("length", .integer(Int64(report.length))), ("sha256", .string(report.sha256)),
             ]
             if let text = report.text { fields.append(("text", .string(text))) }
+            fields.append(("name", report.name.map { .string($0) } ?? .null))
             fields.append(("saved", report.saved.map { .string($0) } ?? .null))
             return fields
         case .dropped(let from, let partial, let reason):
@@ -200,6 +205,8 @@ extension TransferEvent: ReportableEvent {
             var line = "message \(report.id) from \(report.from): "
             if let text = report.text {
                 line += "\"\(text)\""
+            } else if let name = report.name {
+                line += "file \(ArgumentParser.quoted(name)), \(report.length) bytes, sha256 \(report.sha256)"
             } else {
                 line += "\(report.kind), \(report.length) bytes, sha256 \(report.sha256)"
             }

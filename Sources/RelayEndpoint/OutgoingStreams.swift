@@ -11,9 +11,9 @@ public struct OutgoingStreams: Sendable {
         public let sha256: String
         private let headerBytes: [UInt8]
 
-        init(_ message: Message, name: [UInt8]) {
+        init(_ message: Message) {
             self.message = message
-            header = MessageHeader(of: message, name: name)
+            header = MessageHeader(of: message, name: message.name)
             headerBytes = header.encoded
             sha256 = SHA256.hash(message.bytes).hex
         }
@@ -38,10 +38,10 @@ public struct OutgoingStreams: Sendable {
     /// How many messages are held.
     public var count: Int { entries.count }
 
-    /// Holds `message` (with `name`, if any) as `handle`; returns its entry.
+    /// Holds `message` (its header carries the message's name, if any) as `handle`; returns its entry.
     @discardableResult
-    public mutating func add(_ message: Message, name: [UInt8] = [], handle: Int) -> Entry {
-        let entry = Entry(message, name: name)
+    public mutating func add(_ message: Message, handle: Int) -> Entry {
+        let entry = Entry(message)
         entries[handle] = entry
         return entry
     }

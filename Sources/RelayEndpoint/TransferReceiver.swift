@@ -15,6 +15,8 @@ public struct TransferReceiver: Sendable {
         public var window: Int
         /// The largest message accepted, in bytes.
         public var maxMessage: Int
+        /// The largest file accepted (a message whose header carries a name), in bytes.
+        public var maxFile: Int
         /// How long a partial message is kept while the sender's link is down (seconds).
         public var resumeTimeout: Double
         /// How long a partial message may go without a frame while the link is up (seconds).
@@ -29,12 +31,14 @@ public struct TransferReceiver: Sendable {
         public var progressInterval: Double
 
         public init(
-            window: Int = 64 << 10, maxMessage: Int = 1 << 20, resumeTimeout: Double = 60, stallTimeout: Double = 120,
+            window: Int = 64 << 10, maxMessage: Int = 1 << 20, maxFile: Int = 100 << 20, resumeTimeout: Double = 60,
+            stallTimeout: Double = 120,
             ackDelay: Double = 0.05, ackEvery: Int? = nil, duplicateAckInterval: Double = 0.5,
             progressInterval: Double = 0.25
         ) {
             self.window = window
             self.maxMessage = maxMessage
+            self.maxFile = maxFile
             self.resumeTimeout = resumeTimeout
             self.stallTimeout = stallTimeout
             self.ackDelay = ackDelay
@@ -407,7 +411,8 @@ public struct TransferReceiver: Sendable {
             } catch {
                 return .finished(.badHeader, nil)
             }
-            guard Int(header.length) <= configuration.maxMessage else { return .finished(.tooLarge, nil) }
+            let limit = header.name.isEmpty ? configuration.maxMessage : configuration.maxFile
+            guard Int(header.length) <= limit else { return .finished(.tooLarge, nil) }
             current.header = header
             current.headerBytes = []
             current.payload.reserveCapacity(Int(header.length))
@@ -423,7 +428,7 @@ public struct TransferReceiver: Sendable {
         }
         guard current.payload.count == Int(header.length) else { return nil }
         guard current.crc.value == header.checksum else { return .finished(.checksumMismatch, nil) }
-        return .finished(.delivered, Message(kind: header.kind, bytes: current.payload))
+        return .finished(.delivered, Message(kind: header.kind, bytes: current.payload, name: header.name))
     }
 
     private mutating func finish(

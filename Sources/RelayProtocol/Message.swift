@@ -1,14 +1,19 @@
-/// A message of any size: a kind and its bytes.
+/// A message of any size: a kind, its bytes and, for a file, its name.
 public struct Message: Sendable, Hashable {
     /// What the bytes are.
     public var kind: MessageKind
     /// The message content.
     public var bytes: [UInt8]
+    /// The file name it carries (`send-file`: the file's base name, UTF-8, at most 255 bytes),
+    /// empty for none. Only protocol 2 carries it; a received name is untrusted
+    /// (`ReceivedFileName` makes it safe).
+    public var name: [UInt8]
 
-    /// A message of `kind` carrying `bytes`.
-    public init(kind: MessageKind, bytes: [UInt8]) {
+    /// A message of `kind` carrying `bytes` and `name` (cut to 255 bytes).
+    public init(kind: MessageKind, bytes: [UInt8], name: [UInt8] = []) {
         self.kind = kind
         self.bytes = bytes
+        self.name = Array(name.prefix(MessageHeader.maximumNameLength))
     }
 
     /// A text message carrying the UTF-8 encoding of `text`.

@@ -34,7 +34,7 @@ final class EventRenderingTests: XCTestCase {
         XCTAssertEqual(
             console.jsonLine(name: message.name, fields: message.fields),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":3,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null}"#
         )
         let gone = CentralEvent.disconnected(peer, reason: "connection lost")
         XCTAssertEqual(gone.fields.last?.1, .string("connection lost"))

@@ -151,10 +151,10 @@ final class MessageTests: XCTestCase {
         let bytes: [UInt8] = [1, 2, 3, 4, 5]
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
-        let path = "/tmp/in/message-0001-00_AA_01_00_00_00.bin"
         guard case .deliver(let request)? = actions.first else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.bytes, bytes)
-        XCTAssertEqual(request.path, path)
+        XCTAssertEqual(request.directory, "/tmp/in")
+        XCTAssertEqual(request.name.value, "message-0001-00_AA_01_00_00_00.bin")
         XCTAssertEqual(request.report.sha256, SHA256.hash(bytes).hex)
         XCTAssertEqual(request.report.from, SessionHarness.peerName)
         XCTAssertEqual(

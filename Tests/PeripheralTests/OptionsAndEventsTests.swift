@@ -148,7 +148,7 @@ final class PeripheralEventTests: XCTestCase {
         XCTAssertEqual(
             console.jsonLine(name: "message", fields: PeripheralEvent.transfer(.message(report)).fields),
             #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","id":4,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","saved":null}"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null}"#
         )
         XCTAssertEqual(
             console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(

@@ -45,7 +45,7 @@ final class TransferEventTests: XCTestCase {
         XCTAssertEqual(
             json(.message(report)),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":5,"kind":"binary","length":1,"#
-                + #""sha256":"4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a","saved":"/tmp/x.bin"}"#)
+                + #""sha256":"4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a","name":null,"saved":"/tmp/x.bin"}"#)
     }
 
     func testDeliveryEventsCarryTheDocumentedFields() {
@@ -109,11 +109,10 @@ final class TransferEventTests: XCTestCase {
         defer { _ = try? FileManager.default.removeItem(atPath: directory) }
         let message = Message(binary: [1, 2, 3])
         let request = MessageArrival(message, id: 0, from: peripheral, number: 12, saveDirectory: directory)
-        XCTAssertEqual(request.path, directory + "/message-0012-00_AA_01_00_00_00.bin")
         let (saved, problem) = request.perform()
         XCTAssertNil(problem)
-        XCTAssertEqual(saved.saved, request.path)
-        XCTAssertEqual(FileManager.default.contents(atPath: request.path ?? "").map { [UInt8]($0) }, [1, 2, 3])
+        XCTAssertEqual(saved.saved, directory + "/message-0012-00_AA_01_00_00_00.bin")
+        XCTAssertEqual(FileManager.default.contents(atPath: saved.saved ?? "").map { [UInt8]($0) }, [1, 2, 3])
         XCTAssertEqual(
             MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform().report
                 .saved, nil)
@@ -121,7 +120,20 @@ final class TransferEventTests: XCTestCase {
             message, id: 0, from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")
         let (unsaved, why) = unwritable.perform()
         XCTAssertNil(unsaved.saved)
-        XCTAssertTrue(why?.hasPrefix("cannot save the message to /nonexistent-dir/message-0001-") ?? false, why ?? "")
+        XCTAssertTrue(why?.hasPrefix("cannot save the message as /nonexistent-dir/message-0001-") ?? false, why ?? "")
+    }
+
+    func testAFileMessageShowsItsNameOnBothOutputs() {
+        let message = Message(kind: .binary, bytes: [1, 2], name: Array("räksmörgås.jpg".utf8))
+        let report = ReceivedMessageReport(from: peripheral, id: 3, message: message, saved: "/d/räksmörgås.jpg")
+        let event = TransferEvent.message(report)
+        XCTAssertTrue(
+            event.humanDescription.hasPrefix(
+                "message 3 from peripheral 00:AA:01:00:00:00: file 'räksmörgås.jpg', 2 bytes"), event.humanDescription)
+        XCTAssertTrue(json(event).contains(#""name":"räksmörgås.jpg","saved":"/d/räksmörgås.jpg""#), json(event))
+        XCTAssertTrue(
+            json(TransferEvent.message(ReceivedMessageReport(from: peripheral, id: 4, message: Message(binary: [1]))))
+                .contains(#""name":null,"saved":null"#))
     }
 
     func testTheInputQueueNeverReentersAndKeepsOrder() {

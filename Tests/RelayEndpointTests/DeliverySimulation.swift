@@ -1,6 +1,7 @@
 import Foundation
 import RelayEndpoint
 import RelayProtocol
+import RelayTestSupport
 
 /// Two relay endpoints on a simulated link that loses frames (one by one and in bursts),
 /// duplicates and reorders them, and drops and restores the connection, all from one seed: each

@@ -84,6 +84,24 @@ final class TransferReceiverTests: XCTestCase {
         XCTAssertEqual(receiver.bufferedOutOfOrder, 300)
     }
 
+    func testAFileIsHeldToMaxFileAndAnyOtherMessageToMaxMessage() {
+        var receiver = TransferReceiver(
+            configuration: TransferReceiver.Configuration(
+                window: 1000, maxMessage: 100, maxFile: 300, ackEvery: 10_000),
+            session: session)
+        _ = receiver.linkUp(next: transfer, at: 0)
+        let file = Message(kind: .binary, bytes: [UInt8](repeating: 7, count: 300), name: Array("a.bin".utf8))
+        let bytes = MessageHeader(of: file, name: file.name).encoded + file.bytes
+        XCTAssertEqual(delivered(receiver.receive(frame(bytes, 0..<bytes.count), at: 0)), [file])
+        let unnamed = stream(Message(binary: [UInt8](repeating: 7, count: 101)))
+        let refused = receiver.receive(frame(unnamed, 0..<unnamed.count, transfer: transfer.next), at: 1)
+        XCTAssertEqual(acks(refused).map(\.status), [.tooLarge])
+        let bigFile = Message(kind: .binary, bytes: [UInt8](repeating: 7, count: 301), name: Array("b.bin".utf8))
+        let bigBytes = MessageHeader(of: bigFile, name: bigFile.name).encoded + bigFile.bytes
+        let refusedFile = receiver.receive(frame(bigBytes, 0..<40, transfer: transfer.next.next), at: 2)
+        XCTAssertEqual(acks(refusedFile).map(\.status), [.tooLarge])
+    }
+
     func testTooLargeBadHeaderAndBadChecksumEndTheMessageWithTheirStatus() {
         var receiver = receiver(maxMessage: 100)
         let big = stream(Message(binary: [UInt8](repeating: 0, count: 101)))
@@ -189,8 +207,8 @@ final class TransferReceiverTests: XCTestCase {
     }
 
     func testAHeaderWithANameArrivingByteByByte() {
-        let message = Message(binary: [9, 8, 7])
-        let bytes = MessageHeader(of: message, name: Array("räksmörgås.txt".utf8)).encoded + message.bytes
+        let message = Message(kind: .binary, bytes: [9, 8, 7], name: Array("räksmörgås.txt".utf8))
+        let bytes = MessageHeader(of: message, name: message.name).encoded + message.bytes
         var receiver = receiver()
         var all: [TransferReceiver.Action] = []
         for index in bytes.indices { all += receiver.receive(frame(bytes, index..<(index + 1)), at: Double(index)) }

@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// Counter, MTU, message, CRC-32C and frame header codecs.

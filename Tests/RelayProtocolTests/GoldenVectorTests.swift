@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// Checks the implementation against the worked examples of docs/protocol.md.

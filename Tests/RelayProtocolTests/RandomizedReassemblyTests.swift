@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// Seeded fuzzing of the reassembler: random values and mutated frame streams.

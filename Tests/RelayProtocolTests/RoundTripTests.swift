@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// Messages of every interesting size survive chunking and reassembly at the MTUs relay meets.

@@ -1,4 +1,5 @@
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// The version-2 codecs refuse what is malformed, with the right error, and never crash.

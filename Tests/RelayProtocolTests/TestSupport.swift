@@ -1,37 +1,6 @@
 import RelayProtocol
 import XCTest
 
-/// A small, fast, seeded generator (SplitMix64) so randomized tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var index = 0
-        while index < count {
-            var word = next()
-            for _ in 0..<Swift.min(8, count - index) {
-                bytes[index] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-                index += 1
-            }
-        }
-        return bytes
-    }
-}
-
 /// All frames of `message` as values.
 func frameValues(of message: Message, id: MessageID, mtu: MTU) -> [[UInt8]] {
     Array(MessageFrames(message: message, id: id, mtu: mtu, carrier: .write))
