@@ -61,8 +61,9 @@ finish hostile 240 || fail "the foreign central failed: $(tail -n 3 "$out/hostil
 [ ! -e /tmp/x ] && [ ! -e "$out/psaved/../x" ] || fail "a file escaped the folder"
 [ "$(ls -A "$out/psaved" | wc -l)" = 10 ] || fail "the folder holds $(ls -A "$out/psaved" | wc -l) entries: $(ls -A "$out/psaved")"
 [ -z "$(ls -A "$out/psaved" | grep -E '^[.-]')" ] || fail "a hidden or dash name was saved"
+saved_hashes=$(cd "$out/psaved" && sha256sum -- * | cut -d' ' -f1)
 for hash in $(grep -o '"sha256": "[0-9a-f]*"' "$out/hostile.out" | cut -d'"' -f4); do
-  (cd "$out/psaved" && sha256sum -- * | grep -q "^$hash ") || fail "no saved file has $hash"
+  grep -qx "$hash" <<< "$saved_hashes" || fail "no saved file has $hash"
 done
 echo "2. hostile names saved as: $(ls -A "$out/psaved" | sed 's/^/[/; s/$/]/' | tr '\n' ' ' | cut -c1-400)"
 echo quit >&7
