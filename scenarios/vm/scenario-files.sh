@@ -2,15 +2,15 @@
 # Files as files (issue 16), inside the bluez-vm guest, on the phone radio (2M PHY: 5 MiB in
 # about a minute each way):
 #   1. relay-peripheral (hci0) and relay-central (hci1), both with --save-dir: a 5 MiB file named
-#      `räksmörgås 写真 (1).jpg` each way arrives under its name, SHA-256 equal, and the same
-#      file again as `räksmörgås 写真 (1) (1).jpg` (nothing is overwritten); each program's
+#      `räksmörgås 写真 (1).jpg` each way arrives under its name, SHA-256 equal, and another
+#      file of that name as `räksmörgås 写真 (1) (1).jpg` (nothing is overwritten); each program's
 #      peak resident memory is reported and bounded.
 #   2. A foreign central speaking protocol 2 (scenarios/vm/peers/named_files_central.py) sends
 #      files named `../../etc/passwd`, `/tmp/x`, `a/b`, `..`, 255 bytes of `A`, NUL, invalid
 #      UTF-8, `.hidden`, `-rf`: every one is delivered and saved directly inside the folder under
 #      its safe name (docs/cli.md, "Saved files"), with its content.
 # vm-controllers: 2
-# vm-timeout: 480
+# vm-timeout: 400
 # vm-air: phone
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
@@ -34,19 +34,22 @@ echo "send-file $out/send/$name" >&7
 wait_for_count "$c" '"event":"message"' 1 180 || fail "the peripheral's file did not arrive"
 echo "send-file $out/send/$name" >&8
 wait_for_count "$p" '"event":"message"' 1 180 || fail "the central's file did not arrive"
-echo "send-file $out/send/$name" >&7
-echo "send-file $out/send/$name" >&8
-wait_for_count "$c" '"event":"message"' 2 180 || fail "the peripheral's second file did not arrive"
-wait_for_count "$p" '"event":"message"' 2 180 || fail "the central's second file did not arrive"
+# The same name again (a small file): saved beside the first, which stays as it was.
+mkdir -p "$out/small" && head -c 3000 /dev/urandom > "$out/small/$name"
+small=$(sha "$out/small/$name")
+echo "send-file $out/small/$name" >&7
+echo "send-file $out/small/$name" >&8
+wait_for_count "$c" '"event":"message"' 2 60 || fail "the peripheral's second file did not arrive"
+wait_for_count "$p" '"event":"message"' 2 60 || fail "the central's second file did not arrive"
 for side in p c; do
   dir=$out/${side}saved file=$out/$([ $side = p ] && echo peripheral || echo central).out
   [ "$(json_list "$file" message name)" = "$name,$name" ] || fail "$side: names $(json_list "$file" message name)"
   [ "$(json_list "$file" message saved)" = "$dir/$name,$dir/$second" ] || fail "$side: saved $(json_list "$file" message saved)"
-  [ "$(sha "$dir/$name")" = "$expected" ] && [ "$(sha "$dir/$second")" = "$expected" ] || fail "$side: content differs"
+  [ "$(sha "$dir/$name")" = "$expected" ] && [ "$(sha "$dir/$second")" = "$small" ] || fail "$side: content differs"
   [ "$(ls "$dir" | wc -l)" = 2 ] || fail "$side: the folder holds $(ls "$dir")"
 done
 hwm_p=$(vm_hwm "${started[peripheral]}") hwm_c=$(vm_hwm "${started[central]}")
-echo "1. 5 MiB '$name' each way twice, saved under its name and '$second'; peak RSS peripheral $((hwm_p / 1024)) MiB, central $((hwm_c / 1024)) MiB"
+echo "1. 5 MiB '$name' each way, saved under its name, then a second one as '$second'; peak RSS peripheral $((hwm_p / 1024)) MiB, central $((hwm_c / 1024)) MiB"
 # The whole file is held in memory on each side today (a few copies of 5 MiB).
 [ "$hwm_p" -lt $((96 * 1024)) ] && [ "$hwm_c" -lt $((96 * 1024)) ] || fail "peak RSS above 96 MiB"
 echo quit >&8
