@@ -87,6 +87,18 @@ def parse_arguments():
     return parser.parse_args()
 
 
+async def find_relay_peripheral(adapter: str, name: str, timeout: float, role: str):
+    """The first peripheral that advertises the article's service, after forgetting the cached
+    ones (see forget_cached_peripherals); exits with one line when none shows within timeout."""
+    await forget_cached_peripherals(adapter, name)
+    device = await BleakScanner.find_device_by_filter(
+        lambda d, ad: article.SERVICE_UUID in [u.lower() for u in ad.service_uuids],
+        timeout=timeout, service_uuids=[article.SERVICE_UUID], bluez={"adapter": adapter})
+    if device is None:
+        raise SystemExit(f"{role}: no peripheral found on {adapter}")
+    return device
+
+
 async def forget_cached_peripherals(adapter: str, name: str) -> None:
     """Removes the adapter's disconnected devices that carry the article's service or name.
 

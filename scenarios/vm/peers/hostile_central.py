@@ -18,22 +18,17 @@ import json
 import os
 import sys
 
-from bleak import BleakClient, BleakScanner
+from bleak import BleakClient
 
 import article
-from bleak_central import forget_cached_peripherals
+from bleak_central import find_relay_peripheral
 from hostile_frames import fresh_first, garbage, honest_frames, honest_sizes
 
 ROLE = "hostile_central"
 
 
 async def run(options):
-    await forget_cached_peripherals(options.adapter, options.name)
-    device = await BleakScanner.find_device_by_filter(
-        lambda d, ad: article.SERVICE_UUID in [u.lower() for u in ad.service_uuids],
-        timeout=options.scan_timeout, service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
-    if device is None:
-        raise SystemExit(f"{ROLE}: no peripheral found on {options.adapter}")
+    device = await find_relay_peripheral(options.adapter, options.name, options.scan_timeout, ROLE)
     article.log(ROLE, f"found {device.address}")
     sent, index = {}, 0
     async with BleakClient(device, bluez={"adapter": options.adapter}) as client:

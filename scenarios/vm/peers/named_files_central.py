@@ -18,10 +18,10 @@ import os
 import struct
 import sys
 
-from bleak import BleakClient, BleakScanner
+from bleak import BleakClient
 
 import article
-from bleak_central import forget_cached_peripherals
+from bleak_central import find_relay_peripheral
 from hostile_frames import crc32c
 
 ROLE = "named_files_central"
@@ -53,12 +53,7 @@ def data_frames(session: int, transfer: int, body: bytes, value_length: int):
 
 
 async def run(options):
-    await forget_cached_peripherals(options.adapter, options.name)
-    device = await BleakScanner.find_device_by_filter(
-        lambda d, ad: article.SERVICE_UUID in [u.lower() for u in ad.service_uuids],
-        timeout=options.scan_timeout, service_uuids=[article.SERVICE_UUID], bluez={"adapter": options.adapter})
-    if device is None:
-        raise SystemExit(f"{ROLE}: no peripheral found on {options.adapter}")
+    device = await find_relay_peripheral(options.adapter, options.name, options.scan_timeout, ROLE)
     frames: asyncio.Queue = asyncio.Queue()
     failures = 0
     async with BleakClient(device, bluez={"adapter": options.adapter}) as client:
