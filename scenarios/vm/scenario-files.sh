@@ -10,7 +10,7 @@
 #      UTF-8, `.hidden`, `-rf`: every one is delivered and saved directly inside the folder under
 #      its safe name (docs/cli.md, "Saved files"), with its content.
 # vm-controllers: 2
-# vm-timeout: 400
+# vm-timeout: 600
 # vm-air: off
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults-lib.sh"
