@@ -4,7 +4,7 @@
     import Musl
 #endif
 
-/// Writes whole files, with a one-line reason when it cannot.
+/// Writes received files as new files, with a one-line reason when it cannot.
 public enum FileWriter {
     /// Why a file could not be written: the path tried and the system's words.
     public struct Failure: Error, Equatable {
@@ -14,14 +14,6 @@ public enum FileWriter {
 
     /// How many names `writeNew` tries before it gives up.
     public static let maximumAttempts = 10_000
-
-    /// Creates (or truncates) the file at `path` with `bytes`; returns why it failed, or nil.
-    public static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(fd) }
-        return writeAll(bytes, to: fd)
-    }
 
     /// Writes `bytes` as a new file in `directory` under the first of `candidate(0)`,
     /// `candidate(1)`, ... that names nothing there, and returns its path. Nothing existing is

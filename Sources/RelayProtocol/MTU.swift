@@ -63,9 +63,9 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Value bytes that fill two 251-byte link-layer payloads: 2 x 251 - 4 (L2CAP) - the ATT
     /// overhead of `carrier`.
-    public static func twoPayloadValue(_ carrier: ValueCarrier) -> Int { 2 * 251 - 4 - carrier.overhead }
+    private static func twoPayloadValue(_ carrier: ValueCarrier) -> Int { 2 * 251 - 4 - carrier.overhead }
     /// Value bytes that fill one 251-byte link-layer payload: 251 - 4 - the ATT overhead.
-    public static func onePayloadValue(_ carrier: ValueCarrier) -> Int { 251 - 4 - carrier.overhead }
+    private static func onePayloadValue(_ carrier: ValueCarrier) -> Int { 251 - 4 - carrier.overhead }
 
     /// The largest value one ATT write command or notification can carry: `MTU - 3` bytes (the
     /// attribute protocol's limit, before relay's own ceiling).
