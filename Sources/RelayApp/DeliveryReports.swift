@@ -9,6 +9,8 @@ public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
     case report(TransferEvent)
     /// Hand this complete message to the user (saved first with `--save-dir`).
     case deliver(MessageArrival)
+    /// Do this on disk for a file on its way in (`--save-dir`).
+    case file(IncomingFileStep)
     /// Send this acknowledgement to the sender.
     case acknowledge(Acknowledgement)
     /// Send an abort for `transfer` to `recipient`.
@@ -27,41 +29,69 @@ public struct InboundReports: Sendable {
     /// When each message in progress was first heard of here, and how much of it was held then: its
     /// `progress` rate is what came since (a resumed message counts from the resume).
     private var starts: [TransferID: (time: Double, bytes: Int)] = [:]
+    /// The file name of each message in progress that carries one (for `progress`).
+    private var names: [TransferID: String] = [:]
 
     public init() {}
 
-    /// The outcomes of `actions` from the receiver of `from`'s messages.
+    /// The outcomes of `actions` from the receiver of `from`'s messages. With a `--save-dir`, a
+    /// file's bytes go to its part file as they come (`file` outcomes).
     public mutating func translate(
         _ actions: [TransferReceiver.Action], from: PeerName, arrivals: inout MessageArrivals, at now: Double
     ) -> [DeliveryOutcome<PeerName>] {
-        actions.compactMap { action -> DeliveryOutcome<PeerName>? in
+        var outcomes: [DeliveryOutcome<PeerName>] = []
+        let directory = arrivals.saveDirectory
+        for action in actions {
             switch action {
             case .acknowledge(let ack):
-                return .acknowledge(ack)
+                outcomes.append(.acknowledge(ack))
             case .started(let transfer, let header):
                 starts[transfer] = (now, 0)
-                guard case .allow = receivingReports.admit(now: now) else { return nil }
+                names[transfer] = header.name.isEmpty ? nil : String(decoding: header.name, as: UTF8.self)
+                if !header.name.isEmpty, let directory {
+                    let key = IncomingFileKey(from: from, transfer: transfer)
+                    outcomes.append(.file(.open(key, directory: directory, name: ReceivedFileName(header.name))))
+                }
+                guard case .allow = receivingReports.admit(now: now) else { continue }
                 let partial = PartialMessageReport(
                     id: Int(transfer.value), kind: header.kind, received: 0, total: Int(header.length))
-                return .report(.receiving(from: from, partial))
+                outcomes.append(.report(.receiving(from: from, partial)))
             case .progress(let transfer, let received, let total):
                 let start = starts[transfer] ?? (now, received)
                 starts[transfer] = start
                 let elapsed = now - start.time
                 let rate = elapsed > 0 ? Double(received - start.bytes) / elapsed : 0
-                return .report(
-                    .progress(id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: rate))
+                outcomes.append(
+                    .report(
+                        .progress(
+                            id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: rate,
+                            name: names[transfer])))
+            case .write(let transfer, let bytes):
+                if directory != nil { outcomes.append(.file(.append(IncomingFileKey(from: from, transfer: transfer), bytes))) }
             case .deliver(let transfer, _, let message):
-                starts[transfer] = nil
-                return .deliver(arrivals.next(message, id: Int(transfer.value), from: from))
+                forget(transfer)
+                outcomes.append(.deliver(arrivals.next(message, id: Int(transfer.value), from: from)))
+            case .deliverFile(let transfer, let header, let sha256):
+                forget(transfer)
+                let key = IncomingFileKey(from: from, transfer: transfer)
+                outcomes.append(.deliver(arrivals.nextFile(key, header: header, sha256: sha256, from: from)))
             case .dropped(let dropped):
-                starts[dropped.transfer] = nil
+                forget(dropped.transfer)
+                if let header = dropped.header, !header.name.isEmpty, directory != nil {
+                    outcomes.append(.file(.discard(IncomingFileKey(from: from, transfer: dropped.transfer))))
+                }
                 let partial = PartialMessageReport(
                     id: Int(dropped.transfer.value), kind: dropped.header?.kind, received: dropped.received,
                     total: dropped.header.map { Int($0.length) })
-                return .report(.dropped(from: from, partial, .transfer(dropped.cause)))
+                outcomes.append(.report(.dropped(from: from, partial, .transfer(dropped.cause))))
             }
         }
+        return outcomes
+    }
+
+    private mutating func forget(_ transfer: TransferID) {
+        starts[transfer] = nil
+        names[transfer] = nil
     }
 
     /// A session frame from `from` that could not be parsed, reported unless too many came this second.
@@ -93,8 +123,11 @@ public enum OutboundReports {
             case .resumed(let handle, let recipient, let offset, let total):
                 outcomes.append(.report(.resumed(id: handle, offset: offset, total: total, to: name(recipient))))
             case .progress(let handle, let bytes, let total, let rate):
+                let name = streams[handle].flatMap { $0.message.name.isEmpty ? nil : String(decoding: $0.message.name, as: UTF8.self) }
                 outcomes.append(
-                    .report(.progress(id: handle, direction: .outgoing, bytes: bytes, total: total, rate: rate)))
+                    .report(
+                        .progress(
+                            id: handle, direction: .outgoing, bytes: bytes, total: total, rate: rate, name: name)))
             case .abort(let recipient, let transfer, let reason):
                 outcomes.append(.abort(to: recipient, transfer: transfer, reason: reason))
             case .finished(let handle):
@@ -106,7 +139,7 @@ public enum OutboundReports {
 
     private static func summary(_ handle: Int, _ streams: OutgoingStreams) -> SentMessageSummary? {
         streams[handle].map {
-            SentMessageSummary(id: handle, length: $0.message.bytes.count, sha256: $0.sha256)
+            SentMessageSummary(id: handle, length: Int($0.header.length), sha256: $0.sha256)
         }
     }
 }

@@ -5,7 +5,15 @@ import RelayProtocol
 /// A complete message on its way to the user: written into `--save-dir` first when there is
 /// one, then reported. Both programs hand every message they receive to their driver this way.
 public struct MessageArrival: Equatable, Sendable {
-    public let bytes: [UInt8]
+    /// Where the message's bytes are.
+    public enum Content: Equatable, Sendable {
+        /// Held here (text and binary messages, and every version-1 message).
+        case bytes([UInt8])
+        /// A file already written to its part file as it came (`IncomingFiles`).
+        case file(IncomingFileKey)
+    }
+
+    public let content: Content
     /// The report, without `saved` until the file is written.
     public let report: ReceivedMessageReport
     /// The folder it is saved in (`--save-dir`), or nil.
@@ -17,7 +25,7 @@ public struct MessageArrival: Equatable, Sendable {
 
     /// The `number`-th message received, `id` from `from`.
     public init(_ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?) {
-        bytes = message.bytes
+        content = .bytes(message.bytes)
         report = ReceivedMessageReport(from: from, id: id, message: message)
         directory = saveDirectory
         if message.name.isEmpty {
@@ -31,16 +39,33 @@ public struct MessageArrival: Equatable, Sendable {
         }
     }
 
+    /// A file that was written as it came: `header` and `sha256` from the receiver.
+    public init(
+        file key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName, saveDirectory: String?
+    ) {
+        content = .file(key)
+        report = ReceivedMessageReport(from: from, id: Int(key.transfer.value), header: header, sha256: sha256)
+        directory = saveDirectory
+        name = ReceivedFileName(header.name)
+    }
+
     /// Writes the file (with a `--save-dir`) under its name or, when that is taken, the first
-    /// free `name (n).ext`; never over an existing file. Returns the report (with `saved` set
-    /// when it was written) and, when it could not be, the one-line problem.
-    public func perform() -> (report: ReceivedMessageReport, problem: String?) {
+    /// free `name (n).ext`; never over an existing file (a file written as it came gets its
+    /// name from `files`). Returns the report (with `saved` set when it was written) and, when
+    /// it could not be, the one-line problem.
+    public func perform(files: IncomingFiles) -> (report: ReceivedMessageReport, problem: String?) {
         var report = report
         guard let directory else { return (report, nil) }
-        switch FileWriter.writeNew(bytes, in: directory, candidate: name.candidate) {
-        case .success(let path): report.saved = path
-        case .failure(let failure):
-            return (report, "cannot save the message as \(failure.path): \(failure.reason) (check --save-dir)")
+        switch content {
+        case .bytes(let bytes):
+            switch FileWriter.writeNew(bytes, in: directory, candidate: name.candidate) {
+            case .success(let path): report.saved = path
+            case .failure(let failure): return (report, IncomingFiles.problem(failure))
+            }
+        case .file(let key):
+            let (path, problem) = files.commit(key)
+            report.saved = path
+            return (report, problem)
         }
         return (report, nil)
     }
@@ -61,5 +86,13 @@ public struct MessageArrivals: Equatable, Sendable {
     public mutating func next(_ message: Message, id: Int, from: PeerName) -> MessageArrival {
         count += 1
         return MessageArrival(message, id: id, from: from, number: count, saveDirectory: saveDirectory)
+    }
+
+    /// The next message: a file written as it came.
+    public mutating func nextFile(
+        _ key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName
+    ) -> MessageArrival {
+        count += 1
+        return MessageArrival(file: key, header: header, sha256: sha256, from: from, saveDirectory: saveDirectory)
     }
 }

@@ -35,14 +35,15 @@ public enum MessageCommands {
         CommandSpec(
             "send-file", synopsis: "PATH", summary: "Send a file's bytes as a framed binary message.",
             details: """
-                Reads the file (at most 256 MiB) and sends it like send, as a binary message that
-                carries the file's name (protocol 2; a peer of protocol 1 gets the bytes only).
+                Sends the file (at most 256 MiB) like send, as a binary message that carries the
+                file's name (protocol 2; a peer of protocol 1 gets the bytes only). The file is read
+                as it goes, not held in memory (for a protocol-1 peer it is read whole).
                 """,
             shape: .restOfLine(required: true), completion: .paths
         ) { context in
             let path = try context.requiredArgument(0, "PATH")
-            let bytes = try FileArgument.read(path, maximumBytes: sendFileLimit, command: "send-file")
-            return try run(Message(kind: .binary, bytes: bytes, name: Array(baseName(of: path).utf8)), context)
+            let file = try FileContent(path: path, maximumBytes: sendFileLimit, command: "send-file")
+            return try run(Message(kind: .binary, stored: file, name: Array(baseName(of: path).utf8)), context)
         }
     }
 }

@@ -30,6 +30,18 @@ public struct ReceivedMessageReport: Equatable, Sendable {
         name = message.name.isEmpty ? nil : String(decoding: message.name, as: UTF8.self)
         self.saved = saved
     }
+
+    /// A file that was written as it came (its bytes are not held): `header` says what it is.
+    public init(from: PeerName, id: Int, header: MessageHeader, sha256: SHA256.Digest, saved: String? = nil) {
+        self.from = from
+        self.id = id
+        kind = header.kind
+        length = Int(header.length)
+        self.sha256 = sha256.hex
+        text = nil
+        name = header.name.isEmpty ? nil : String(decoding: header.name, as: UTF8.self)
+        self.saved = saved
+    }
 }
 
 /// How far an incoming message has come (`receiving`) or where it stopped (`dropped`).
@@ -87,8 +99,10 @@ public enum TransferEvent: Equatable, Sendable {
     /// Sending to `to` goes on after a link drop from `offset` of `total` bytes.
     case resumed(id: Int, offset: Int, total: Int, to: PeerName)
     /// How far a message has come, at most 4 a second per message: bytes of `total`, `rate` in
-    /// bytes a second.
-    case progress(id: Int, direction: TransferDirection, bytes: Int, total: Int, rate: Double)
+    /// bytes a second, the file name it carries (nil for text and binary messages). On a
+    /// terminal it is a live line above the prompt; without one (and without `--json`) it is
+    /// not printed.
+    case progress(id: Int, direction: TransferDirection, bytes: Int, total: Int, rate: Double, name: String?)
     /// The message will not be delivered to `to`.
     case failed(SentMessageSummary, to: PeerName, DeliveryFailure)
     /// The peer broke the protocol (an `error` event); `suppressedBefore` errors were not shown.
@@ -159,11 +173,11 @@ extension TransferEvent: ReportableEvent {
                 ("id", .integer(Int64(id))), ("offset", .integer(Int64(offset))), ("total", .integer(Int64(total))),
                 ("to", to.json),
             ]
-        case .progress(let id, let direction, let bytes, let total, let rate):
+        case .progress(let id, let direction, let bytes, let total, let rate, let name):
             return [
                 ("id", .integer(Int64(id))), ("direction", .string(direction.rawValue)),
                 ("bytes", .integer(Int64(bytes))), ("total", .integer(Int64(total))),
-                ("rate", .integer(Int64(rate.rounded()))),
+                ("rate", .integer(Int64(rate.rounded()))), ("name", name.map { .string($0) } ?? .null),
             ]
         case .failed(let message, let to, let failure):
             return [("id", .integer(Int64(message.id))), ("reason", .string(failure.description)), ("to", to.json)]
@@ -226,10 +240,10 @@ extension TransferEvent: ReportableEvent {
             return "sent message \(message.id) (\(message.length) bytes) to \(to), unconfirmed: it cannot acknowledge"
         case .resumed(let id, let offset, let total, let to):
             return "resuming message \(id) to \(to) from byte \(offset) of \(total)"
-        case .progress(let id, let direction, let bytes, let total, let rate):
-            let percent = total > 0 ? Int((Double(bytes) * 100 / Double(total)).rounded(.down)) : 100
-            return "message \(id) \(direction == .incoming ? "in" : "out"): \(bytes) of \(total) bytes (\(percent) %), "
-                + "\(Int(rate.rounded())) bytes/s"
+        case .progress(let id, let direction, let bytes, let total, let rate, let name):
+            return ProgressLine(
+                id: id, direction: direction, name: name, bytes: bytes, total: total, rate: rate
+            ).text
         case .failed(let message, let to, let failure):
             return "message \(message.id) (\(message.length) bytes) to \(to) failed: \(failure)"
         case .protocolError:
@@ -240,6 +254,23 @@ extension TransferEvent: ReportableEvent {
     private static func duration(_ seconds: Double) -> String {
         seconds < 10 ? "\((seconds * 100).rounded() / 100) s" : "\(Int(seconds.rounded())) s"
     }
+}
+
+extension TransferEvent {
+    /// A transfer's progress is one live line on a terminal, ended by its last event.
+    public var liveLine: LiveLine? {
+        switch self {
+        case .progress(let id, let direction, _, _, _, _):
+            return .update(key: Self.liveKey(id, direction), text: humanDescription)
+        case .delivered(let message, _, _), .failed(let message, _, _):
+            return .end(key: Self.liveKey(message.id, .outgoing))
+        case .message(let report): return .end(key: Self.liveKey(report.id, .incoming))
+        case .dropped(_, let partial, _): return .end(key: Self.liveKey(partial.id, .incoming))
+        default: return nil
+        }
+    }
+
+    private static func liveKey(_ id: Int, _ direction: TransferDirection) -> String { "\(direction.rawValue)-\(id)" }
 }
 
 extension TransferEvent {

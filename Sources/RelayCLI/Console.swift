@@ -15,7 +15,9 @@
 ///   event's fields. Plain text from ``print(_:)`` becomes `{"event":"output","text":...}`.
 ///
 /// While the user is typing at the interactive prompt, output is printed above the
-/// line being edited, which is then redrawn intact.
+/// line being edited, which is then redrawn intact. Live lines (``LiveLine``: a transfer's
+/// progress) sit between the printed output and the prompt, one terminal row each, updated in
+/// place; without a prompt on screen they are not printed in human mode.
 public final class Console {
     /// How output is written.
     public enum Format: Sendable, Equatable {
@@ -30,6 +32,12 @@ public final class Console {
     private var observers: [(any ReportableEvent) -> Void] = []
     /// Set by the REPL while readline owns the terminal line.
     package var editor: (any LineEditorOutput)?
+    /// The terminal's width in columns (live lines are cut to fit one row).
+    package var columns: () -> Int = Console.terminalColumns
+    /// The live lines, oldest first.
+    private var live: [(key: String, text: String)] = []
+    /// Rows of live lines on screen above the prompt now.
+    private var liveRows = 0
 
     /// A console writing to `output` (stdout by default); `clock` stamps JSON lines.
     public init(
@@ -51,7 +59,15 @@ public final class Console {
     public func report(_ event: any ReportableEvent) {
         switch format {
         case .human:
-            if !event.humanDescription.isEmpty { emit(Self.sanitize(event.humanDescription)) }
+            switch event.liveLine {
+            case .update(let key, let text)?:
+                updateLive(key, Self.sanitize(text))
+            case .end(let key)?:
+                live.removeAll { $0.key == key }
+                emit(Self.sanitize(event.humanDescription))
+            case nil:
+                if !event.humanDescription.isEmpty { emit(Self.sanitize(event.humanDescription)) }
+            }
         case .json:
             emit(jsonLine(name: event.name, fields: event.fields))
         }
@@ -93,12 +109,52 @@ public final class Console {
     }
 
     private func emit(_ text: String) {
-        let line = text.hasSuffix("\n") ? text : text + "\n"
+        let line = text.isEmpty || text.hasSuffix("\n") ? text : text + "\n"
         if let editor, editor.isEditing {
-            editor.printAbove(line, using: output)
+            editor.printAbove(clearLiveRows() + line + liveText(), using: output)
         } else {
-            output(line)
+            liveRows = 0
+            if !line.isEmpty { output(line) }
         }
+    }
+
+    /// Shows `text` as live line `key` (above the prompt); nothing without a prompt on screen.
+    private func updateLive(_ key: String, _ text: String) {
+        guard let editor, editor.isEditing else {
+            live.removeAll()
+            liveRows = 0
+            return
+        }
+        if let index = live.firstIndex(where: { $0.key == key }) {
+            live[index].text = text
+        } else {
+            live.append((key, text))
+        }
+        emit("")
+    }
+
+    /// Moves up over the live rows on screen and clears them (the cursor is at the start of
+    /// the prompt's row).
+    private func clearLiveRows() -> String {
+        guard liveRows > 0 else { return "" }
+        return "\u{1B}[\(liveRows)A\r\u{1B}[J"
+    }
+
+    /// The live lines, each cut to one row.
+    private func liveText() -> String {
+        liveRows = live.count
+        let width = max(20, columns() - 1)
+        return live.map { entry in
+            let cut = entry.text.count > width ? String(entry.text.prefix(width - 1)) + "…" : entry.text
+            return cut + "\n"
+        }.joined()
+    }
+
+    /// The width of the terminal on standard output (80 when it says none).
+    public static func terminalColumns() -> Int {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
     }
 
     /// `text` with every control character except newline and tab (C0, DEL, C1)

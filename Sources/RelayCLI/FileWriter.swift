@@ -16,56 +16,26 @@ public enum FileWriter {
     public static let maximumAttempts = 10_000
 
     /// Writes `bytes` as a new file in `directory` under the first of `candidate(0)`,
-    /// `candidate(1)`, ... that names nothing there, and returns its path. Nothing existing is
-    /// ever replaced or followed: the bytes go to `NAME.part` (created exclusively), which is
-    /// then linked to `NAME` (which fails if `NAME` appeared meanwhile: the next name is tried)
-    /// and removed; on a file system without hard links it is renamed once `NAME` is free.
+    /// `candidate(1)`, ... that names nothing there, and returns its path (see `PartFile`).
     public static func writeNew(
-        _ bytes: [UInt8], in directory: String, candidate: (Int) -> String
+        _ bytes: [UInt8], in directory: String, candidate: @escaping (Int) -> String
     ) -> Result<String, Failure> {
-        let folder = directory.hasSuffix("/") ? directory : directory + "/"
-        for attempt in 0..<maximumAttempts {
-            let path = folder + candidate(attempt)
-            let part = path + ".part"
-            if exists(path) { continue }
-            let fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-            if fd < 0 {
-                if errno == EEXIST { continue }
-                return .failure(Failure(path: path, reason: String(cString: strerror(errno))))
-            }
-            let problem = writeAll(bytes, to: fd)
-            close(fd)
-            if let problem {
-                unlink(part)
-                return .failure(Failure(path: path, reason: problem))
-            }
-            if link(part, path) == 0 {
-                unlink(part)
-                return .success(path)
-            }
-            let linkError = errno
-            if linkError == EEXIST {
-                unlink(part)
-                continue
-            }
-            if linkError == EPERM || linkError == EOPNOTSUPP || linkError == EXDEV, !exists(path),
-                rename(part, path) == 0
-            {
-                return .success(path)
-            }
-            unlink(part)
-            return .failure(Failure(path: path, reason: String(cString: strerror(linkError))))
+        let file: PartFile
+        switch PartFile.create(in: directory, candidate: candidate) {
+        case .success(let created): file = created
+        case .failure(let failure): return .failure(failure)
         }
-        return .failure(Failure(path: folder + candidate(0), reason: "\(maximumAttempts) names are taken"))
+        if let failure = file.append(bytes) { return .failure(failure) }
+        return file.commit()
     }
 
     /// Whether anything (a file, a folder, a dangling link) has `path`.
-    private static func exists(_ path: String) -> Bool {
+    static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -78,5 +48,100 @@ public enum FileWriter {
             }
         }
         return nil
+    }
+}
+
+/// A file being received: written to `NAME.part` as its bytes come, then given its name.
+///
+/// Nothing existing is ever replaced or followed: `NAME.part` is created exclusively (`O_EXCL`,
+/// `O_NOFOLLOW`) for the first candidate whose `NAME` and `NAME.part` are both free. `commit`
+/// links it to `NAME` (which fails if `NAME` appeared meanwhile: the next free name is taken)
+/// and removes the `.part`; on a file system without hard links it renames it once `NAME` is
+/// free. A part file that is neither committed nor discarded is removed when it is released.
+public final class PartFile {
+    /// The `.part` path being written.
+    public let partPath: String
+    private let folder: String
+    private let candidate: (Int) -> String
+    private var attempt: Int
+    private var fd: Int32
+    /// Bytes written so far.
+    public private(set) var length = 0
+    private var done = false
+
+    private init(fd: Int32, folder: String, attempt: Int, candidate: @escaping (Int) -> String) {
+        self.fd = fd
+        self.folder = folder
+        self.attempt = attempt
+        self.candidate = candidate
+        partPath = folder + candidate(attempt) + ".part"
+    }
+
+    deinit {
+        if !done { discard() }
+    }
+
+    /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`.
+    public static func create(in directory: String, candidate: @escaping (Int) -> String) -> Result<
+        PartFile, FileWriter.Failure
+    > {
+        let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        for attempt in 0..<FileWriter.maximumAttempts {
+            let path = folder + candidate(attempt)
+            if FileWriter.exists(path) { continue }
+            let fd = open(path + ".part", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            if fd < 0 {
+                if errno == EEXIST { continue }
+                return .failure(FileWriter.Failure(path: path, reason: String(cString: strerror(errno))))
+            }
+            return .success(PartFile(fd: fd, folder: folder, attempt: attempt, candidate: candidate))
+        }
+        return .failure(
+            FileWriter.Failure(
+                path: folder + candidate(0), reason: "\(FileWriter.maximumAttempts) names are taken"))
+    }
+
+    /// Appends `bytes`; on failure the part file is removed and the failure returned.
+    public func append(_ bytes: [UInt8]) -> FileWriter.Failure? {
+        guard !done else { return FileWriter.Failure(path: partPath, reason: "already closed") }
+        if let problem = FileWriter.writeAll(bytes, to: fd) {
+            discard()
+            return FileWriter.Failure(path: partPath, reason: problem)
+        }
+        length += bytes.count
+        return nil
+    }
+
+    /// Gives the file its name (the first still free) and returns its path.
+    public func commit() -> Result<String, FileWriter.Failure> {
+        guard !done else { return .failure(FileWriter.Failure(path: partPath, reason: "already closed")) }
+        done = true
+        close(fd)
+        fd = -1
+        defer { unlink(partPath) }
+        while attempt < FileWriter.maximumAttempts {
+            let path = folder + candidate(attempt)
+            attempt += 1
+            if link(partPath, path) == 0 { return .success(path) }
+            let linkError = errno
+            if linkError == EEXIST { continue }
+            if linkError == EPERM || linkError == EOPNOTSUPP || linkError == EXDEV {
+                if FileWriter.exists(path) { continue }
+                if rename(partPath, path) == 0 { return .success(path) }
+            }
+            return .failure(FileWriter.Failure(path: path, reason: String(cString: strerror(linkError))))
+        }
+        return .failure(
+            FileWriter.Failure(
+                path: folder + candidate(0), reason: "\(FileWriter.maximumAttempts) names are taken"))
+    }
+
+    /// Closes and removes the part file (a dropped or failed transfer).
+    public func discard() {
+        guard !done else { return }
+        done = true
+        close(fd)
+        fd = -1
+        unlink(partPath)
     }
 }

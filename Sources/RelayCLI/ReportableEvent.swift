@@ -9,6 +9,21 @@ public protocol ReportableEvent {
     var fields: [(String, JSONValue)] { get }
     /// The line shown in human mode (may be empty to show nothing).
     var humanDescription: String { get }
+    /// Whether, in human mode, the event is a live line (see ``LiveLine``); nil for most events.
+    var liveLine: LiveLine? { get }
+}
+
+extension ReportableEvent {
+    public var liveLine: LiveLine? { nil }
+}
+
+/// A line a terminal keeps live above the prompt, updated in place (a transfer's progress).
+public enum LiveLine: Sendable, Equatable {
+    /// Show `text` as live line `key`, in place of its earlier text. In human mode without a
+    /// terminal prompt nothing is printed (pipe mode prints no progress lines).
+    case update(key: String, text: String)
+    /// Live line `key` is over: it goes away and the event is printed as usual.
+    case end(key: String)
 }
 
 /// A ready-made event for cases where an enum would be overkill.

@@ -97,9 +97,11 @@ public struct Outbox<Tag: Sendable>: Sendable {
     }
 
     /// Queues `message` framed by `chunker` (which gives its frames their id) as the sender's
-    /// message `number`; returns its summary.
+    /// message `number`; returns its summary. Version-1 frames are cut from bytes in memory: a
+    /// `stored` content (a file) is read whole here.
     @discardableResult
     public mutating func append(_ message: Message, number: Int, chunker: inout Chunker, tag: Tag) -> OutgoingMessage {
+        let message = message.held
         let frames = chunker.frames(for: message)
         let summary = OutgoingMessage(
             number: number, id: Int(frames.id.value), kind: message.kind, length: message.bytes.count,

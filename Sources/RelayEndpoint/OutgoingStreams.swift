@@ -3,7 +3,7 @@ import RelayProtocol
 /// The messages a version-2 sender is sending, by handle: each one's stream (its
 /// `MessageHeader`, then its bytes), read by range for data frames, and what the events say of it.
 public struct OutgoingStreams: Sendable {
-    /// One message.
+    /// One message (a file's bytes are read from it by range, not held).
     public struct Entry: Sendable {
         public let header: MessageHeader
         public let message: Message
@@ -15,7 +15,7 @@ public struct OutgoingStreams: Sendable {
             self.message = message
             header = MessageHeader(of: message, name: message.name)
             headerBytes = header.encoded
-            sha256 = SHA256.hash(message.bytes).hex
+            sha256 = message.sha256.hex
         }
 
         /// Stream bytes `range` (header and message bytes).
@@ -25,7 +25,7 @@ public struct OutgoingStreams: Sendable {
             bytes.reserveCapacity(range.count)
             if range.lowerBound < split { bytes += headerBytes[range.lowerBound..<min(split, range.upperBound)] }
             if range.upperBound > split {
-                bytes += message.bytes[(max(split, range.lowerBound) - split)..<(range.upperBound - split)]
+                bytes += message.content((max(split, range.lowerBound) - split)..<(range.upperBound - split))
             }
             return bytes
         }

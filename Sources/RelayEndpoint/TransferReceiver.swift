@@ -8,6 +8,10 @@ import RelayProtocol
 /// A plain value: frames, link changes and time go in, `Action`s come out. The owner sends the
 /// acknowledgements it is given (with `session` in them), reports the rest, and calls `tick` at
 /// `nextDeadline`.
+///
+/// A text or binary message is held whole and delivered with its bytes. A file (a message whose
+/// header carries a name) is not held: its bytes leave in order as `write` actions, so memory is
+/// bounded by the window, not by the file; `deliverFile` then says its CRC-32C matched.
 public struct TransferReceiver: Sendable {
     /// Limits and timing.
     public struct Configuration: Sendable, Equatable {
@@ -83,6 +87,13 @@ public struct TransferReceiver: Sendable {
         /// Message bytes (not counting the header) held in order.
         public let received: Int
         public let cause: DropCause
+
+        public init(transfer: TransferID, header: MessageHeader?, received: Int, cause: DropCause) {
+            self.transfer = transfer
+            self.header = header
+            self.received = received
+            self.cause = cause
+        }
     }
 
     /// What the owner does.
@@ -93,8 +104,13 @@ public struct TransferReceiver: Sendable {
         case started(TransferID, MessageHeader)
         /// How far a message has come: message bytes in order of its total, at most 4 a second.
         case progress(TransferID, received: Int, total: Int)
-        /// A whole message, CRC-32C checked, once.
+        /// A whole message, CRC-32C checked, once (text and binary messages).
         case deliver(TransferID, MessageHeader, Message)
+        /// The next bytes of a file, in order from its first byte: the owner appends them to
+        /// what it keeps of the file (they are not held here).
+        case write(TransferID, [UInt8])
+        /// A whole file (every byte went out in `write`), CRC-32C checked, once; `sha256` of its bytes.
+        case deliverFile(TransferID, MessageHeader, sha256: SHA256.Digest)
         /// A partial message was given up (or refused).
         case dropped(Dropped)
     }
@@ -116,7 +132,12 @@ public struct TransferReceiver: Sendable {
         var header: MessageHeader?
         /// Stream bytes before the header could be parsed.
         var headerBytes: [UInt8] = []
+        /// The message bytes of a text or binary message (a file's leave in `write` actions).
         var payload: [UInt8] = []
+        /// Message bytes taken in order (held in `payload`, or written out for a file).
+        var messageBytes = 0
+        /// A file's running SHA-256 (nil for a message that is held whole).
+        var digest: SHA256?
         /// Every stream byte below this is held (in `headerBytes` or `payload`).
         var received = 0
         /// Bytes held beyond `received`: segments ascending by offset, never overlapping.
@@ -195,11 +216,15 @@ public struct TransferReceiver: Sendable {
             } else if ackDue == nil {
                 ackDue = now + configuration.ackDelay
             }
-        case .finished(let status, let message):
-            if let message, let header = current.header {
+        case .finished(let status, let completed):
+            if let completed, let header = current.header {
                 counts.delivered += 1
-                actions.append(.progress(current.transfer, received: message.bytes.count, total: message.bytes.count))
-                actions.append(.deliver(current.transfer, header, message))
+                let length = Int(header.length)
+                actions.append(.progress(current.transfer, received: length, total: length))
+                switch completed {
+                case .message(let message): actions.append(.deliver(current.transfer, header, message))
+                case .file(let digest): actions.append(.deliverFile(current.transfer, header, sha256: digest))
+                }
             } else {
                 actions.append(
                     .dropped(
@@ -332,8 +357,13 @@ public struct TransferReceiver: Sendable {
     private enum MergeOutcome {
         /// Still in progress; whether a new gap opened (acknowledged at once).
         case kept(newGap: Bool)
-        /// Done: delivered (with the message) or refused (status, no message).
-        case finished(AcknowledgementStatus, Message?)
+        /// Done: delivered (with the message, or a file's digest) or refused (status, nothing).
+        case finished(AcknowledgementStatus, Completed?)
+    }
+
+    private enum Completed {
+        case message(Message)
+        case file(SHA256.Digest)
     }
 
     private mutating func merge(
@@ -415,20 +445,32 @@ public struct TransferReceiver: Sendable {
             guard Int(header.length) <= limit else { return .finished(.tooLarge, nil) }
             current.header = header
             current.headerBytes = []
-            current.payload.reserveCapacity(Int(header.length))
+            if header.name.isEmpty {
+                current.payload.reserveCapacity(Int(header.length))
+            } else {
+                current.digest = SHA256()
+            }
             actions.append(.started(current.transfer, header))
         }
         guard let header = current.header else { return nil }
         if !bytes.isEmpty {
-            guard current.payload.count + bytes.count <= Int(header.length) else { return .finished(.badHeader, nil) }
+            guard current.messageBytes + bytes.count <= Int(header.length) else { return .finished(.badHeader, nil) }
             bytes.withUnsafeBytes { current.crc.update($0) }
-            current.payload.append(contentsOf: bytes)
+            if current.digest != nil {
+                let chunk = Array(bytes)
+                current.digest!.update(chunk)
+                actions.append(.write(current.transfer, chunk))
+            } else {
+                current.payload.append(contentsOf: bytes)
+            }
+            current.messageBytes += bytes.count
             current.received += bytes.count
             bytesSinceAck += bytes.count
         }
-        guard current.payload.count == Int(header.length) else { return nil }
+        guard current.messageBytes == Int(header.length) else { return nil }
         guard current.crc.value == header.checksum else { return .finished(.checksumMismatch, nil) }
-        return .finished(.delivered, Message(kind: header.kind, bytes: current.payload, name: header.name))
+        if let digest = current.digest { return .finished(.delivered, .file(digest.finalize())) }
+        return .finished(.delivered, .message(Message(kind: header.kind, bytes: current.payload, name: header.name)))
     }
 
     private mutating func finish(

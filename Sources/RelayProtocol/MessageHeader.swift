@@ -31,10 +31,8 @@ public struct MessageHeader: Sendable, Hashable {
 
     /// The header of `message`.
     public init(of message: Message, name: [UInt8] = []) {
-        precondition(message.bytes.count <= Int(UInt32.max), "a relay message is shorter than 4 GiB")
-        self.init(
-            kind: message.kind, length: UInt32(message.bytes.count),
-            checksum: message.bytes.withUnsafeBytes { CRC32C.checksum($0) }, name: name)
+        precondition(message.length <= Int(UInt32.max), "a relay message is shorter than 4 GiB")
+        self.init(kind: message.kind, length: UInt32(message.length), checksum: message.checksum, name: name)
     }
 
     /// `11 + name length`.

@@ -18,6 +18,8 @@ final class CentralDriver {
     private var deliveryTimer: EventLoop.Token?
     private var deliveryTimerAt: Double?
     private var failuresSeen = 0
+    /// The part files of files being received (`--save-dir`).
+    private let incomingFiles = IncomingFiles()
     private var commands: [CommandToken: CommandContext] = [:]
     private var nextToken: CommandToken = 1
     private var inputs: InputQueue<CentralInput>!
@@ -113,9 +115,11 @@ final class CentralDriver {
         case .startSettleTimer(let seconds): arm(&settleTimer, after: seconds, .settleTimerFired)
         case .cancelSettleTimer: cancel(&settleTimer)
         case .deliver(let arrival):
-            let (report, problem) = arrival.perform()
+            let (report, problem) = arrival.perform(files: incomingFiles)
             if let problem { console.report(CentralEvent.error(problem)) }
             console.report(CentralEvent.transfer(.message(report)))
+        case .file(let step):
+            if let problem = incomingFiles.perform(step) { console.report(CentralEvent.error(problem)) }
         case .finish(let token, let outcome):
             guard let context = commands.removeValue(forKey: token) else { return }
             switch outcome {

@@ -35,6 +35,11 @@ enum CentralEvent: Equatable, Sendable {
 }
 
 extension CentralEvent: ReportableEvent {
+    var liveLine: LiveLine? {
+        guard case .transfer(let event) = self else { return nil }
+        return event.liveLine
+    }
+
     var name: String {
         switch self {
         case .state: return "state"

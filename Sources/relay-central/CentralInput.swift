@@ -103,5 +103,7 @@ enum CentralAction: Equatable, Sendable {
     case cancelSettleTimer
     /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
     case deliver(MessageArrival)
+    /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
+    case file(IncomingFileStep)
     case finish(CommandToken, CommandOutcome)
 }

@@ -129,7 +129,7 @@ extension CentralSession {
         let perFrame = mtu.sendValueLength(.write) - DataFrame.headerLength
         let frames = (entry.header.streamLength + perFrame - 1) / perFrame
         let sent = OutgoingMessage(
-            number: handle, id: Int(transfer.value), kind: entry.message.kind, length: entry.message.bytes.count,
+            number: handle, id: Int(transfer.value), kind: entry.message.kind, length: Int(entry.header.length),
             sha256: entry.sha256, frames: frames, mtu: mtu, protocolVersion: 2)
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
         if let token = delivery.tokens.removeValue(forKey: handle) { actions.append(.finish(token, .success)) }
@@ -246,7 +246,7 @@ extension CentralSession {
                 if let token = delivery.tokens.removeValue(forKey: handle) {
                     actions.append(.finish(token, delivered ? .success : .failure("message \(handle) not delivered")))
                 }
-            case .deliver, .acknowledge:
+            case .deliver, .file, .acknowledge:
                 break
             }
         }
@@ -259,6 +259,7 @@ extension CentralSession {
             switch outcome {
             case .report(let event): result.append(.report(.transfer(event)))
             case .deliver(let arrival): result.append(.deliver(arrival))
+            case .file(let step): result.append(.file(step))
             case .acknowledge(let ack): delivery.control.append(.acknowledgement(ack))
             case .abort, .release, .settled: break
             }

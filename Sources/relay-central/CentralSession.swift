@@ -377,7 +377,7 @@ struct CentralSession {
 
     private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
         guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
-        guard message.bytes.count <= Int(UInt32.max) - 300 else {
+        guard message.length <= Int(UInt32.max) - 300 else {
             return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
         }
         let number = nextMessageNumber

@@ -33,6 +33,8 @@ enum PeripheralAction: Equatable, Sendable {
     case pauseSending(seconds: Double)
     /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
     case deliver(MessageArrival)
+    /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
+    case file(IncomingFileStep)
 }
 
 /// How one `.notify` went.

@@ -17,6 +17,8 @@ final class PeripheralDriver {
     /// Called when a message failed for a central (a scripted run then ends with status 1).
     var onDeliveryFailure: (() -> Void)?
     private var failuresSeen = 0
+    /// The part files of files being received (`--save-dir`).
+    private let incomingFiles = IncomingFiles()
 
     /// After the last value was handed over, time given to bluetoothd to send it before exit.
     static let drainGrace = 0.3
@@ -91,9 +93,13 @@ final class PeripheralDriver {
             case .pauseSending(let seconds):
                 loop.schedule(after: seconds) { [weak self] in self?.handle(.sendTimerFired) }
             case .deliver(let arrival):
-                let (report, problem) = arrival.perform()
+                let (report, problem) = arrival.perform(files: incomingFiles)
                 if let problem { console.report(PeripheralEvent.error(.saveFailed(problem), from: nil)) }
                 console.report(PeripheralEvent.transfer(.message(report)))
+            case .file(let step):
+                if let problem = incomingFiles.perform(step) {
+                    console.report(PeripheralEvent.error(.saveFailed(problem), from: nil))
+                }
             }
         }
     }

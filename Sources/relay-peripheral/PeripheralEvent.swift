@@ -100,6 +100,11 @@ enum PeripheralEvent: Equatable, Sendable {
 }
 
 extension PeripheralEvent: ReportableEvent {
+    var liveLine: LiveLine? {
+        guard case .transfer(let event) = self else { return nil }
+        return event.liveLine
+    }
+
     var name: String {
         switch self {
         case .state: return "state"

@@ -187,7 +187,7 @@ extension PeripheralSession {
                 .sent(
                     OutgoingMessage(
                         number: transmission.handle, id: Int(transmission.transfer.value), kind: entry.message.kind,
-                        length: entry.message.bytes.count, sha256: entry.sha256,
+                        length: Int(entry.header.length), sha256: entry.sha256,
                         frames: (entry.header.streamLength + perFrame - 1) / perFrame, mtu: mtu, protocolVersion: 2)))
         }
         return OutgoingValue(
@@ -232,7 +232,7 @@ extension PeripheralSession {
                 delivery.fullySent.remove(handle)
             case .settled(_, _, let delivered):
                 if !delivered { delivery.failed += 1 }
-            case .deliver, .acknowledge:
+            case .deliver, .file, .acknowledge:
                 break
             }
         }
@@ -251,6 +251,7 @@ extension PeripheralSession {
             switch outcome {
             case .report(let event): result.append(.report(.transfer(event)))
             case .deliver(let arrival): result.append(.deliver(arrival))
+            case .file(let step): result.append(.file(step))
             case .acknowledge(let ack): if ended == nil { delivery.control.append(.acknowledgement(ack)) }
             case .abort, .release, .settled: break
             }

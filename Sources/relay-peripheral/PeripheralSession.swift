@@ -160,7 +160,7 @@ struct PeripheralSession {
     mutating func send(_ message: Message, at now: Double) throws(CommandError) -> [PeripheralAction] {
         self.now = max(self.now, now)
         try requireSubscribers()
-        guard message.bytes.count <= Int(UInt32.max) - 300 else {
+        guard message.length <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")
         }
         let number = nextMessageNumber

@@ -75,7 +75,7 @@ final class EventRenderingTests: XCTestCase {
             .transfer(
                 .unconfirmed(SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address))),
             .transfer(.resumed(id: 1, offset: 0, total: 0, to: PeerName(.peripheral, peer.address))),
-            .transfer(.progress(id: 1, direction: .incoming, bytes: 0, total: 0, rate: 0)),
+            .transfer(.progress(id: 1, direction: .incoming, bytes: 0, total: 0, rate: 0, name: nil)),
             .transfer(
                 .failed(
                     SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address),

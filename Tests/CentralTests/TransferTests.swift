@@ -152,7 +152,7 @@ final class MessageTests: XCTestCase {
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
         guard case .deliver(let request)? = actions.first else { return XCTFail("\(actions)") }
-        XCTAssertEqual(request.bytes, bytes)
+        XCTAssertEqual(request.content, .bytes(bytes))
         XCTAssertEqual(request.directory, "/tmp/in")
         XCTAssertEqual(request.name.value, "message-0001-00_AA_01_00_00_00.bin")
         XCTAssertEqual(request.report.sha256, SHA256.hash(bytes).hex)

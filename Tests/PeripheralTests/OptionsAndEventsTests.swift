@@ -125,7 +125,7 @@ final class PeripheralEventTests: XCTestCase {
             .transfer(
                 .unconfirmed(SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA))),
             .transfer(.resumed(id: 3, offset: 10, total: 1024, to: PeerName(.central, centralA))),
-            .transfer(.progress(id: 3, direction: .outgoing, bytes: 10, total: 1024, rate: 5)),
+            .transfer(.progress(id: 3, direction: .outgoing, bytes: 10, total: 1024, rate: 5, name: nil)),
             .transfer(
                 .failed(
                     SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA), .cancelled)

@@ -16,7 +16,7 @@ final class InboundReportsTests: XCTestCase {
         var arrivals = MessageArrivals(saveDirectory: nil)
         return steps.flatMap { time, action in
             reports.translate([action], from: sender, arrivals: &arrivals, at: time).compactMap { outcome -> Double? in
-                guard case .report(.progress(_, .incoming, _, _, let rate)) = outcome else { return nil }
+                guard case .report(.progress(_, .incoming, _, _, let rate, _)) = outcome else { return nil }
                 return rate
             }
         }
@@ -45,5 +45,47 @@ final class InboundReportsTests: XCTestCase {
                 (7, .progress(transfer, received: 58_000, total: 100_000)),
             ])
         XCTAssertEqual(rates, [0, 4_000])
+    }
+
+    /// With `--save-dir` a file goes to its part file as it comes; without one nothing is written.
+    func testAFileBecomesPartFileStepsOnlyWithASaveDirectory() {
+        let file = MessageHeader(kind: .binary, length: 6, checksum: 0, name: Array("../a.txt".utf8))
+        let digest = SHA256.hash([1, 2, 3, 4, 5, 6])
+        let actions: [TransferReceiver.Action] = [
+            .started(transfer, file), .write(transfer, [1, 2, 3]), .write(transfer, [4, 5, 6]),
+            .deliverFile(transfer, file, sha256: digest),
+        ]
+        let key = IncomingFileKey(from: sender, transfer: transfer)
+        var reports = InboundReports()
+        var arrivals = MessageArrivals(saveDirectory: "/srv/in")
+        let outcomes = reports.translate(actions, from: sender, arrivals: &arrivals, at: 1)
+        let steps = outcomes.compactMap { if case .file(let step) = $0 { return step } else { return nil } }
+        XCTAssertEqual(
+            steps,
+            [
+                .open(key, directory: "/srv/in", name: ReceivedFileName(Array("../a.txt".utf8))),
+                .append(key, [1, 2, 3]), .append(key, [4, 5, 6]),
+            ])
+        guard case .deliver(let arrival)? = outcomes.last else { return XCTFail("\(outcomes)") }
+        XCTAssertEqual(arrival.content, .file(key))
+        XCTAssertEqual(arrival.report.sha256, digest.hex)
+        XCTAssertEqual(arrival.report.length, 6)
+        XCTAssertEqual(arrival.report.name, "../a.txt", "shown as sent; saved as ReceivedFileName makes it")
+
+        var unsaved = MessageArrivals(saveDirectory: nil)
+        var others = InboundReports()
+        let none = others.translate(actions, from: sender, arrivals: &unsaved, at: 1)
+        XCTAssertFalse(none.contains { if case .file = $0 { return true } else { return false } })
+
+        var dropping = InboundReports()
+        var saving = MessageArrivals(saveDirectory: "/srv/in")
+        let dropped = dropping.translate(
+            [
+                .started(transfer, file),
+                .dropped(
+                    TransferReceiver.Dropped(
+                        transfer: transfer, header: file, received: 3, cause: .stalled(seconds: 120))),
+            ], from: sender, arrivals: &saving, at: 1)
+        XCTAssertTrue(dropped.contains(.file(.discard(key))), "a dropped file's part file goes")
     }
 }

@@ -107,7 +107,7 @@ final class ReceivedFileNameTests: XCTestCase {
     private func arrive(_ bytes: [UInt8], name: [UInt8], in directory: String) -> (String?, String?) {
         let message = Message(kind: .binary, bytes: bytes, name: name)
         let (report, problem) = MessageArrival(message, id: 1, from: peer, number: 1, saveDirectory: directory)
-            .perform()
+            .perform(files: IncomingFiles())
         return (report.saved, problem)
     }
 
@@ -160,8 +160,8 @@ final class ReceivedFileNameTests: XCTestCase {
         let message = Message(binary: [1, 2, 3])
         let arrival = MessageArrival(message, id: 0, from: peer, number: 12, saveDirectory: directory)
         XCTAssertEqual(arrival.name.value, "message-0012-00_AA_01_01_00_01.bin")
-        XCTAssertEqual(arrival.perform().report.saved, directory + "/message-0012-00_AA_01_01_00_01.bin")
-        XCTAssertEqual(arrival.perform().report.saved, directory + "/message-0012-00_AA_01_01_00_01 (1).bin")
+        XCTAssertEqual(arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01.bin")
+        XCTAssertEqual(arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01 (1).bin")
         XCTAssertEqual(arrival.report.name, nil)
     }
 }

@@ -63,8 +63,9 @@ final class TransferEventTests: XCTestCase {
             json(.resumed(id: 3, offset: 480, total: 1000, to: central)),
             #"{"event":"resumed","time":"T","id":3,"offset":480,"total":1000,"to":"00:AA:01:01:00:01"}"#)
         XCTAssertEqual(
-            json(.progress(id: 3, direction: .outgoing, bytes: 500, total: 1000, rate: 4711.6)),
-            #"{"event":"progress","time":"T","id":3,"direction":"out","bytes":500,"total":1000,"rate":4712}"#)
+            json(.progress(id: 3, direction: .outgoing, bytes: 500, total: 1000, rate: 4711.6, name: "a.jpg")),
+            #"{"event":"progress","time":"T","id":3,"direction":"out","bytes":500,"total":1000,"rate":4712,"name":"a.jpg"}"#
+        )
         XCTAssertEqual(
             json(.failed(summary, to: central, .noProgress(seconds: 120))),
             #"{"event":"failed","time":"T","id":3,"reason":"no progress for 120 s","to":"00:AA:01:01:00:01","length":1000,"sha256":"cd"}"#
@@ -76,8 +77,20 @@ final class TransferEventTests: XCTestCase {
             TransferEvent.failed(summary, to: central, .notResumed(seconds: 60)).humanDescription,
             "message 3 (1000 bytes) to central 00:AA:01:01:00:01 failed: the link did not come back within 60 s")
         XCTAssertEqual(
-            TransferEvent.progress(id: 3, direction: .incoming, bytes: 250, total: 1000, rate: 100).humanDescription,
-            "message 3 in: 250 of 1000 bytes (25 %), 100 bytes/s")
+            TransferEvent.progress(id: 3, direction: .incoming, bytes: 250, total: 1000, rate: 100, name: nil)
+                .humanDescription,
+            "receiving message 3: 250 of 1000 bytes (25 %), 100 bytes/s, 8 s left")
+        XCTAssertEqual(
+            TransferEvent.progress(
+                id: 4, direction: .outgoing, bytes: 1_310_720, total: 5 << 20, rate: 46_694, name: "räksmörgås.jpg"
+            ).humanDescription,
+            "sending räksmörgås.jpg: 1.2 of 5.0 MiB (25 %), 45.5 KiB/s, 1 min 25 s left")
+        XCTAssertEqual(
+            ProgressLine(id: 1, direction: .incoming, name: nil, bytes: 0, total: 300_000, rate: 0).text,
+            "receiving message 1: 0.0 of 292.9 KiB (0 %), 0 bytes/s, time left not known yet")
+        XCTAssertEqual(
+            ProgressLine(id: 1, direction: .outgoing, name: nil, bytes: 0, total: 3725, rate: 1).timeLeft,
+            "1 h 2 min left")
     }
 
     func testLinesShareOneStyle() {
@@ -110,16 +123,16 @@ final class TransferEventTests: XCTestCase {
         defer { _ = try? FileManager.default.removeItem(atPath: directory) }
         let message = Message(binary: [1, 2, 3])
         let request = MessageArrival(message, id: 0, from: peripheral, number: 12, saveDirectory: directory)
-        let (saved, problem) = request.perform()
+        let (saved, problem) = request.perform(files: IncomingFiles())
         XCTAssertNil(problem)
         XCTAssertEqual(saved.saved, directory + "/message-0012-00_AA_01_00_00_00.bin")
         XCTAssertEqual(FileManager.default.contents(atPath: saved.saved ?? "").map { [UInt8]($0) }, [1, 2, 3])
         XCTAssertEqual(
-            MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform().report
+            MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform(files: IncomingFiles()).report
                 .saved, nil)
         let unwritable = MessageArrival(
             message, id: 0, from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")
-        let (unsaved, why) = unwritable.perform()
+        let (unsaved, why) = unwritable.perform(files: IncomingFiles())
         XCTAssertNil(unsaved.saved)
         XCTAssertTrue(why?.hasPrefix("cannot save the message as /nonexistent-dir/message-0001-") ?? false, why ?? "")
     }

@@ -271,11 +271,20 @@ struct DeliverySimulation {
             switch action {
             case .acknowledge(let ack): send(.acknowledgement(ack), from: side)
             case .deliver(_, _, let message): delivered(message, at: side)
-            case .dropped(let dropped): report.failures.append("\(side) dropped \(dropped.transfer): \(dropped.cause)")
+            case .write(_, let bytes): fileBytes[side.rawValue] += bytes
+            case .deliverFile(_, let header, _):
+                delivered(Message(kind: header.kind, bytes: fileBytes[side.rawValue], name: header.name), at: side)
+                fileBytes[side.rawValue] = []
+            case .dropped(let dropped):
+                report.failures.append("\(side) dropped \(dropped.transfer): \(dropped.cause)")
+                fileBytes[side.rawValue] = []
             case .started, .progress: break
             }
         }
     }
+
+    /// Each side's file in progress, as its `write` actions gave it.
+    private var fileBytes: [[UInt8]] = [[], []]
 
     private mutating func delivered(_ message: Message, at side: Side) {
         let from = side.other.rawValue

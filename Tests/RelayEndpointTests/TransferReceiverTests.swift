@@ -1,5 +1,6 @@
 import RelayEndpoint
 import RelayProtocol
+import RelayTestSupport
 import XCTest
 
 /// The receiving half of version 2, frame by frame.
@@ -27,8 +28,22 @@ final class TransferReceiverTests: XCTestCase {
         actions.compactMap { if case .acknowledge(let ack) = $0 { return ack } else { return nil } }
     }
 
+    /// The messages delivered; a file is rebuilt from its `write` actions (checked against its digest).
     private func delivered(_ actions: [TransferReceiver.Action]) -> [Message] {
-        actions.compactMap { if case .deliver(_, _, let message) = $0 { return message } else { return nil } }
+        var written: [TransferID: [UInt8]] = [:]
+        var messages: [Message] = []
+        for action in actions {
+            switch action {
+            case .deliver(_, _, let message): messages.append(message)
+            case .write(let transfer, let bytes): written[transfer, default: []] += bytes
+            case .deliverFile(let transfer, let header, let sha256):
+                let bytes = written.removeValue(forKey: transfer) ?? []
+                XCTAssertEqual(sha256, SHA256.hash(bytes), "the digest is the written bytes'")
+                messages.append(Message(kind: header.kind, bytes: bytes, name: header.name))
+            default: break
+            }
+        }
+        return messages
     }
 
     func testInOrderFramesDeliverOnceWithAFinalAcknowledgement() {
@@ -215,5 +230,45 @@ final class TransferReceiverTests: XCTestCase {
         XCTAssertEqual(delivered(all), [message])
         let started = all.compactMap { if case .started(_, let header) = $0 { return header } else { return nil } }
         XCTAssertEqual(started.map(\.name), [Array("räksmörgås.txt".utf8)])
+    }
+
+    func testAFileLeavesInOrderAsItComesAndIsNeverHeldWhole() {
+        var generator = SeededGenerator(seed: 16)
+        let file = Message(
+            kind: .binary, bytes: (0..<20_000).map { _ in UInt8.random(in: 0...255, using: &generator) },
+            name: Array("photo.jpg".utf8))
+        let bytes = MessageHeader(of: file, name: file.name).encoded + file.bytes
+        var receiver = receiver(window: 2000)
+        // Frames of 100 bytes, each pair swapped: every other frame arrives ahead of a gap.
+        var starts = Array(stride(from: 0, to: bytes.count, by: 100))
+        for index in stride(from: 0, to: starts.count - 1, by: 2) { starts.swapAt(index, index + 1) }
+        var all: [TransferReceiver.Action] = []
+        var maxHeld = 0
+        for (step, start) in starts.enumerated() {
+            let actions = receiver.receive(frame(bytes, start..<min(bytes.count, start + 100)), at: Double(step) * 0.01)
+            maxHeld = max(maxHeld, receiver.bufferedOutOfOrder)
+            let writes = actions.compactMap { if case .write(_, let bytes) = $0 { return bytes.count } else { return nil } }
+            XCTAssertTrue(writes.isEmpty || step % 2 == 1 || step == starts.count - 1, "bytes go out only once they follow on (step \(step))")
+            all += actions
+        }
+        XCTAssertEqual(delivered(all), [file])
+        XCTAssertFalse(all.contains { if case .deliver = $0 { return true } else { return false } }, "not held whole")
+        XCTAssertLessThanOrEqual(maxHeld, 100, "only what is out of order is held")
+    }
+
+    func testADroppedFileEndsWithoutDelivery() {
+        let file = Message(kind: .binary, bytes: [UInt8](repeating: 1, count: 3000), name: Array("a".utf8))
+        let bytes = MessageHeader(of: file, name: file.name).encoded + file.bytes
+        var receiver = receiver()
+        let first = receiver.receive(frame(bytes, 0..<500), at: 0)
+        XCTAssertEqual(
+            first.compactMap { if case .write(_, let bytes) = $0 { return bytes.count } else { return nil } },
+            [500 - MessageHeader.fixedLength - 1])
+        receiver.linkDown(at: 1)
+        let actions = receiver.tick(at: 62)
+        guard case .dropped(let dropped)? = actions.first else { return XCTFail("\(actions)") }
+        XCTAssertEqual(dropped.cause, .notResumed(seconds: 60))
+        XCTAssertEqual(dropped.header?.name, Array("a".utf8))
+        XCTAssertTrue(delivered(actions).isEmpty)
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+/// Received files on disk: `NAME.part` grows as bytes come, becomes `NAME` when checked, goes
+/// when the transfer is dropped.
+final class IncomingFilesTests: XCTestCase {
+    private var directory = ""
+    private let key = IncomingFileKey(
+        from: PeerName(.central, BluetoothAddress("00:AA:01:01:00:01")), transfer: TransferID(7))
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "relay-incoming-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private var listing: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted() }
+
+    private func size(_ name: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.size] as? Int
+    }
+
+    func testThePartFileGrowsAsBytesComeAndTakesItsNameWhenCommitted() {
+        let files = IncomingFiles()
+        let name = ReceivedFileName(Array("photo.jpg".utf8))
+        XCTAssertNil(files.perform(.open(key, directory: directory, name: name)))
+        XCTAssertEqual(listing, ["photo.jpg.part"])
+        XCTAssertNil(files.perform(.append(key, [UInt8](repeating: 1, count: 1000))))
+        XCTAssertEqual(size("photo.jpg.part"), 1000, "written as it comes, not at the end")
+        XCTAssertNil(files.perform(.append(key, [2, 3])))
+        XCTAssertEqual(size("photo.jpg.part"), 1002)
+        // A file of that name appears meanwhile: it is left alone.
+        FileManager.default.createFile(atPath: directory + "/photo.jpg", contents: Data([9]))
+        let (path, problem) = files.commit(key)
+        XCTAssertNil(problem)
+        XCTAssertEqual(path, directory + "/photo (1).jpg")
+        XCTAssertEqual(listing, ["photo (1).jpg", "photo.jpg"])
+        XCTAssertEqual(size("photo.jpg"), 1, "never overwritten")
+        XCTAssertEqual(FileManager.default.contents(atPath: path!)?.count, 1002)
+        XCTAssertEqual(files.openCount, 0)
+    }
+
+    func testADroppedTransferLeavesNothingBehind() {
+        let files = IncomingFiles()
+        XCTAssertNil(files.perform(.open(key, directory: directory, name: ReceivedFileName(Array("a.bin".utf8)))))
+        XCTAssertNil(files.perform(.append(key, [1, 2, 3])))
+        XCTAssertNil(files.perform(.discard(key)))
+        XCTAssertEqual(listing, [])
+        XCTAssertEqual(files.commit(key).path, nil, "nothing left to name")
+        // A program that stops with a file on its way removes the part file too.
+        XCTAssertNil(files.perform(.open(key, directory: directory, name: ReceivedFileName(Array("b.bin".utf8)))))
+        files.discardAll()
+        XCTAssertEqual(listing, [])
+    }
+
+    func testAFolderThatCannotBeWrittenIsOneProblemNotOnePerChunk() {
+        let files = IncomingFiles()
+        let problem = files.perform(
+            .open(key, directory: directory + "/missing", name: ReceivedFileName(Array("a.bin".utf8))))
+        XCTAssertEqual(
+            problem,
+            "cannot save the message as \(directory)/missing/a.bin: No such file or directory (check --save-dir)")
+        XCTAssertNil(files.perform(.append(key, [1])), "its later bytes are skipped quietly")
+        XCTAssertEqual(files.commit(key).problem, problem, "and the message says it was not saved")
+    }
+}
