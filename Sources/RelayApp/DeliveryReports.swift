@@ -67,7 +67,9 @@ public struct InboundReports: Sendable {
                             id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: rate,
                             name: names[transfer])))
             case .write(let transfer, let bytes):
-                if directory != nil { outcomes.append(.file(.append(IncomingFileKey(from: from, transfer: transfer), bytes))) }
+                if directory != nil {
+                    outcomes.append(.file(.append(IncomingFileKey(from: from, transfer: transfer), bytes)))
+                }
             case .deliver(let transfer, _, let message):
                 forget(transfer)
                 outcomes.append(.deliver(arrivals.next(message, id: Int(transfer.value), from: from)))
@@ -123,7 +125,9 @@ public enum OutboundReports {
             case .resumed(let handle, let recipient, let offset, let total):
                 outcomes.append(.report(.resumed(id: handle, offset: offset, total: total, to: name(recipient))))
             case .progress(let handle, let bytes, let total, let rate):
-                let name = streams[handle].flatMap { $0.message.name.isEmpty ? nil : String(decoding: $0.message.name, as: UTF8.self) }
+                let name = streams[handle].flatMap {
+                    $0.message.name.isEmpty ? nil : String(decoding: $0.message.name, as: UTF8.self)
+                }
                 outcomes.append(
                     .report(
                         .progress(

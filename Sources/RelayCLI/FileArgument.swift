@@ -17,7 +17,9 @@ public enum FileArgument {
     /// Opens the regular file at `path` for reading, with one clear error for each way it can
     /// go wrong (missing, a directory, not a regular file, unreadable, larger than
     /// `maximumBytes`). Returns the descriptor (the caller closes it) and the size it reports.
-    public static func openRegular(_ path: String, maximumBytes: Int, command: String? = nil) throws(CommandError) -> (
+    public static func openRegular(
+        _ path: String, maximumBytes: Int, command: String? = nil
+    ) throws(CommandError) -> (
         fd: Int32, size: Int
     ) {
         let prefix = command.map { $0 + ": " } ?? ""

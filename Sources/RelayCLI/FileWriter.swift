@@ -82,7 +82,9 @@ public final class PartFile {
     }
 
     /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`.
-    public static func create(in directory: String, candidate: @escaping (Int) -> String) -> Result<
+    public static func create(
+        in directory: String, candidate: @escaping (Int) -> String
+    ) -> Result<
         PartFile, FileWriter.Failure
     > {
         let folder = directory.hasSuffix("/") ? directory : directory + "/"

@@ -160,8 +160,10 @@ final class ReceivedFileNameTests: XCTestCase {
         let message = Message(binary: [1, 2, 3])
         let arrival = MessageArrival(message, id: 0, from: peer, number: 12, saveDirectory: directory)
         XCTAssertEqual(arrival.name.value, "message-0012-00_AA_01_01_00_01.bin")
-        XCTAssertEqual(arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01.bin")
-        XCTAssertEqual(arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01 (1).bin")
+        XCTAssertEqual(
+            arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01.bin")
+        XCTAssertEqual(
+            arrival.perform(files: IncomingFiles()).report.saved, directory + "/message-0012-00_AA_01_01_00_01 (1).bin")
         XCTAssertEqual(arrival.report.name, nil)
     }
 }

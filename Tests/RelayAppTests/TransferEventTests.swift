@@ -128,7 +128,9 @@ final class TransferEventTests: XCTestCase {
         XCTAssertEqual(saved.saved, directory + "/message-0012-00_AA_01_00_00_00.bin")
         XCTAssertEqual(FileManager.default.contents(atPath: saved.saved ?? "").map { [UInt8]($0) }, [1, 2, 3])
         XCTAssertEqual(
-            MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform(files: IncomingFiles()).report
+            MessageArrival(message, id: 0, from: peripheral, number: 1, saveDirectory: nil).perform(
+                files: IncomingFiles()
+            ).report
                 .saved, nil)
         let unwritable = MessageArrival(
             message, id: 0, from: peripheral, number: 1, saveDirectory: "/nonexistent-dir")

@@ -109,7 +109,9 @@ final class ConsoleTests: XCTestCase {
         console.report(Live(humanDescription: "", liveLine: .update(key: "out-1", text: "sending a.jpg: 20 %")))
         XCTAssertEqual(screen.rows, ["counter 7", "sending a.jpg: 20 %", "receiving b: 1 %", "> typed"])
         console.report(
-            Live(humanDescription: "receiving b: " + String(repeating: "x", count: 60), liveLine: .update(key: "in-4", text: "receiving b: " + String(repeating: "x", count: 60))))
+            Live(
+                humanDescription: "receiving b: " + String(repeating: "x", count: 60),
+                liveLine: .update(key: "in-4", text: "receiving b: " + String(repeating: "x", count: 60))))
         XCTAssertEqual(screen.rows[2].count, 39, "cut to one row")
         console.report(Live(humanDescription: "delivered message 1", liveLine: .end(key: "out-1")))
         XCTAssertEqual(screen.rows, ["counter 7", "delivered message 1", String(screen.rows[2]), "> typed"])

@@ -20,7 +20,8 @@ final class FileArgumentHostileTests: XCTestCase {
 
     func testAFifoWithoutWriterIsRefusedNotWaitedFor() throws {
         XCTAssertEqual(mkfifo(directory + "/fifo", 0o600), 0)
-        XCTAssertThrowsError(try FileArgument.openRegular(directory + "/fifo", maximumBytes: 100, command: "send-file")) {
+        XCTAssertThrowsError(try FileArgument.openRegular(directory + "/fifo", maximumBytes: 100, command: "send-file"))
+        {
             XCTAssertEqual(($0 as? CommandError)?.message, "send-file: '\(directory)/fifo' is not a regular file")
         }
     }

@@ -247,8 +247,12 @@ final class TransferReceiverTests: XCTestCase {
         for (step, start) in starts.enumerated() {
             let actions = receiver.receive(frame(bytes, start..<min(bytes.count, start + 100)), at: Double(step) * 0.01)
             maxHeld = max(maxHeld, receiver.bufferedOutOfOrder)
-            let writes = actions.compactMap { if case .write(_, let bytes) = $0 { return bytes.count } else { return nil } }
-            XCTAssertTrue(writes.isEmpty || step % 2 == 1 || step == starts.count - 1, "bytes go out only once they follow on (step \(step))")
+            let writes = actions.compactMap {
+                if case .write(_, let bytes) = $0 { return bytes.count } else { return nil }
+            }
+            XCTAssertTrue(
+                writes.isEmpty || step % 2 == 1 || step == starts.count - 1,
+                "bytes go out only once they follow on (step \(step))")
             all += actions
         }
         XCTAssertEqual(delivered(all), [file])
