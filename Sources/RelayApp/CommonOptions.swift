@@ -4,7 +4,7 @@ import RelayCLI
     import Glibc
 #endif
 
-/// The options both programs take, parsed once: `--adapter`, `--json`, `--max-message`, `--max-file`,
+/// The options both programs take, parsed once: `--adapter`, `--json`, `--trace`, `--max-message`, `--max-file`,
 /// `--save-dir`, `--notify-path` (whose default and meaning differ by program), and delivery
 /// (`--protocol`, `--window`, `--flight`, `--resume-timeout`, `--delivery-timeout`).
 public struct CommonOptions: Equatable, Sendable {
@@ -33,6 +33,13 @@ public struct CommonOptions: Equatable, Sendable {
     public var resumeTimeout = 60.0
     /// How long a transfer may go without progress before it fails (seconds).
     public var deliveryTimeout = 120.0
+    /// `--trace`: show every value written, notified or received.
+    public var trace = false
+
+    /// `--trace`'s reports (at most 20 lines a second unless `--json`), or nil without it.
+    public var traceReports: TraceReports? {
+        trace ? TraceReports(limit: json ? nil : TraceReports.humanLimit) : nil
+    }
 
     /// The default window (docs/performance.md says why).
     public static let defaultWindow = 64 << 10
@@ -51,6 +58,10 @@ public struct CommonOptions: Equatable, Sendable {
         return [
             .value("adapter", "hciN|ADDRESS", help: "Use this adapter (default: the first one bluetoothd offers)."),
             .flag("json", help: "Print every event as one JSON object per line."),
+            .flag(
+                "trace",
+                help: "Show every value written, notified or received: its bytes and what they mean "
+                    + "(at most 20 lines a second unless --json)."),
             .value(
                 "max-message", "BYTES", kind: .byteCount(1...maxMessageLimit),
                 help: "Largest message accepted from \(peer) (default 1048576; K and M suffixes)."),
@@ -86,6 +97,7 @@ public struct CommonOptions: Equatable, Sendable {
         notifyPath = parsed.choice("notify-path", as: NotifyPath.self) ?? notifyPathDefault
         if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
         json = parsed.flag("json")
+        trace = parsed.flag("trace")
         if parsed.text("protocol") == "1" { protocolVersion = 1 }
         if let bytes = parsed.byteCount("window") { window = bytes }
         if let seconds = parsed.seconds("flight") { flight = seconds }

@@ -21,6 +21,8 @@ enum CentralEvent: Equatable, Sendable {
     case written(Counter)
     /// Counters and messages from the peripheral, and messages sent (shared with relay-peripheral).
     case transfer(TransferEvent)
+    /// `--trace`: a value that went over the air, or how many were left out.
+    case trace(TraceOutput)
     case read(CharacteristicRole, value: [UInt8])
     case list([Candidate])
     case status(CentralStatus)
@@ -31,7 +33,7 @@ enum CentralEvent: Equatable, Sendable {
         [
             "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
             "disconnected", "reconnecting", "written", "read", "list", "status", "error",
-        ] + TransferEvent.names
+        ] + TransferEvent.names + ["trace", "trace-summary"]
 }
 
 extension CentralEvent: ReportableEvent {
@@ -54,6 +56,7 @@ extension CentralEvent: ReportableEvent {
         case .reconnecting: return "reconnecting"
         case .written: return "written"
         case .transfer(let event): return event.name
+        case .trace(let trace): return trace.name
         case .read: return "read"
         case .list: return "list"
         case .status: return "status"
@@ -96,6 +99,8 @@ extension CentralEvent: ReportableEvent {
             return [("value", .unsigned(counter.value))]
         case .transfer(let event):
             return event.fields
+        case .trace(let trace):
+            return trace.fields
         case .read(let role, let value):
             var fields: [(String, JSONValue)] = [
                 ("characteristic", .string(role.rawValue)), ("hex", .string(Hex.string(value))),
@@ -145,6 +150,7 @@ extension CentralEvent: ReportableEvent {
         case .reconnecting(let address): return "reconnecting to \(address)…"
         case .written(let counter): return "wrote counter \(counter)"
         case .transfer(let event): return event.humanDescription
+        case .trace(let trace): return trace.humanDescription
         case .read(let role, let value):
             let counter = (try? Counter(parsing: value)).map { " (counter \($0))" } ?? ""
             return "\(role.rawValue) characteristic: \(value.isEmpty ? "empty" : Hex.string(value))\(counter)"

@@ -18,6 +18,8 @@ struct CentralSettings: Equatable, Sendable {
     var notifyPath = NotifyPath.signal
     /// Protocol version 2: token, window, time-outs.
     var delivery = DeliverySettings()
+    /// `--trace` (nil: off).
+    var trace: TraceReports?
     /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
     var retryDelay = 1.0
     /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
@@ -42,6 +44,7 @@ struct CentralSettings: Equatable, Sendable {
         writePath = options.writePath
         notifyPath = options.common.notifyPath
         delivery = DeliverySettings(options: options.common)
+        trace = options.common.traceReports
     }
 }
 
@@ -129,6 +132,8 @@ struct CentralSession {
     var lastReceived: Counter?
     /// Complete messages received (numbered for `--save-dir`).
     var arrivals: MessageArrivals
+    /// `--trace`: every value written or notified (nil: off).
+    var trace: TraceReports?
     var messagesReceived: Int { arrivals.count }
     var messagesSent = 0
     /// The number the next message gets (from 1; `id` in the sender's events).
@@ -177,6 +182,7 @@ struct CentralSession {
         self.settings = settings
         self.inbound = InboundPipeline(maxMessage: settings.maxMessage)
         self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
+        self.trace = settings.trace
         self.delivery = CentralDelivery(settings: settings.delivery)
         switch settings.startupTarget {
         case .address(let address)?: autoConnect = .address(address)
@@ -227,7 +233,7 @@ struct CentralSession {
     var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy }
 
     /// When the delivery timer must fire (the handshake, retransmissions, time-outs).
-    var deliveryDeadline: Double? { delivery.nextDeadline }
+    var deliveryDeadline: Double? { [delivery.nextDeadline, trace?.flushDeadline].compactMap { $0 }.min() }
 
     /// The `status` snapshot.
     var status: CentralStatus {
@@ -264,7 +270,9 @@ struct CentralSession {
     /// Handles one input at loop time `now` and returns the actions to perform, in order.
     mutating func handle(_ input: CentralInput, at now: Double) -> [CentralAction] {
         self.now = max(self.now, now)
-        return handle(input)
+        guard trace != nil else { return handle(input) }
+        let incoming = tracedCharacteristic(of: input)
+        return traced(handle(input), after: input, incoming: incoming)
     }
 
     /// Handles one input and returns the actions to perform, in order.

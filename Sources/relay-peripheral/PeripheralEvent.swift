@@ -86,6 +86,8 @@ enum PeripheralEvent: Equatable, Sendable {
     case notified(value: UInt32, centrals: Int)
     /// Counters and messages from centrals, and messages sent (shared with relay-central).
     case transfer(TransferEvent)
+    /// `--trace`: a value that went over the air, or how many were left out.
+    case trace(TraceOutput)
     /// Something failed; `from` names the central when it is about one.
     case error(PeripheralProblem, from: BluetoothAddress?)
     /// The answer to `status`.
@@ -96,7 +98,7 @@ enum PeripheralEvent: Equatable, Sendable {
         [
             "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
             "mtu", "notified", "error", "status",
-        ] + TransferEvent.names
+        ] + TransferEvent.names + ["trace", "trace-summary"]
 }
 
 extension PeripheralEvent: ReportableEvent {
@@ -118,6 +120,7 @@ extension PeripheralEvent: ReportableEvent {
         case .mtu: return "mtu"
         case .notified: return "notified"
         case .transfer(let event): return event.name
+        case .trace(let trace): return trace.name
         case .error: return "error"
         case .status: return "status"
         }
@@ -142,6 +145,7 @@ extension PeripheralEvent: ReportableEvent {
         case .notified(let value, let centrals):
             return [("value", .unsigned(value)), ("centrals", .integer(Int64(centrals)))]
         case .transfer(let event): return event.fields
+        case .trace(let trace): return trace.fields
         case .error(let problem, let from):
             var fields: [(String, JSONValue)] = [("message", .string(problem.description))]
             if let from { fields.append(("from", .string(from.description))) }
@@ -173,6 +177,7 @@ extension PeripheralEvent: ReportableEvent {
         case .notified(let value, let centrals):
             return "notified \(value) to \(centrals) central\(centrals == 1 ? "" : "s")"
         case .transfer(let event): return event.humanDescription
+        case .trace(let trace): return trace.humanDescription
         case .error(let problem, let from): return "error: " + (from.map { "\(who($0)): " } ?? "") + problem.description
         case .status(let status): return status.humanDescription
         }

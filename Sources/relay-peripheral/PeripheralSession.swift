@@ -22,6 +22,8 @@ struct PeripheralSession {
         var saveDirectory: String?
         /// Protocol version 2: token, window, time-outs.
         var delivery = DeliverySettings()
+        /// `--trace` (nil: off).
+        var trace: TraceReports?
     }
 
     let configuration: Configuration
@@ -73,9 +75,12 @@ struct PeripheralSession {
     /// Paces the reports of refused bus calls (at most 3 per 5 s).
     var refusedCalls = RateLimiter(limit: 3, per: 5)
     private var nextTicket = 0
+    /// `--trace`: every value written or notified (nil: off).
+    var trace: TraceReports?
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        self.trace = configuration.trace
         self.anonymous = CentralState(address: nil, maxMessage: configuration.maxMessage)
         self.arrivals = MessageArrivals(saveDirectory: configuration.saveDirectory)
         self.delivery = PeripheralDelivery(settings: configuration.delivery)
@@ -259,7 +264,10 @@ struct PeripheralSession {
     /// Handles one input at loop time `now`.
     mutating func handle(_ input: PeripheralInput, at now: Double) -> [PeripheralAction] {
         self.now = max(self.now, now)
-        return handle(input)
+        guard trace != nil else { return handle(input) }
+        let handedOver = sending.inFlight
+        let actions = handle(input)
+        return traceReports(for: input, handedOver: handedOver) + actions
     }
 
     mutating func makeTicket() -> RegistrationTicket {

@@ -1,0 +1,49 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+
+/// `--trace`: a `trace` event for every value the peripheral notified (as it arrived) and every
+/// value handed to bluetoothd to write, paced by `TraceReports`.
+extension CentralSession {
+    /// The characteristic a notification `input` carries a value of, if it does (looked at before
+    /// the input is handled: handling it may end the link).
+    func tracedCharacteristic(of input: CentralInput) -> (TracedCharacteristic, [UInt8])? {
+        guard let relay = subscribingOrReadyLink else { return nil }
+        let notified: TracedCharacteristic = relay.session != nil ? .session : .notify
+        switch input {
+        case .notification(let value, _): return (notified, value)
+        case .valueChanged(let id, let value, _):
+            guard id == relay.dataNotify, relay.notifyVia != .socket, valuesDuringRead == nil else { return nil }
+            return (notified, value)
+        default: return nil
+        }
+    }
+
+    /// `actions` with a trace event before each value written, after the one `incoming` carried.
+    mutating func traced(
+        _ actions: [CentralAction], after input: CentralInput, incoming: (TracedCharacteristic, [UInt8])?
+    ) -> [CentralAction] {
+        var result: [CentralAction] = []
+        if let (characteristic, value) = incoming {
+            result += reports(value, .incoming, characteristic)
+        } else if case .deliveryTimerFired = input {
+            result += (trace?.flush(at: now) ?? []).map { .report(.trace($0)) }
+        }
+        for action in actions {
+            if case .write(let value, _, let id) = action {
+                result += reports(value, .outgoing, id == subscribingOrReadyLink?.session ? .session : .write)
+            }
+            result.append(action)
+        }
+        return result
+    }
+
+    private mutating func reports(
+        _ value: [UInt8], _ direction: TransferDirection, _ characteristic: TracedCharacteristic
+    ) -> [CentralAction] {
+        let peer = PeerName(.peripheral, self.peer?.address)
+        return (trace?.trace(value, direction, on: characteristic, peer: peer, at: now) ?? []).map {
+            .report(.trace($0))
+        }
+    }
+}

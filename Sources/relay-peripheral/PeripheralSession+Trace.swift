@@ -1,0 +1,32 @@
+import RelayApp
+import RelayProtocol
+
+/// `--trace`: a `trace` event for every value a central wrote and every value handed to
+/// bluetoothd as a notification (once it took it), paced by `TraceReports`.
+extension PeripheralSession {
+    /// The trace events `input` brings; `handedOver` is the value that was in flight before it.
+    mutating func traceReports(for input: PeripheralInput, handedOver: OutgoingValue?) -> [PeripheralAction] {
+        let events: [TraceOutput]
+        switch input {
+        case .written(let bytes, let from, _, _):
+            events = trace(bytes, .incoming, .write, peer: from)
+        case .sessionWritten(let bytes, let from, _, _):
+            events = trace(bytes, .incoming, .session, peer: from)
+        case .notifyOutcome(.sent):
+            guard let value = handedOver else { return [] }
+            events = trace(value.bytes, .outgoing, value.target == .session ? .session : .notify, peer: nil)
+        case .tick(let now):
+            events = trace?.flush(at: now) ?? []
+        default:
+            return []
+        }
+        return events.map { .report(.trace($0)) }
+    }
+
+    private mutating func trace(
+        _ bytes: [UInt8], _ direction: TransferDirection, _ characteristic: TracedCharacteristic,
+        peer: BluetoothAddress?
+    ) -> [TraceOutput] {
+        trace?.trace(bytes, direction, on: characteristic, peer: peer.map { PeerName(.central, $0) }, at: now) ?? []
+    }
+}
