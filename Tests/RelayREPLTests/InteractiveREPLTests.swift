@@ -126,4 +126,89 @@ final class InteractiveREPLTests: XCTestCase {
         let saved = (try? String(contentsOfFile: historyPath, encoding: .utf8)) ?? ""
         XCTAssertEqual(saved.split(separator: "\n"), ["send hello", "sned", "status"])
     }
+
+    private struct LiveEvent: ReportableEvent {
+        let name = "progress"
+        let fields: [(String, JSONValue)] = []
+        let humanDescription: String
+        let liveLine: LiveLine?
+    }
+
+    /// A transfer's live line sits above the line being typed, is rewritten in place, and gives
+    /// way to its last event: through real readline on a pseudo-terminal.
+    func testALiveLineIsRewrittenAboveTheLineBeingTyped() throws {
+        let savedTerm = getenv("TERM").map { String(cString: $0) }
+        setenv("TERM", "dumb", 1)
+        defer {
+            if let savedTerm { setenv("TERM", savedTerm, 1) } else { unsetenv("TERM") }
+        }
+        let terminal = try PseudoTerminal()
+        defer { terminal.close() }
+        let loop = EventLoop()
+        let slave = terminal.slave
+        let console = Console(format: .human, output: { Console.writeAll(fd: slave, $0) }, clock: { "T" })
+        var config = REPLConfiguration(programName: "relay-test")
+        config.interactive = true
+        config.inputFD = slave
+        config.terminalOutputFD = slave
+        let repl = REPL(configuration: config, loop: loop, console: console, prompt: "test> ")
+        var log: [String] = []
+        repl.add(
+            CommandSpec("send", synopsis: "TEXT", summary: "Log.", shape: .restOfLine(required: true)) { context in
+                log.append("send:" + context.arguments[0])
+                return .success
+            })
+        func live(_ text: String) -> LiveEvent {
+            LiveEvent(humanDescription: text, liveLine: .update(key: "out-1", text: text))
+        }
+        var screen: [UInt8] = []
+        var consumed = 0
+        let master = terminal.master
+        func type(_ text: String) { Console.writeAll(fd: master, text) }
+        var steps: [Step] = [
+            Step(after: "test> ") { type("send hel") },
+            Step(after: "send hel") { console.report(live("sending a.jpg: 10 %")) },
+            Step(after: "sending a.jpg: 10 %") { console.report(live("sending a.jpg: 20 %")) },
+            Step(after: "sending a.jpg: 20 %") {
+                console.report(LiveEvent(humanDescription: "delivered message 1", liveLine: .end(key: "out-1")))
+            },
+            Step(after: "delivered message 1") { type("lo\r") },
+            Step(after: "test> ") { type("\u{04}") },
+        ]
+        func advance() {
+            while let step = steps.first {
+                if let text = step.after {
+                    let tail = String(decoding: screen[consumed...], as: UTF8.self)
+                    guard let found = tail.range(of: text) else { return }
+                    consumed += tail.utf8.distance(from: tail.startIndex, to: found.upperBound)
+                }
+                steps.removeFirst()
+                step.action()
+            }
+        }
+        loop.watch(fd: master, for: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(master, &buffer, buffer.count)
+            guard count > 0 else { return }
+            screen += buffer[0..<count]
+            advance()
+        }
+        let safety = loop.schedule(after: 20) { repl.terminate(status: 99) }
+        let status = repl.run()
+        loop.cancel(safety)
+
+        let text = String(decoding: screen, as: UTF8.self)
+        XCTAssertEqual(status, 0, "screen: \(text.debugDescription)")
+        XCTAssertTrue(steps.isEmpty, "stuck waiting for \(steps.first?.after ?? "-"); screen: \(text.debugDescription)")
+        XCTAssertEqual(log, ["send:hello"])
+        let clear = "\u{1B}[1A\r\u{1B}[J"
+        let first = try XCTUnwrap(text.range(of: "sending a.jpg: 10 %"))
+        let second = try XCTUnwrap(
+            text.range(of: clear + "sending a.jpg: 20 %", range: first.upperBound..<text.endIndex))
+        XCTAssertNotNil(
+            text.range(of: "send hel", range: second.upperBound..<text.endIndex), "the typed line is kept below it")
+        let end = try XCTUnwrap(
+            text.range(of: clear + "delivered message 1\r\n", range: second.upperBound..<text.endIndex))
+        XCTAssertNil(text.range(of: "sending a.jpg", range: end.upperBound..<text.endIndex), "the live line is gone")
+    }
 }
