@@ -81,7 +81,12 @@ echo "1. $mib MiB '$name' each way (to the central in ${to_central} s, to the pe
   "part files seen at $partial and $partial_p bytes), saved under its name, then a second one as '$second';" \
   "RSS at ready peripheral $((rss_p / 1024)) MiB, central $((rss_c / 1024)) MiB; peak peripheral" \
   "$((hwm_p / 1024)) MiB, central $((hwm_c / 1024)) MiB"
-XX
+# 50 MB = 48828 KiB; holding the file would add at least its size (the code before issue 16 added
+# about twice that).
+[ "$hwm_p" -lt 48828 ] && [ "$hwm_c" -lt 48828 ] || fail "peak RSS at or above 50 MB"
+half=$((mib << 9))
+[ $((hwm_p - rss_p)) -lt $half ] && [ $((hwm_c - rss_c)) -lt $half ] \
+  || fail "memory grew by $(((hwm_p - rss_p) / 1024)) / $(((hwm_c - rss_c) / 1024)) MiB: the file is held"
 
 # 2. A file cut for good: its part file goes.
 rm -f "$data/psaved"/*
