@@ -10,7 +10,9 @@
 # docs/test-bed.md; the same as RELAY_VM_AIR and RELAY_VM_AIR_EXTRA).
 # FILTER keeps the scenarios whose file name contains one of the words. Builds the debug
 # executables first (never while a guest runs: the guest reads them over 9p with
-# cache=loose) in $RELAY_SCRATCH_PATH (default .build) and creates the Python venv.
+# cache=loose) in $RELAY_SCRATCH_PATH (default .build) and creates the Python venv. With
+# RELAY_BIN set (and --no-build), the scenarios run the executables in that folder instead
+# (a release build, say).
 # Each scenario's logs stay in OUT/<name>/ (output.log, bluetoothd.log, its own files).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,7 +46,7 @@ scratch=${RELAY_SCRATCH_PATH:-.build}
 if [ $build = 1 ]; then
   ${SWIFT:-swift} build --scratch-path "$scratch"
 fi
-export RELAY_BIN=$repo/$scratch/debug
+export RELAY_BIN=${RELAY_BIN:-$repo/$scratch/debug}
 scripts/python-env.sh > /dev/null
 
 [ -n "$out" ] || out=$(scripts/bluez-vm outdir scenarios)
