@@ -24,9 +24,11 @@ public struct MessageArrival: Equatable, Sendable {
     public let name: ReceivedFileName
 
     /// The `number`-th message received, `id` from `from`.
-    public init(_ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?) {
+    public init(
+        _ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?, via: MessageVia = .relay
+    ) {
         content = .bytes(message.bytes)
-        report = ReceivedMessageReport(from: from, id: id, message: message)
+        report = ReceivedMessageReport(from: from, id: id, message: message, via: via)
         directory = saveDirectory
         if message.name.isEmpty {
             let digits = String(number)
@@ -82,10 +84,10 @@ public struct MessageArrivals: Equatable, Sendable {
         self.saveDirectory = saveDirectory
     }
 
-    /// The next message, `id` from `from`.
-    public mutating func next(_ message: Message, id: Int, from: PeerName) -> MessageArrival {
+    /// The next message, `id` from `from` (`via` the relay service, or a UART app's line).
+    public mutating func next(_ message: Message, id: Int, from: PeerName, via: MessageVia = .relay) -> MessageArrival {
         count += 1
-        return MessageArrival(message, id: id, from: from, number: count, saveDirectory: saveDirectory)
+        return MessageArrival(message, id: id, from: from, number: count, saveDirectory: saveDirectory, via: via)
     }
 
     /// The next message: a file written as it came.

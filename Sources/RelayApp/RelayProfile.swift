@@ -14,3 +14,15 @@ public enum RelayProfile {
     /// 2 (handshake, data, acknowledgements) between relay programs (docs/protocol.md).
     public static let sessionCharacteristic = BluetoothUUID("A559017E-46D9-46DA-84A8-FE75D26E0816")!
 }
+
+/// The Nordic UART Service (NUS) that phone UART apps speak (nRF Toolbox, nRF Connect,
+/// Bluefruit Connect, Serial Bluetooth Terminal): relay-peripheral serves it next to the relay
+/// service (`--no-nus` turns it off).
+public enum UARTProfile {
+    /// The service.
+    public static let service = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!
+    /// RX: the phone writes text here (write, write-without-response).
+    public static let rxCharacteristic = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")!
+    /// TX: the phone subscribes; text comes as notifications.
+    public static let txCharacteristic = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!
+}

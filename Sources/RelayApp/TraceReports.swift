@@ -16,6 +16,18 @@ public struct TraceEvent: Equatable, Sendable, ReportableEvent {
     /// Bytes shown in hex; the rest are counted.
     public static let shownBytes = 32
 
+    public init(
+        elapsed: Double, direction: TransferDirection, characteristic: TracedCharacteristic, peer: PeerName?,
+        bytes: [UInt8], meaning: String
+    ) {
+        self.elapsed = elapsed
+        self.direction = direction
+        self.characteristic = characteristic
+        self.peer = peer
+        self.bytes = bytes
+        self.meaning = meaning
+    }
+
     public var name: String { "trace" }
 
     public var fields: [(String, JSONValue)] {

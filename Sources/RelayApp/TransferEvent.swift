@@ -3,6 +3,14 @@ import RelayCLI
 import RelayEndpoint
 import RelayProtocol
 
+/// Which service a message came through.
+public enum MessageVia: String, Sendable, Equatable {
+    /// The relay service (framed, protocol 1 or 2).
+    case relay
+    /// A line of text on the Nordic UART Service (a phone UART app).
+    case nus
+}
+
 /// A complete message as the receiver reports it.
 public struct ReceivedMessageReport: Equatable, Sendable {
     public let from: PeerName
@@ -19,8 +27,11 @@ public struct ReceivedMessageReport: Equatable, Sendable {
     public let name: String?
     /// Where it was saved (`--save-dir`), or nil.
     public var saved: String?
+    /// The service it came through.
+    public var via: MessageVia = .relay
 
-    public init(from: PeerName, id: Int, message: Message, saved: String? = nil) {
+    public init(from: PeerName, id: Int, message: Message, saved: String? = nil, via: MessageVia = .relay) {
+        self.via = via
         self.from = from
         self.id = id
         kind = message.kind
@@ -150,6 +161,7 @@ extension TransferEvent: ReportableEvent {
             if let text = report.text { fields.append(("text", .string(text))) }
             fields.append(("name", report.name.map { .string($0) } ?? .null))
             fields.append(("saved", report.saved.map { .string($0) } ?? .null))
+            fields.append(("via", .string(report.via.rawValue)))
             return fields
         case .dropped(let from, let partial, let reason):
             return [
@@ -216,7 +228,7 @@ extension TransferEvent: ReportableEvent {
             return
                 "receiving message \(partial.id) from \(from): \(partial.kind.map { "\($0)" } ?? "message"), \(size)…"
         case .message(let report):
-            var line = "message \(report.id) from \(report.from): "
+            var line = "message \(report.id) from \(report.from)\(report.via == .nus ? " (UART)" : ""): "
             if let text = report.text {
                 line += "\"\(text)\""
             } else if let name = report.name {
@@ -264,7 +276,7 @@ extension TransferEvent {
             return .update(key: Self.liveKey(id, direction), text: humanDescription)
         case .delivered(let message, _, _), .failed(let message, _, _):
             return .end(key: Self.liveKey(message.id, .outgoing))
-        case .message(let report): return .end(key: Self.liveKey(report.id, .incoming))
+        case .message(let report): return report.via == .nus ? nil : .end(key: Self.liveKey(report.id, .incoming))
         case .dropped(_, let partial, _): return .end(key: Self.liveKey(partial.id, .incoming))
         default: return nil
         }

@@ -6,6 +6,10 @@ public enum TracedCharacteristic: String, Sendable, Hashable {
     case notify
     /// The session characteristic (protocol 2: session frames and counters).
     case session
+    /// The Nordic UART Service's RX (text a phone UART app writes).
+    case uartRX = "nus-rx"
+    /// The Nordic UART Service's TX (text notified to phone UART apps).
+    case uartTX = "nus-tx"
 }
 
 /// What a characteristic value means, in one line, for `--trace`: `counter 42`, a version-1
@@ -23,6 +27,19 @@ public enum ValueMeaning {
             } catch {
                 return "not a relay value: \(error)"
             }
+        case .uartRX, .uartTX:
+            var text = ""
+            for scalar in String(decoding: value, as: UTF8.self).unicodeScalars {
+                switch scalar {
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            return "text \"\(text)\""
         case .session:
             do {
                 switch try SessionValue(parsing: value) {

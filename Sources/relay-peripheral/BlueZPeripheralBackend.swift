@@ -54,7 +54,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
-            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions)])
+            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions)]
+                + (driver.session.configuration.uart != nil ? [PeripheralGattProfile.uartService()] : []))
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(
@@ -166,6 +167,12 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             driver.handle(.written(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
         case .written(let uuid, let value, let request) where uuid == RelayProfile.sessionCharacteristic:
             driver.handle(.sessionWritten(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+        case .written(let uuid, let value, let request) where uuid == UARTProfile.rxCharacteristic:
+            driver.handle(.uartWritten(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+        case .notifyStarted(let uuid) where uuid == UARTProfile.txCharacteristic:
+            driver.handle(.uartNotifyStarted(from: nil, mtu: nil))
+        case .notifyAcquired(let uuid, let request) where uuid == UARTProfile.txCharacteristic:
+            driver.handle(.uartNotifyStarted(from: request.deviceAddress, mtu: request.mtu))
         case .notifyStarted(let uuid) where uuid == RelayProfile.sessionCharacteristic:
             driver.handle(.sessionNotifyStarted(mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
@@ -181,6 +188,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             guard application?.isNotifying(uuid) != true else { break }
             if uuid == RelayProfile.notifyCharacteristic { driver.handle(.notifyStopped(from: nil)) }
             if uuid == RelayProfile.sessionCharacteristic { driver.handle(.sessionNotifyStopped) }
+            if uuid == UARTProfile.txCharacteristic { driver.handle(.uartNotifyStopped) }
         case .notifyWritable:
             driver.handle(.notifyWritable)
         case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
@@ -249,7 +257,12 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
         guard let application else { return .failed(.noBluetoothd) }
-        let uuid = characteristic == .session ? RelayProfile.sessionCharacteristic : RelayProfile.notifyCharacteristic
+        let uuid: BluetoothUUID
+        switch characteristic {
+        case .session: uuid = RelayProfile.sessionCharacteristic
+        case .uartTX: uuid = UARTProfile.txCharacteristic
+        case .write, .notify: uuid = RelayProfile.notifyCharacteristic
+        }
         let throughSocket = application.notifyLinkMTU(uuid) != nil
         switch application.notify(value, on: uuid) {
         case .sent: return .sent(throughSocket: throughSocket)

@@ -81,6 +81,12 @@ enum PeripheralInput: Equatable, Sendable {
     case written([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
     /// A value written to the session characteristic (protocol 2).
     case sessionWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// A value written to the UART service's RX characteristic (a phone UART app's text).
+    case uartWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// Notifications on the UART service's TX were enabled (`AcquireNotify` names the central).
+    case uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?)
+    /// Notifications on the UART service's TX were disabled (its last subscriber left).
+    case uartNotifyStopped
     /// Notifications on the session characteristic were enabled (the first relay central).
     case sessionNotifyStarted(mtu: MTU?)
     /// Notifications on the session characteristic were disabled (the last relay central).
@@ -153,4 +159,6 @@ enum RelayCharacteristic: Equatable, Sendable {
     case write
     case notify
     case session
+    /// The UART service's TX (NUS): text for phone UART apps.
+    case uartTX
 }

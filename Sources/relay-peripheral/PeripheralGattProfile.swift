@@ -27,6 +27,17 @@ enum PeripheralGattProfile {
             supportsAcquireNotify: notifyPath == .socket)
     }
 
+    /// The Nordic UART Service for phone UART apps: RX takes writes with and without response
+    /// (nRF Toolbox on iOS writes with response, long writes too; the others without), TX notifies.
+    static func uartService() -> LocalService {
+        LocalService(
+            uuid: UARTProfile.service, primary: true,
+            characteristics: [
+                LocalCharacteristic(uuid: UARTProfile.rxCharacteristic, flags: [.write, .writeWithoutResponse]),
+                LocalCharacteristic(uuid: UARTProfile.txCharacteristic, flags: [.notify]),
+            ])
+    }
+
     /// The advertisement: the relay service UUID and the LocalName.
     static func advertisement(name: AdvertisedName) -> AdvertisementData {
         AdvertisementData(kind: .peripheral, serviceUUIDs: [RelayProfile.service], localName: name.text)

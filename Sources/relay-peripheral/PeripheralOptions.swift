@@ -8,6 +8,9 @@ struct PeripheralOptions: Equatable, Sendable {
     var name = AdvertisedName.default
     /// Echo every received counter back as a notification (round-trip benchmark).
     var echo = false
+    /// The Nordic UART Service for phone UART apps and the line ending of text sent to them;
+    /// nil with `--no-nus`.
+    var uart: UARTLineEnding? = .lf
 
     static let version = ProgramVersion.line(program: "relay-peripheral")
 
@@ -18,6 +21,7 @@ struct PeripheralOptions: Equatable, Sendable {
             The peripheral of the relay pair (the article's iPhone app): advertises the relay GATT
             service, shows the counters and messages centrals write, notifies counters and sends
             messages. Commands are typed at the prompt, or read line by line from a pipe.
+            Serves the Nordic UART Service too, for phone UART apps (--no-nus turns it off).
             Commands: start, stop, notify [N], send TEXT, send-file PATH, status,
             wait EVENT [SECONDS], sleep SECONDS, help [CMD], quit. See docs/cli.md.
             """,
@@ -29,6 +33,10 @@ struct PeripheralOptions: Equatable, Sendable {
             + [
                 .value("name", "NAME", help: "Advertised LocalName (default: sample; at most 29 bytes of UTF-8)."),
                 .flag("echo", help: "Notify every received counter straight back (round-trip benchmark)."),
+                .flag("no-nus", help: "Do not serve the Nordic UART Service for phone UART apps (served by default)."),
+                .value(
+                    "nus-eol", "lf|crlf|none", kind: .choice(UARTLineEnding.allCases.map(\.rawValue)),
+                    help: "The line ending of text sent to UART apps (default lf)."),
             ])
 
     init() {}
@@ -44,6 +52,13 @@ struct PeripheralOptions: Equatable, Sendable {
             }
         }
         echo = parsed.flag("echo")
+        if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uart = ending }
+        if parsed.flag("no-nus") {
+            guard parsed.text("nus-eol") == nil else {
+                throw UsageError("--nus-eol needs the UART service: drop --no-nus")
+            }
+            uart = nil
+        }
     }
 
     /// Parses the arguments after the program name.

@@ -7,6 +7,8 @@ import RelayProtocol
 extension PeripheralSession {
     /// Whether notifications would reach someone (on either characteristic).
     var hasSubscribers: Bool { hasLegacySubscribers || !delivery.linkedSessions.isEmpty }
+    /// Whether `send` reaches anyone: a relay central, or a UART app subscribed to TX.
+    var hasAudience: Bool { hasSubscribers || (configuration.uart != nil && uart.subscribed) }
 
     /// How many centrals a notification may reach. bluetoothd names only the first subscriber
     /// (`AcquireNotify`/`StartNotify` come once, however many centrals enable notifications) and
@@ -48,8 +50,9 @@ extension PeripheralSession {
 
     mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
         sessionsLinkDown(at: address)
-        guard var central = centrals.removeValue(forKey: address) else { return [] }
-        var actions: [PeripheralAction] = []
+        let uartLines = uartCentralLeft(address)
+        guard var central = centrals.removeValue(forKey: address) else { return uartLines }
+        var actions: [PeripheralAction] = uartLines
         if let dropped = central.inbound.reset(because: .linkEnded(reason)),
             let event = TransferEvent(dropped, from: PeerName(.central, address))
         {

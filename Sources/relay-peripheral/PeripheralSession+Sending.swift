@@ -39,7 +39,7 @@ extension PeripheralSession {
     /// every session is done with them).
     var hasPendingValues: Bool {
         !outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sessionCounters.isEmpty
-            || delivery.isBusy
+            || delivery.isBusy || !uart.queue.isEmpty
     }
 
     /// Counters and messages queued (a message partly sent counts as one).
@@ -56,7 +56,7 @@ extension PeripheralSession {
     private mutating func handOverNext() -> [PeripheralAction] {
         guard
             let value = sending.blocked ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
-                ?? nextSessionValue(afterOutbox: true)
+                ?? nextSessionValue(afterOutbox: true) ?? takeUARTValue()
         else {
             sending.burst = 0
             return []
@@ -100,7 +100,7 @@ extension PeripheralSession {
             if let completion = value.completion { actions.append(.report(completion)) }
             actions += value.alsoReport.map { .report($0) }
             sending.burst += 1
-            if !throughSocket, sending.burst >= Self.unpacedBurst, !outbox.isEmpty {
+            if !throughSocket, sending.burst >= Self.unpacedBurst, !outbox.isEmpty || !uart.queue.isEmpty {
                 sending.burst = 0
                 sending.paused = true
                 return actions + [.pauseSending(seconds: Self.unpacedInterval)]
@@ -109,6 +109,10 @@ extension PeripheralSession {
         case .wouldBlock:
             sending.blocked = value
             return []
+        case .failed(let failure) where value.target == .uartTX:
+            // The UART apps left (or bluetoothd went): the rest of their text goes too.
+            uart.queue.removeAll()
+            return [.report(.error(.valueNotSent(counter: nil, failure), from: nil))] + handOverNext()
         case .failed(let failure) where value.target == .session:
             // Version 2 repairs a lost frame; a counter is reported lost.
             let report: [PeripheralAction] =

@@ -12,9 +12,17 @@ extension PeripheralSession {
             events = trace(bytes, .incoming, .write, peer: from)
         case .sessionWritten(let bytes, let from, _, _):
             events = trace(bytes, .incoming, .session, peer: from)
+        case .uartWritten(let bytes, let from, _, _):
+            events = trace(bytes, .incoming, .uartRX, peer: from)
         case .notifyOutcome(.sent):
             guard let value = handedOver else { return [] }
-            events = trace(value.bytes, .outgoing, value.target == .session ? .session : .notify, peer: nil)
+            let characteristic: TracedCharacteristic
+            switch value.target {
+            case .session: characteristic = .session
+            case .uartTX: characteristic = .uartTX
+            case .write, .notify: characteristic = .notify
+            }
+            events = trace(value.bytes, .outgoing, characteristic, peer: nil)
         case .tick(let now):
             events = trace?.flush(at: now) ?? []
         default:

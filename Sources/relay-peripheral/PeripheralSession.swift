@@ -24,6 +24,8 @@ struct PeripheralSession {
         var delivery = DeliverySettings()
         /// `--trace` (nil: off).
         var trace: TraceReports?
+        /// The Nordic UART Service for phone apps, and the line ending of text sent there (nil: `--no-nus`).
+        var uart: UARTLineEnding? = .lf
     }
 
     let configuration: Configuration
@@ -77,6 +79,8 @@ struct PeripheralSession {
     private var nextTicket = 0
     /// `--trace`: every value written or notified (nil: off).
     var trace: TraceReports?
+    /// Phone UART apps on the Nordic UART Service (see `PeripheralSession+UART`).
+    var uart = UARTPeers()
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -164,13 +168,14 @@ struct PeripheralSession {
     /// `now` is the loop time of the command: the frames it sends are timed from it.
     mutating func send(_ message: Message, at now: Double) throws(CommandError) -> [PeripheralAction] {
         self.now = max(self.now, now)
-        try requireSubscribers()
+        try requireSubscribers(text: message.kind == .text && message.stored == nil)
         guard message.length <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")
         }
         let number = nextMessageNumber
         nextMessageNumber += 1
         _ = enqueueForSessions(message, number: number)
+        _ = queueForUART(message)
         if hasLegacySubscribers {
             chunker.mtu = sendingMTU
             outbox.append(message, number: number, chunker: &chunker, tag: subscriberCount)
@@ -178,7 +183,8 @@ struct PeripheralSession {
         return startSending()
     }
 
-    private func requireSubscribers() throws(CommandError) {
+    /// `text`: a UART app subscribed to TX is enough (it gets text, not counters or files).
+    private func requireSubscribers(text: Bool = false) throws(CommandError) {
         guard isPoweredOn else {
             throw CommandError(
                 "Bluetooth is not powered on (\(adapter == .unknown ? "no adapter yet" : adapter.phrase)); nothing was sent"
@@ -187,7 +193,7 @@ struct PeripheralSession {
         guard application == .active else {
             throw CommandError("the GATT service is not registered: type start first")
         }
-        guard hasSubscribers else {
+        guard text ? hasAudience : hasSubscribers else {
             throw CommandError("no central is subscribed to notifications (wait for 'subscribed')")
         }
     }
@@ -200,7 +206,7 @@ struct PeripheralSession {
         switch characteristic {
         case .write: value = lastWritten ?? []
         case .notify: value = lastNotified?.encoded ?? []
-        case .session: value = []
+        case .session, .uartTX: value = []
         }
         guard offset >= 0, offset <= value.count else {
             return .failure(.invalidOffset(offset: offset, length: value.count))
@@ -234,6 +240,13 @@ struct PeripheralSession {
             return received(bytes, from: from, mtu: mtu, time: time)
         case .sessionWritten(let bytes, let from, let mtu, let time):
             return sessionWritten(bytes, from: from, mtu: mtu, time: time)
+        case .uartWritten(let bytes, let from, let mtu, let time):
+            return uartWritten(bytes, from: from, mtu: mtu, time: time)
+        case .uartNotifyStarted(let from, let mtu):
+            return uartNotifyStarted(from: from, mtu: mtu)
+        case .uartNotifyStopped:
+            uart.subscribed = false
+            return []
         case .sessionNotifyStarted(let mtu):
             sessionNotifying = true
             if let mtu { sessionLinkMTU = mtu }
@@ -257,7 +270,7 @@ struct PeripheralSession {
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .tick(let now):
             self.now = max(self.now, now)
-            return dropStalledMessages(at: now) + deliveryTick()
+            return dropStalledMessages(at: now) + deliveryTick() + uartIdleLines(at: now)
         }
     }
 

@@ -37,6 +37,16 @@ struct PeripheralStatus: Equatable, Sendable {
     let messagesReceived: Int
     let centrals: [Central]
     let delivery: DeliveryStatus
+    /// The UART service: nil with `--no-nus`.
+    let uart: UART?
+
+    /// Phone UART apps (Nordic UART Service), apart from the relay centrals.
+    struct UART: Equatable, Sendable {
+        let subscribed: Bool
+        let centrals: [BluetoothAddress]
+        let lines: Int
+        let queued: Int
+    }
 
     init(session: PeripheralSession) {
         adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
@@ -52,7 +62,13 @@ struct PeripheralStatus: Equatable, Sendable {
         delivery = DeliveryStatus(
             sender: session.delivery.sender.counts,
             duplicateFrames: session.delivery.sessions.values.reduce(0) { $0 + $1.receiver.counts.duplicateFrames })
-        centrals = session.centrals.sorted { $0.key < $1.key }.map { address, central in
+        uart = session.configuration.uart.map { _ in
+            UART(
+                subscribed: session.uart.subscribed, centrals: session.uart.centrals.sorted(),
+                lines: session.uart.received, queued: session.uart.queue.count)
+        }
+        centrals = session.centrals.filter { !session.uart.centrals.contains($0.key) }.sorted { $0.key < $1.key }.map {
+            address, central in
             Central(
                 address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
                 messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
@@ -70,6 +86,16 @@ struct PeripheralStatus: Equatable, Sendable {
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
             ("delivery", delivery.json),
+            (
+                "nus",
+                uart.map { uart in
+                    .object([
+                        ("subscribed", .bool(uart.subscribed)),
+                        ("centrals", .array(uart.centrals.map { .string($0.description) })),
+                        ("lines", .integer(Int64(uart.lines))), ("queued", .integer(Int64(uart.queued))),
+                    ])
+                } ?? .null
+            ),
             (
                 "centrals",
                 .array(
@@ -108,6 +134,12 @@ struct PeripheralStatus: Equatable, Sendable {
             "delivery:    \(delivery.line)",
             "centrals:    \(centrals.isEmpty ? "none" : String(centrals.count))",
         ]
+        if let uart {
+            let who = uart.centrals.isEmpty ? "none known" : uart.centrals.map(\.description).joined(separator: ", ")
+            lines.append(
+                "UART apps:   \(who); TX \(uart.subscribed ? "subscribed" : "not subscribed"), "
+                    + "\(uart.lines) line\(uart.lines == 1 ? "" : "s") received, \(uart.queued) values queued")
+        }
         for central in centrals {
             lines.append(
                 "  \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "

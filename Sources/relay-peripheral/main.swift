@@ -40,6 +40,7 @@ func runPeripheral() -> Int32 {
     configuration.saveDirectory = options.common.saveDirectory
     configuration.delivery = DeliverySettings(options: options.common)
     configuration.trace = options.common.traceReports
+    configuration.uart = options.uart
     let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
     for spec in driver.commandSpecs() { repl.add(spec) }
     driver.onPromptChange = { repl.prompt = $0 }

@@ -34,7 +34,7 @@ final class EventRenderingTests: XCTestCase {
         XCTAssertEqual(
             console.jsonLine(name: message.name, fields: message.fields),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":3,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null}"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null,"via":"relay"}"#
         )
         let gone = CentralEvent.disconnected(peer, reason: "connection lost")
         XCTAssertEqual(gone.fields.last?.1, .string("connection lost"))
@@ -80,6 +80,12 @@ final class EventRenderingTests: XCTestCase {
                 .failed(
                     SentMessageSummary(id: 1, length: 0, sha256: ""), to: PeerName(.peripheral, peer.address),
                     .cancelled)),
+            .trace(
+                .value(
+                    TraceEvent(
+                        elapsed: 0, direction: .incoming, characteristic: .write, peer: nil, bytes: [1, 0, 0, 0],
+                        meaning: "counter 1"))),
+            .trace(.summary(TraceSummary(leftOut: 2))),
             .read(.write, value: []), .list([]),
             .status(status), .error("x"),
         ]

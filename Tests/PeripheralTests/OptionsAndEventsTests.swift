@@ -131,6 +131,12 @@ final class PeripheralEventTests: XCTestCase {
                     SentMessageSummary(id: 3, length: 1024, sha256: "cd"), to: PeerName(.central, centralA), .cancelled)
             ),
             .transfer(.protocolError(from: PeerName(.central, centralA), .session(.emptyData), suppressedBefore: 0)),
+            .trace(
+                .value(
+                    TraceEvent(
+                        elapsed: 0, direction: .incoming, characteristic: .write, peer: nil, bytes: [1, 0, 0, 0],
+                        meaning: "counter 1"))),
+            .trace(.summary(TraceSummary(leftOut: 2))),
             .error(.saveFailed("boom"), from: nil),
             .status(PeripheralStatus(session: .advertising())),
         ]
@@ -148,7 +154,7 @@ final class PeripheralEventTests: XCTestCase {
         XCTAssertEqual(
             console.jsonLine(name: "message", fields: PeripheralEvent.transfer(.message(report)).fields),
             #"{"event":"message","time":"T","from":"00:AA:01:01:00:01","id":4,"kind":"text","length":2,"#
-                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null}"#
+                + #""sha256":"8f434346648f6b96df89dda901c5176b10a6d83961dd3c1ac88b59b2dc327aa4","text":"hi","name":null,"saved":null,"via":"relay"}"#
         )
         XCTAssertEqual(
             console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(

@@ -45,7 +45,7 @@ final class TransferEventTests: XCTestCase {
         XCTAssertEqual(
             json(.message(report)),
             #"{"event":"message","time":"T","from":"00:AA:01:00:00:00","id":5,"kind":"binary","length":1,"#
-                + #""sha256":"4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a","name":null,"saved":"/tmp/x.bin"}"#
+                + #""sha256":"4bf5122f344554c53bde2ebb8cd2b7e3d1600ad631c385a5d7cce23c7785459a","name":null,"saved":"/tmp/x.bin","via":"relay"}"#
         )
     }
 

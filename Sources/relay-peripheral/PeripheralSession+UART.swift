@@ -1,0 +1,93 @@
+import RelayApp
+import RelayProtocol
+
+/// Phone UART apps on the Nordic UART Service: who they are, the lines they are writing, and
+/// the text waiting to be notified on TX.
+struct UARTPeers: Equatable, Sendable {
+    /// The line each central is writing (nil: a write without a device, never from bluetoothd).
+    var lines: [BluetoothAddress?: UARTLineAssembler] = [:]
+    /// Centrals that wrote RX or subscribed to TX through `AcquireNotify` (by address).
+    var centrals: Set<BluetoothAddress> = []
+    /// bluetoothd has TX notifications on (for one UART app or more).
+    var subscribed = false
+    /// Values waiting for TX, in order.
+    var queue: [[UInt8]] = []
+    /// Lines received, from every UART app (numbers the `message` events).
+    var received = 0
+}
+
+extension PeripheralSession {
+    /// A UART app wrote `bytes` to RX: the lines they complete are messages (`via` `nus`).
+    mutating func uartWritten(_ bytes: [UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction]
+    {
+        guard configuration.uart != nil else { return [] }
+        var actions: [PeripheralAction] = []
+        if let from {
+            actions += ensureCentral(from)
+            if let mtu { actions += learnMTU(mtu, of: from) }
+            uart.centrals.insert(from)
+        }
+        var assembler = uart.lines[from] ?? UARTLineAssembler()
+        let lines = assembler.receive(bytes, at: time)
+        uart.lines[from] = assembler
+        return actions + lines.map { deliverUARTLine($0, from: from) }
+    }
+
+    /// TX notifications went on (with the central when bluetoothd named it).
+    mutating func uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
+        uart.subscribed = true
+        guard let from else { return [] }
+        uart.centrals.insert(from)
+        return ensureCentral(from) + (mtu.map { learnMTU($0, of: from) } ?? [])
+    }
+
+    /// Lines that waited `UARTLineAssembler.idleGap` without an ending, at `now`.
+    mutating func uartIdleLines(at now: Double) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = []
+        for key in uart.lines.keys.sorted(by: { ($0?.description ?? "") < ($1?.description ?? "") }) {
+            guard var assembler = uart.lines[key] else { continue }
+            let lines = assembler.tick(at: now)
+            uart.lines[key] = assembler
+            actions += lines.map { deliverUARTLine($0, from: key) }
+        }
+        return actions
+    }
+
+    /// When a UART line ends for want of an ending.
+    var uartDeadline: Double? { uart.lines.values.compactMap(\.deadline).min() }
+
+    /// A UART app left: the line it was writing ends.
+    mutating func uartCentralLeft(_ address: BluetoothAddress) -> [PeripheralAction] {
+        uart.centrals.remove(address)
+        guard var assembler = uart.lines.removeValue(forKey: address) else { return [] }
+        return assembler.tick(at: .infinity).map { deliverUARTLine($0, from: address) }
+    }
+
+    /// `send TEXT` for UART apps: the text cut at the smallest UART link's notification size, on
+    /// character boundaries, with `--nus-eol` appended. Returns whether anything was queued.
+    mutating func queueForUART(_ message: Message) -> Bool {
+        guard let ending = configuration.uart, uart.subscribed, message.kind == .text, message.stored == nil else {
+            return false
+        }
+        let text = String(decoding: message.bytes, as: UTF8.self)
+        uart.queue += UARTTextSplitter.values(text, ending: ending, maxBytes: uartMTU.sendValueLength(.notification))
+        return true
+    }
+
+    /// The next UART value for TX, if one waits.
+    mutating func takeUARTValue() -> OutgoingValue? {
+        guard !uart.queue.isEmpty else { return nil }
+        return OutgoingValue(bytes: uart.queue.removeFirst(), counter: nil, completion: nil, target: .uartTX)
+    }
+
+    /// The smallest MTU of the UART apps' links (23 while none is known).
+    var uartMTU: MTU {
+        uart.centrals.compactMap { centrals[$0]?.mtu }.min() ?? .default
+    }
+
+    private mutating func deliverUARTLine(_ line: String, from: BluetoothAddress?) -> PeripheralAction {
+        uart.received += 1
+        return .deliver(
+            arrivals.next(Message(text: line), id: uart.received, from: PeerName(.central, from), via: .nus))
+    }
+}

@@ -1,0 +1,76 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+import XCTest
+
+@testable import relay_peripheral
+
+/// The Nordic UART Service next to the relay service: phone UART apps' lines become messages,
+/// `send TEXT` reaches them as plain UTF-8 split for their link.
+final class PeripheralUARTTests: XCTestCase {
+    private let phone = BluetoothAddress("00:AA:01:05:00:01")!
+
+    private func arrivals(_ actions: [PeripheralAction]) -> [ReceivedMessageReport] {
+        actions.compactMap { if case .deliver(let arrival) = $0 { return arrival.report } else { return nil } }
+    }
+
+    func testAPhonesWritesBecomeLinesAcrossWritesAndAfterAPause() {
+        var session = PeripheralSession.advertising()
+        XCTAssertTrue(
+            arrivals(session.handle(.uartWritten(Array("hel".utf8), from: phone, mtu: MTU(517), time: 1), at: 1))
+                .isEmpty)
+        let line = arrivals(
+            session.handle(.uartWritten(Array("lo\r\n".utf8), from: phone, mtu: nil, time: 1.1), at: 1.1))
+        XCTAssertEqual(line.map(\.text), ["hello"])
+        XCTAssertEqual(line.first?.via, .nus)
+        XCTAssertEqual(line.first?.from, PeerName(.central, phone))
+        XCTAssertEqual(line.first?.id, 1)
+        _ = session.handle(.uartWritten(Array("no ending".utf8), from: phone, mtu: nil, time: 2), at: 2)
+        XCTAssertEqual(session.nextReassemblyDeadline, 2.5)
+        XCTAssertEqual(arrivals(session.handle(.tick(now: 2.5), at: 2.5)).map(\.text), ["no ending"])
+        _ = session.handle(.uartWritten([0x61, 0xFF], from: phone, mtu: nil, time: 3), at: 3)
+        XCTAssertEqual(
+            arrivals(session.handle(.disconnected(phone), at: 3.1)).map(\.text), ["a\\xFF"],
+            "a phone that leaves ends its line; invalid UTF-8 is shown escaped")
+    }
+
+    func testSendReachesAUARTAppAsUTF8SplitForItsLinkWithTheLineEnding() throws {
+        var session = PeripheralSession.advertising()
+        XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0), "nobody listens yet")
+        _ = session.handle(.uartNotifyStarted(from: phone, mtu: MTU(23)), at: 0)
+        XCTAssertThrowsError(try session.notify(value: 5, at: 0), "counters are not for UART apps")
+        let text = String(repeating: "räksmörgås 写真 🙂 ", count: 80)
+        _ = try session.send(Message(text: text), at: 0)
+        let values = session.drain().values
+        XCTAssertTrue(values.allSatisfy { $0.count <= 18 }, "MTU 23 - 5")
+        XCTAssertTrue(values.allSatisfy { String(validating: $0, as: UTF8.self) != nil }, "each value valid UTF-8")
+        XCTAssertEqual(values.flatMap { $0 }, Array(text.utf8) + [0x0A])
+        XCTAssertEqual(PeripheralStatus(session: session).uart?.centrals, [phone])
+        XCTAssertFalse(
+            PeripheralStatus(session: session).centrals.contains { $0.address == phone },
+            "listed apart from relay centrals")
+    }
+
+    func testARelayCentralAndAPhoneBothGetTheText() throws {
+        var configuration = PeripheralSession.Configuration()
+        configuration.uart = .crlf
+        var session = PeripheralSession.advertising(configuration)
+        _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)), at: 0)
+        _ = session.handle(.uartNotifyStarted(from: nil, mtu: nil), at: 0)
+        _ = try session.send(Message(text: "hi there"), at: 0)
+        let values = session.drain().values
+        XCTAssertEqual(reassemble(values.filter { $0.first == 0xB1 }), [Message(text: "hi there")])
+        XCTAssertEqual(values.filter { $0.first != 0xB1 }, [Array("hi there\r\n".utf8)])
+    }
+
+    func testWithoutTheServiceUARTWritesAreIgnored() {
+        var configuration = PeripheralSession.Configuration()
+        configuration.uart = nil
+        var session = PeripheralSession.advertising(configuration)
+        XCTAssertTrue(
+            arrivals(session.handle(.uartWritten(Array("x\n".utf8), from: phone, mtu: nil, time: 0), at: 0)).isEmpty)
+        _ = session.handle(.uartNotifyStarted(from: phone, mtu: nil), at: 0)
+        XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0))
+        XCTAssertNil(PeripheralStatus(session: session).uart)
+    }
+}
