@@ -39,6 +39,38 @@ final class InteractiveREPLTests: XCTestCase {
         let action: () -> Void
     }
 
+    /// Runs `repl` on the loop, feeding `steps` as the screen output on `master` shows their
+    /// texts; returns the exit status and the whole screen output.
+    private func run(
+        _ repl: REPL, loop: EventLoop, master: Int32, steps initial: [Step]
+    ) -> (status: Int32, screen: String, stuckAt: String?) {
+        var steps = initial
+        var screen: [UInt8] = []
+        var consumed = 0  // bytes of `screen` already matched by earlier steps
+        func advance() {
+            while let step = steps.first {
+                if let text = step.after {
+                    let tail = String(decoding: screen[consumed...], as: UTF8.self)
+                    guard let found = tail.range(of: text) else { return }
+                    consumed += tail.utf8.distance(from: tail.startIndex, to: found.upperBound)
+                }
+                steps.removeFirst()
+                step.action()
+            }
+        }
+        loop.watch(fd: master, for: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(master, &buffer, buffer.count)
+            guard count > 0 else { return }
+            screen += buffer[0..<count]
+            advance()
+        }
+        let safety = loop.schedule(after: 20) { repl.terminate(status: 99) }
+        let status = repl.run()
+        loop.cancel(safety)
+        return (status, String(decoding: screen, as: UTF8.self), steps.first.map { $0.after ?? "-" })
+    }
+
     func testPromptEditingEventsCompletionHistoryCtrlCAndCtrlD() throws {
         let savedTerm = getenv("TERM").map { String(cString: $0) }
         setenv("TERM", "dumb", 1)  // plain output: no escape sequences to parse
@@ -74,11 +106,9 @@ final class InteractiveREPLTests: XCTestCase {
                 return .success
             })
 
-        var screen: [UInt8] = []
-        var consumed = 0  // bytes of `screen` already matched by earlier steps
         let master = terminal.master
         func type(_ text: String) { Console.writeAll(fd: master, text) }
-        var steps: [Step] = [
+        let steps: [Step] = [
             Step(after: "test> ") { type("send hel") },
             Step(after: "send hel") { console.report(SimpleEvent("tick", human: "TICK-EVENT")) },
             Step(after: "TICK-EVENT") {},
@@ -93,31 +123,9 @@ final class InteractiveREPLTests: XCTestCase {
             Step(after: "test> ") { repl.prompt = "new> " },
             Step(after: "new> ") { type("\u{04}") },
         ]
-        func advance() {
-            while let step = steps.first {
-                if let text = step.after {
-                    let tail = String(decoding: screen[consumed...], as: UTF8.self)
-                    guard let found = tail.range(of: text) else { return }
-                    consumed += tail.utf8.distance(from: tail.startIndex, to: found.upperBound)
-                }
-                steps.removeFirst()
-                step.action()
-            }
-        }
-        loop.watch(fd: master, for: .readable) { _ in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(master, &buffer, buffer.count)
-            guard count > 0 else { return }
-            screen += buffer[0..<count]
-            advance()
-        }
-        let safety = loop.schedule(after: 20) { repl.terminate(status: 99) }
-        let status = repl.run()
-        loop.cancel(safety)
-
-        let text = String(decoding: screen, as: UTF8.self)
+        let (status, text, stuckAt) = run(repl, loop: loop, master: master, steps: steps)
         XCTAssertEqual(status, 0, "screen: \(text.debugDescription)")
-        XCTAssertTrue(steps.isEmpty, "stuck waiting for \(steps.first?.after ?? "-"); screen: \(text.debugDescription)")
+        XCTAssertNil(stuckAt, "stuck waiting; screen: \(text.debugDescription)")
         XCTAssertEqual(log, ["send:hello", "status"])
         let event = try XCTUnwrap(text.range(of: "TICK-EVENT"))
         XCTAssertNotNil(
@@ -161,11 +169,9 @@ final class InteractiveREPLTests: XCTestCase {
         func live(_ text: String) -> LiveEvent {
             LiveEvent(humanDescription: text, liveLine: .update(key: "out-1", text: text))
         }
-        var screen: [UInt8] = []
-        var consumed = 0
         let master = terminal.master
         func type(_ text: String) { Console.writeAll(fd: master, text) }
-        var steps: [Step] = [
+        let steps: [Step] = [
             Step(after: "test> ") { type("send hel") },
             Step(after: "send hel") { console.report(live("sending a.jpg: 10 %")) },
             Step(after: "sending a.jpg: 10 %") { console.report(live("sending a.jpg: 20 %")) },
@@ -175,31 +181,9 @@ final class InteractiveREPLTests: XCTestCase {
             Step(after: "delivered message 1") { type("lo\r") },
             Step(after: "test> ") { type("\u{04}") },
         ]
-        func advance() {
-            while let step = steps.first {
-                if let text = step.after {
-                    let tail = String(decoding: screen[consumed...], as: UTF8.self)
-                    guard let found = tail.range(of: text) else { return }
-                    consumed += tail.utf8.distance(from: tail.startIndex, to: found.upperBound)
-                }
-                steps.removeFirst()
-                step.action()
-            }
-        }
-        loop.watch(fd: master, for: .readable) { _ in
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = read(master, &buffer, buffer.count)
-            guard count > 0 else { return }
-            screen += buffer[0..<count]
-            advance()
-        }
-        let safety = loop.schedule(after: 20) { repl.terminate(status: 99) }
-        let status = repl.run()
-        loop.cancel(safety)
-
-        let text = String(decoding: screen, as: UTF8.self)
+        let (status, text, stuckAt) = run(repl, loop: loop, master: master, steps: steps)
         XCTAssertEqual(status, 0, "screen: \(text.debugDescription)")
-        XCTAssertTrue(steps.isEmpty, "stuck waiting for \(steps.first?.after ?? "-"); screen: \(text.debugDescription)")
+        XCTAssertNil(stuckAt, "stuck waiting; screen: \(text.debugDescription)")
         XCTAssertEqual(log, ["send:hello"])
         let clear = "\u{1B}[1A\r\u{1B}[J"
         let first = try XCTUnwrap(text.range(of: "sending a.jpg: 10 %"))
