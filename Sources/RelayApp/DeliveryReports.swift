@@ -31,6 +31,9 @@ public struct InboundReports: Sendable {
     private var starts: [TransferID: (time: Double, bytes: Int)] = [:]
     /// The file name of each message in progress that carries one (for `progress`).
     private var names: [TransferID: String] = [:]
+    /// The part file of each file in progress, named when its header came (the sender's name
+    /// for it may change later: a resume from another address, a new peer's welcome).
+    private var fileKeys: [TransferID: IncomingFileKey] = [:]
 
     public init() {}
 
@@ -50,6 +53,7 @@ public struct InboundReports: Sendable {
                 names[transfer] = header.name.isEmpty ? nil : String(decoding: header.name, as: UTF8.self)
                 if !header.name.isEmpty, let directory {
                     let key = IncomingFileKey(from: from, transfer: transfer)
+                    fileKeys[transfer] = key
                     outcomes.append(.file(.open(key, directory: directory, name: ReceivedFileName(header.name))))
                 }
                 guard case .allow = receivingReports.admit(now: now) else { continue }
@@ -65,23 +69,19 @@ public struct InboundReports: Sendable {
                     .report(
                         .progress(
                             id: Int(transfer.value), direction: .incoming, bytes: received, total: total, rate: rate,
-                            name: names[transfer])))
+                            name: names[transfer], peer: from)))
             case .write(let transfer, let bytes):
-                if directory != nil {
-                    outcomes.append(.file(.append(IncomingFileKey(from: from, transfer: transfer), bytes)))
-                }
+                if let key = fileKeys[transfer] { outcomes.append(.file(.append(key, bytes))) }
             case .deliver(let transfer, _, let message):
                 forget(transfer)
                 outcomes.append(.deliver(arrivals.next(message, id: Int(transfer.value), from: from)))
             case .deliverFile(let transfer, let header, let sha256):
+                let key = fileKeys[transfer] ?? IncomingFileKey(from: from, transfer: transfer)
                 forget(transfer)
-                let key = IncomingFileKey(from: from, transfer: transfer)
                 outcomes.append(.deliver(arrivals.nextFile(key, header: header, sha256: sha256, from: from)))
             case .dropped(let dropped):
+                if let key = fileKeys[dropped.transfer] { outcomes.append(.file(.discard(key))) }
                 forget(dropped.transfer)
-                if let header = dropped.header, !header.name.isEmpty, directory != nil {
-                    outcomes.append(.file(.discard(IncomingFileKey(from: from, transfer: dropped.transfer))))
-                }
                 let partial = PartialMessageReport(
                     id: Int(dropped.transfer.value), kind: dropped.header?.kind, received: dropped.received,
                     total: dropped.header.map { Int($0.length) })
@@ -94,6 +94,7 @@ public struct InboundReports: Sendable {
     private mutating func forget(_ transfer: TransferID) {
         starts[transfer] = nil
         names[transfer] = nil
+        fileKeys[transfer] = nil
     }
 
     /// A session frame from `from` that could not be parsed, reported unless too many came this second.

@@ -21,7 +21,7 @@ public struct ProgressLine: Equatable, Sendable {
 
     /// The line.
     public var text: String {
-        let what = name ?? "message \(id)"
+        let what = name.map(Self.shown) ?? "message \(id)"
         let percent = total > 0 ? Int((Double(bytes) * 100 / Double(total)).rounded(.down)) : 100
         let verb = direction == .incoming ? "receiving" : "sending"
         return "\(verb) \(what): \(Self.size(bytes, of: total)) (\(percent) %), \(Self.rate(rate)), \(timeLeft)"
@@ -32,6 +32,27 @@ public struct ProgressLine: Equatable, Sendable {
         guard rate > 0 else { return bytes >= total ? "done" : "time left not known yet" }
         let seconds = Int((Double(max(0, total - bytes)) / rate).rounded(.up))
         return Self.duration(seconds) + " left"
+    }
+
+    /// A name from the far side, safe on one terminal row: control and format characters (line
+    /// breaks, tabs, escapes, bidirectional controls) as `\xNN` or `\u{NNNN}`.
+    static func shown(_ name: String) -> String {
+        var out = ""
+        for scalar in name.unicodeScalars {
+            let value = scalar.value
+            if value < 0x20 || (0x7F..<0xA0).contains(value) {
+                let digits = String(value, radix: 16, uppercase: true)
+                out += "\\x" + (digits.count < 2 ? "0" : "") + digits
+            } else if scalar.properties.generalCategory == .format
+                || scalar.properties.generalCategory == .lineSeparator
+                || scalar.properties.generalCategory == .paragraphSeparator
+            {
+                out += "\\u{" + String(value, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// `512 of 900 bytes`, `12.5 of 300.0 KiB`, `1.2 of 5.0 MiB` (the unit of the total).

@@ -113,7 +113,10 @@ public enum TransferEvent: Equatable, Sendable {
     /// bytes a second, the file name it carries (nil for text and binary messages). On a
     /// terminal it is a live line above the prompt; without one (and without `--json`) it is
     /// not printed.
-    case progress(id: Int, direction: TransferDirection, bytes: Int, total: Int, rate: Double, name: String?)
+    /// `peer` is the sender of an incoming message (nil for outgoing ones, which go to every receiver).
+    case progress(
+        id: Int, direction: TransferDirection, bytes: Int, total: Int, rate: Double, name: String?,
+        peer: PeerName? = nil)
     /// The message will not be delivered to `to`.
     case failed(SentMessageSummary, to: PeerName, DeliveryFailure)
     /// The peer broke the protocol (an `error` event); `suppressedBefore` errors were not shown.
@@ -185,11 +188,12 @@ extension TransferEvent: ReportableEvent {
                 ("id", .integer(Int64(id))), ("offset", .integer(Int64(offset))), ("total", .integer(Int64(total))),
                 ("to", to.json),
             ]
-        case .progress(let id, let direction, let bytes, let total, let rate, let name):
+        case .progress(let id, let direction, let bytes, let total, let rate, let name, let peer):
             return [
                 ("id", .integer(Int64(id))), ("direction", .string(direction.rawValue)),
                 ("bytes", .integer(Int64(bytes))), ("total", .integer(Int64(total))),
                 ("rate", .integer(Int64(rate.rounded()))), ("name", name.map { .string($0) } ?? .null),
+                ("from", peer?.json ?? .null),
             ]
         case .failed(let message, let to, let failure):
             return [("id", .integer(Int64(message.id))), ("reason", .string(failure.description)), ("to", to.json)]
@@ -252,7 +256,7 @@ extension TransferEvent: ReportableEvent {
             return "sent message \(message.id) (\(message.length) bytes) to \(to), unconfirmed: it cannot acknowledge"
         case .resumed(let id, let offset, let total, let to):
             return "resuming message \(id) to \(to) from byte \(offset) of \(total)"
-        case .progress(let id, let direction, let bytes, let total, let rate, let name):
+        case .progress(let id, let direction, let bytes, let total, let rate, let name, _):
             return ProgressLine(
                 id: id, direction: direction, name: name, bytes: bytes, total: total, rate: rate
             ).text
@@ -272,17 +276,21 @@ extension TransferEvent {
     /// A transfer's progress is one live line on a terminal, ended by its last event.
     public var liveLine: LiveLine? {
         switch self {
-        case .progress(let id, let direction, _, _, _, _):
-            return .update(key: Self.liveKey(id, direction), text: humanDescription)
+        case .progress(let id, let direction, _, _, _, _, let peer):
+            return .update(key: Self.liveKey(id, direction, peer), text: humanDescription)
         case .delivered(let message, _, _), .failed(let message, _, _):
-            return .end(key: Self.liveKey(message.id, .outgoing))
-        case .message(let report): return report.via == .nus ? nil : .end(key: Self.liveKey(report.id, .incoming))
-        case .dropped(_, let partial, _): return .end(key: Self.liveKey(partial.id, .incoming))
+            return .end(key: Self.liveKey(message.id, .outgoing, nil))
+        case .message(let report):
+            return report.via == .nus ? nil : .end(key: Self.liveKey(report.id, .incoming, report.from))
+        case .dropped(let from, let partial, _): return .end(key: Self.liveKey(partial.id, .incoming, from))
         default: return nil
         }
     }
 
-    private static func liveKey(_ id: Int, _ direction: TransferDirection) -> String { "\(direction.rawValue)-\(id)" }
+    /// One live line per message: outgoing by number, incoming by sender and the sender's number.
+    private static func liveKey(_ id: Int, _ direction: TransferDirection, _ peer: PeerName?) -> String {
+        direction == .outgoing ? "out-\(id)" : "in-\(peer?.address?.description ?? "?")-\(id)"
+    }
 }
 
 extension TransferEvent {

@@ -16,8 +16,10 @@ public enum UARTLineEnding: String, Sendable, CaseIterable {
 
 /// Text from a UART peer (a phone app, a micro:bit) made into lines: LF, CR or CRLF ends a line
 /// (a CRLF split across two writes counts once), a pause of `idleGap` seconds ends a line that
-/// has no ending, and a line never grows past `maximumLine` bytes. Invalid UTF-8 is shown
-/// escaped (`\xFF`), never dropped. A plain value with time as an input.
+/// has no ending, and a line never grows past `maximumLine` bytes (cut before a character that
+/// would cross it). Empty lines are not lines (an ending after the pause already ended the line,
+/// or a blank line). Invalid UTF-8 is shown escaped (`\xFF`), never dropped. A plain value with
+/// time as an input.
 public struct UARTLineAssembler: Sendable, Equatable {
     /// A line without an ending is complete after this long without a byte (seconds).
     public static let idleGap = 0.5
@@ -43,10 +45,12 @@ public struct UARTLineAssembler: Sendable, Equatable {
             case 0x0A where afterCR:
                 afterCR = false
             case 0x0A, 0x0D:
-                lines.append(takeLine())
+                if !pending.isEmpty { lines.append(takeLine()) }
                 afterCR = byte == 0x0D
             default:
                 afterCR = false
+                // A lead byte (not a continuation byte) that would end past the limit: cut before it.
+                if pending.count >= Self.maximumLine - 3, byte & 0xC0 != 0x80 { lines.append(takeLine()) }
                 pending.append(byte)
                 if pending.count >= Self.maximumLine { lines.append(takeLine()) }
             }

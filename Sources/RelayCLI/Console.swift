@@ -140,14 +140,43 @@ public final class Console {
         return "\u{1B}[\(liveRows)A\r\u{1B}[J"
     }
 
-    /// The live lines, each cut to one row.
+    /// The live lines, each cut to one row (by display columns: wide characters take two).
     private func liveText() -> String {
         liveRows = live.count
         let width = max(20, columns() - 1)
-        return live.map { entry in
-            let cut = entry.text.count > width ? String(entry.text.prefix(width - 1)) + "…" : entry.text
-            return cut + "\n"
-        }.joined()
+        return live.map { Self.cut($0.text, toColumns: width) + "\n" }.joined()
+    }
+
+    /// `text` without line breaks, cut with `…` to at most `columns` display columns.
+    static func cut(_ text: String, toColumns columns: Int) -> String {
+        var out = ""
+        var used = 0
+        for character in text {
+            let character: Character = character == "\n" || character == "\t" || character == "\r\n" ? " " : character
+            let width = character.unicodeScalars.reduce(0) { $0 + columnWidth($1) }
+            if used + width > columns - 1 {
+                return out + "…"
+            }
+            used += width
+            out.append(character)
+        }
+        return out
+    }
+
+    /// Columns a terminal gives `scalar`: 0 for combining marks and joiners, 2 for East Asian wide
+    /// characters and emoji, else 1.
+    static func columnWidth(_ scalar: Unicode.Scalar) -> Int {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: break
+        }
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+            0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+            0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            return 2
+        default: return 1
+        }
     }
 
     /// The width of the terminal on standard output (80 when it says none).

@@ -73,8 +73,13 @@ final class CentralDriver {
         let peer = session.peer
         // The session stops scanning and reconnecting: the disconnection below is not a loss.
         feed(.quitting)
-        guard let backend else { return done() }
-        backend.shutdown(disconnecting: peer?.id, then: done)
+        // Files still on their way in will not be finished: their part files go.
+        let finish = { [incomingFiles] in
+            incomingFiles.discardAll()
+            done()
+        }
+        guard let backend else { return finish() }
+        backend.shutdown(disconnecting: peer?.id, then: finish)
     }
 
     private func settle() {

@@ -154,7 +154,12 @@ final class PeripheralDriver {
     /// `quit` or end of input, after the sends: unregister and let go of the bus.
     func shutdown(_ done: @escaping () -> Void) {
         work.feed(.actions(session.quit()))
-        if let backend { backend.shutdown(then: done) } else { done() }
+        // Files still on their way in will not be finished: their part files go.
+        let finish = { [incomingFiles] in
+            incomingFiles.discardAll()
+            done()
+        }
+        if let backend { backend.shutdown(then: finish) } else { finish() }
     }
 
     // MARK: Prompt and status

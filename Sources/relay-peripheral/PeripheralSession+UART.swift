@@ -10,6 +10,9 @@ struct UARTPeers: Equatable, Sendable {
     var centrals: Set<BluetoothAddress> = []
     /// bluetoothd has TX notifications on (for one UART app or more).
     var subscribed = false
+    /// TX notifications went on through `StartNotify`, which names nobody: any connected
+    /// central may be listening.
+    var anonymousSubscriber = false
     /// Values waiting for TX, in order.
     var queue: [[UInt8]] = []
     /// Lines received, from every UART app (numbers the `message` events).
@@ -36,7 +39,10 @@ extension PeripheralSession {
     /// TX notifications went on (with the central when bluetoothd named it).
     mutating func uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
         uart.subscribed = true
-        guard let from else { return [] }
+        guard let from else {
+            uart.anonymousSubscriber = true
+            return []
+        }
         uart.centrals.insert(from)
         return ensureCentral(from) + (mtu.map { learnMTU($0, of: from) } ?? [])
     }
@@ -80,9 +86,19 @@ extension PeripheralSession {
         return OutgoingValue(bytes: uart.queue.removeFirst(), counter: nil, completion: nil, target: .uartTX)
     }
 
-    /// The smallest MTU of the UART apps' links (23 while none is known).
+    /// The smallest MTU of the links that may hear TX: the UART apps', and every connected
+    /// central's when bluetoothd did not say who subscribed (23 for a link whose MTU is not known).
     var uartMTU: MTU {
-        uart.centrals.compactMap { centrals[$0]?.mtu }.min() ?? .default
+        let audience = uart.anonymousSubscriber ? Set(centrals.keys).union(uart.centrals) : uart.centrals
+        return audience.map { centrals[$0]?.mtu ?? .default }.min() ?? .default
+    }
+
+    /// TX notifications went off: nobody is left to hear the text waiting for it.
+    mutating func uartNotifyStopped() -> [PeripheralAction] {
+        uart.subscribed = false
+        uart.anonymousSubscriber = false
+        uart.queue.removeAll()
+        return []
     }
 
     private mutating func deliverUARTLine(_ line: String, from: BluetoothAddress?) -> PeripheralAction {

@@ -245,8 +245,7 @@ struct PeripheralSession {
         case .uartNotifyStarted(let from, let mtu):
             return uartNotifyStarted(from: from, mtu: mtu)
         case .uartNotifyStopped:
-            uart.subscribed = false
-            return []
+            return uartNotifyStopped()
         case .sessionNotifyStarted(let mtu):
             sessionNotifying = true
             if let mtu { sessionLinkMTU = mtu }

@@ -67,7 +67,11 @@ struct PeripheralStatus: Equatable, Sendable {
                 subscribed: session.uart.subscribed, centrals: session.uart.centrals.sorted(),
                 lines: session.uart.received, queued: session.uart.queue.count)
         }
-        centrals = session.centrals.filter { !session.uart.centrals.contains($0.key) }.sorted { $0.key < $1.key }.map {
+        // A UART app is listed apart, unless it is a relay central too.
+        let uartOnly = { (address: BluetoothAddress, central: CentralState) in
+            session.uart.centrals.contains(address) && !central.subscribed && session.sessionNumber(at: address) == nil
+        }
+        centrals = session.centrals.filter { !uartOnly($0.key, $0.value) }.sorted { $0.key < $1.key }.map {
             address, central in
             Central(
                 address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,

@@ -16,7 +16,7 @@ final class InboundReportsTests: XCTestCase {
         var arrivals = MessageArrivals(saveDirectory: nil)
         return steps.flatMap { time, action in
             reports.translate([action], from: sender, arrivals: &arrivals, at: time).compactMap { outcome -> Double? in
-                guard case .report(.progress(_, .incoming, _, _, let rate, _)) = outcome else { return nil }
+                guard case .report(.progress(_, .incoming, _, _, let rate, _, _)) = outcome else { return nil }
                 return rate
             }
         }
@@ -87,5 +87,46 @@ final class InboundReportsTests: XCTestCase {
                         transfer: transfer, header: file, received: 3, cause: .stalled(seconds: 120))),
             ], from: sender, arrivals: &saving, at: 1)
         XCTAssertTrue(dropped.contains(.file(.discard(key))), "a dropped file's part file goes")
+    }
+
+    /// A file's part file is the one opened when its header came, whoever the sender is said to
+    /// be later (a resume from another address, a new peer's welcome closing the old partial).
+    func testAFileKeepsThePartFileItOpenedWith() {
+        let file = MessageHeader(kind: .binary, length: 6, checksum: 0, name: Array("a".utf8))
+        let other = PeerName(.peripheral, BluetoothAddress("00:AA:01:09:00:09"))
+        var reports = InboundReports()
+        var arrivals = MessageArrivals(saveDirectory: "/srv/in")
+        let opened = reports.translate([.started(transfer, file)], from: sender, arrivals: &arrivals, at: 1)
+        let key = IncomingFileKey(from: sender, transfer: transfer)
+        XCTAssertTrue(opened.contains(.file(.open(key, directory: "/srv/in", name: ReceivedFileName(Array("a".utf8))))))
+        let later = reports.translate(
+            [
+                .write(transfer, [1, 2]),
+                .dropped(
+                    TransferReceiver.Dropped(transfer: transfer, header: file, received: 2, cause: .senderMovedOn)),
+            ], from: other, arrivals: &arrivals, at: 2)
+        let steps: [IncomingFileStep] = later.compactMap {
+            if case .file(let step) = $0 { return step } else { return nil }
+        }
+        XCTAssertEqual(steps, [.append(key, [1, 2]), .discard(key)])
+    }
+
+    /// Two senders' transfers of the same number keep their own live lines.
+    func testLiveLinesOfTwoSendersDoNotMeet() {
+        let a = TransferEvent.progress(
+            id: 1, direction: .incoming, bytes: 1, total: 9, rate: 0, name: nil, peer: sender)
+        let b = TransferEvent.progress(
+            id: 1, direction: .incoming, bytes: 1, total: 9, rate: 0, name: nil,
+            peer: PeerName(.peripheral, BluetoothAddress("00:AA:01:09:00:09")))
+        guard case .update(let keyA, _)? = a.liveLine, case .update(let keyB, _)? = b.liveLine else {
+            return XCTFail("progress is a live line")
+        }
+        XCTAssertNotEqual(keyA, keyB)
+        let name = TransferEvent.progress(
+            id: 2, direction: .incoming, bytes: 0, total: 9, rate: 0, name: "x\n\u{1B}[2J\u{202E}gpj.exe", peer: sender)
+        XCTAssertEqual(
+            name.humanDescription,
+            "receiving x\\x0A\\x1B[2J\\u{202E}gpj.exe: 0 of 9 bytes (0 %), 0 bytes/s, time left not known yet",
+            "a hostile name stays on one row")
     }
 }

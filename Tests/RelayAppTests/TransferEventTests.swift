@@ -64,7 +64,7 @@ final class TransferEventTests: XCTestCase {
             #"{"event":"resumed","time":"T","id":3,"offset":480,"total":1000,"to":"00:AA:01:01:00:01"}"#)
         XCTAssertEqual(
             json(.progress(id: 3, direction: .outgoing, bytes: 500, total: 1000, rate: 4711.6, name: "a.jpg")),
-            #"{"event":"progress","time":"T","id":3,"direction":"out","bytes":500,"total":1000,"rate":4712,"name":"a.jpg"}"#
+            #"{"event":"progress","time":"T","id":3,"direction":"out","bytes":500,"total":1000,"rate":4712,"name":"a.jpg","from":null}"#
         )
         XCTAssertEqual(
             json(.failed(summary, to: central, .noProgress(seconds: 120))),

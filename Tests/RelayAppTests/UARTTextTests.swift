@@ -12,7 +12,10 @@ final class UARTTextTests: XCTestCase {
         XCTAssertEqual(lines.receive(Array("ld\r".utf8), at: 0.2), ["world"])
         XCTAssertEqual(
             lines.receive(Array("\nnext\n".utf8), at: 0.3), ["next"], "a CRLF split across writes ends one line")
-        XCTAssertEqual(lines.receive(Array("a\r\nb\n\n".utf8), at: 0.4), ["a", "b", ""])
+        XCTAssertEqual(lines.receive(Array("a\r\nb\n\n".utf8), at: 0.4), ["a", "b"], "no empty lines")
+        XCTAssertEqual(lines.receive(Array("c".utf8), at: 0.5), [])
+        XCTAssertEqual(lines.tick(at: 1.0), ["c"])
+        XCTAssertEqual(lines.receive(Array("\r\n".utf8), at: 1.2), [], "an ending after the pause ended the line")
         XCTAssertNil(lines.deadline)
     }
 
@@ -37,8 +40,12 @@ final class UARTTextTests: XCTestCase {
     func testAHostileEndlessLineIsCut() {
         var lines = UARTLineAssembler()
         let got = lines.receive([UInt8](repeating: 0x41, count: UARTLineAssembler.maximumLine * 2 + 10), at: 0)
-        XCTAssertEqual(got.map(\.count), [UARTLineAssembler.maximumLine, UARTLineAssembler.maximumLine])
-        XCTAssertEqual(lines.tick(at: 1), [String(repeating: "A", count: 10)])
+        XCTAssertEqual(got.map(\.count), [UARTLineAssembler.maximumLine - 3, UARTLineAssembler.maximumLine - 3])
+        XCTAssertEqual(lines.tick(at: 1), [String(repeating: "A", count: 16)])
+        let wide = Array(String(repeating: "写", count: 2000).utf8)  // 6000 bytes of 3-byte characters
+        let cut = lines.receive(wide, at: 2) + lines.tick(at: 3)
+        XCTAssertEqual(cut.joined(), String(repeating: "写", count: 2000), "never cut inside a character")
+        XCTAssertTrue(cut.allSatisfy { $0.utf8.count <= UARTLineAssembler.maximumLine })
     }
 
     func testTextIsCutIntoValidUTF8ValuesWithItsEnding() {

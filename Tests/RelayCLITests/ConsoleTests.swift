@@ -128,4 +128,10 @@ final class ConsoleTests: XCTestCase {
         json.report(Live(humanDescription: "x", liveLine: .update(key: "out-1", text: "sending a: 5 %")))
         XCTAssertEqual(jsonLines(), [#"{"event":"progress","time":"T"}"#], "JSON keeps every progress event")
     }
+
+    func testALiveLineIsCutByDisplayColumns() {
+        XCTAssertEqual(Console.cut("写真写真写真", toColumns: 7), "写真写…", "wide characters take two columns")
+        XCTAssertEqual(Console.cut("abc", toColumns: 7), "abc")
+        XCTAssertEqual(Console.cut("a\nb", toColumns: 7), "a b", "never two rows")
+    }
 }
