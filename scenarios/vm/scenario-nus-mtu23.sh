@@ -4,4 +4,5 @@
 # vm-controllers: 3
 # vm-timeout: 300
 # vm-air-extra: att-mtu=23
+NUS_MTU=23
 source "$(dirname "$0")/scenario-nus.sh"

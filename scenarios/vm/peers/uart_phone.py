@@ -62,7 +62,8 @@ async def run(options) -> int:
                 or "write-without-response" not in rx.properties:
             print(f"{ROLE}: unexpected properties RX {rx.properties} TX {tx.properties}", file=sys.stderr)
             return 1
-        mtu = client.mtu_size
+        # BlueZ's MTU property of the characteristic (bleak's mtu_size needs an acquired socket).
+        mtu = rx.max_write_without_response_size + 3
         await client.start_notify(tx, on_tx)
         print(f"{ROLE}: subscribed, MTU {mtu}", file=sys.stderr)
         ending = ENDINGS[options.app]
