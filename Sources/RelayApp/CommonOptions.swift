@@ -6,7 +6,7 @@ import RelayCLI
 
 /// The options both programs take, parsed once: `--adapter`, `--json`, `--trace`, `--max-message`, `--max-file`,
 /// `--save-dir`, `--notify-path` (whose default and meaning differ by program), and delivery
-/// (`--protocol`, `--window`, `--flight`, `--resume-timeout`, `--delivery-timeout`).
+/// (`--protocol`, `--window`, `--flight`, `--resume-timeout`, `--delivery-timeout`), and `--nus-eol`.
 public struct CommonOptions: Equatable, Sendable {
     /// Default and upper bound of `--max-message`.
     public static let defaultMaxMessage = 1 << 20
@@ -35,6 +35,8 @@ public struct CommonOptions: Equatable, Sendable {
     public var deliveryTimeout = 120.0
     /// `--trace`: show every value written, notified or received.
     public var trace = false
+    /// `--nus-eol`: the line ending of text sent to a UART (Nordic UART Service) peer.
+    public var uartEnding = UARTLineEnding.lf
 
     /// `--trace`'s reports (at most 20 lines a second unless `--json`), or nil without it.
     public var traceReports: TraceReports? {
@@ -89,6 +91,9 @@ public struct CommonOptions: Equatable, Sendable {
             .value(
                 "delivery-timeout", "S", kind: .seconds(maximum: 86_400),
                 help: "A message that makes no progress this long fails (default 120)."),
+            .value(
+                "nus-eol", "lf|crlf|none", kind: .choice(UARTLineEnding.allCases.map(\.rawValue)),
+                help: "The line ending of text sent to UART (Nordic UART Service) peers (default lf)."),
         ]
     }
 
@@ -98,6 +103,7 @@ public struct CommonOptions: Equatable, Sendable {
         if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
         json = parsed.flag("json")
         trace = parsed.flag("trace")
+        if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uartEnding = ending }
         if parsed.text("protocol") == "1" { protocolVersion = 1 }
         if let bytes = parsed.byteCount("window") { window = bytes }
         if let seconds = parsed.seconds("flight") { flight = seconds }

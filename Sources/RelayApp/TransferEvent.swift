@@ -103,6 +103,9 @@ public enum TransferEvent: Equatable, Sendable {
     case dropped(from: PeerName, PartialMessageReport, DropReason)
     /// A message was handed to bluetoothd completely (every frame once).
     case sent(OutgoingMessage)
+    /// Text was written to a UART device's RX (`relay-central --nus`): `length` bytes (the line
+    /// ending included) in `values` values, at `mtu`. Nothing confirms it beyond the link layer.
+    case sentText(id: Int, length: Int, values: Int, mtu: MTU)
     /// The peer holds the whole message, its CRC-32C checked; `seconds` since it was queued.
     case delivered(SentMessageSummary, to: PeerName, seconds: Double)
     /// Sent to a peer that cannot acknowledge (version 1, the original apps): no confirmation comes.
@@ -130,7 +133,7 @@ extension TransferEvent: ReportableEvent {
         case .receiving: return "receiving"
         case .message: return "message"
         case .dropped: return "dropped"
-        case .sent: return "sent"
+        case .sent, .sentText: return "sent"
         case .delivered: return "delivered"
         case .unconfirmed: return "unconfirmed"
         case .resumed: return "resumed"
@@ -171,6 +174,12 @@ extension TransferEvent: ReportableEvent {
                 ("from", from.json), ("id", .integer(Int64(partial.id))), ("kind", Self.kind(partial.kind)),
                 ("received", .integer(Int64(partial.received))), ("length", Self.optional(partial.total)),
                 ("reason", .string(reason.description)),
+            ]
+        case .sentText(let id, let length, let values, let mtu):
+            return [
+                ("id", .integer(Int64(id))), ("kind", .string(MessageKind.text.description)),
+                ("length", .integer(Int64(length))), ("values", .integer(Int64(values))),
+                ("mtu", .integer(Int64(mtu.value))), ("via", .string(MessageVia.nus.rawValue)),
             ]
         case .sent(let message):
             return [
@@ -245,6 +254,9 @@ extension TransferEvent: ReportableEvent {
         case .dropped(let from, let partial, let reason):
             let of = partial.total.map { " of \($0)" } ?? ""
             return "dropped message \(partial.id) from \(from) after \(partial.received)\(of) bytes: \(reason)"
+        case .sentText(let id, let length, let values, let mtu):
+            return "sent text message \(id) of \(length) bytes in \(values == 1 ? "1 value" : "\(values) values") "
+                + "(MTU \(mtu)) to the UART device"
         case .sent(let message):
             let frames = message.frames == 1 ? "1 frame" : "\(message.frames) frames"
             let confirm = message.protocolVersion >= 2 ? "; delivery is confirmed when it comes" : ""

@@ -46,9 +46,9 @@ final class BlueZCentralBackend: CentralBackend {
 
     // MARK: Discovery
 
-    func startDiscovery() {
+    func startDiscovery(services: [BluetoothUUID]) {
         guard let client, let adapter else { return driver.feed(.discoveryFailed(BlueZError(.gone, "no adapter"))) }
-        let filter = DiscoveryFilter(uuids: [RelayProfile.service], transport: .le)
+        let filter = DiscoveryFilter(uuids: services, transport: .le)
         client.setDiscoveryFilter(filter, adapter: adapter) { [weak self] result in
             if let error = result.failure { return self?.driver.feed(.discoveryFailed(error)) ?? () }
             client.startDiscovery(adapter: adapter) { [weak self] result in
@@ -194,9 +194,10 @@ final class BlueZCentralBackend: CentralBackend {
                 return driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket is closed")))
             }
             send(value, on: link)
-        case .writeValue:
+        case .writeValue, .writeRequest:
             guard let client else { return driver.feed(.writeFinished(BlueZError(.gone, "bluetoothd is not running"))) }
-            client.writeValue(value, characteristic: characteristic, type: .command) { [weak self] result in
+            let type: WriteType = path == .writeRequest ? .request : .command
+            client.writeValue(value, characteristic: characteristic, type: type) { [weak self] result in
                 self?.driver.feed(.writeFinished(result.failure))
             }
         }

@@ -6,9 +6,9 @@ import RelayBlueZ
 protocol CentralBackend: AnyObject {
     /// Connect to the bus and follow bluetoothd (answers `.adapter` as it learns the adapter).
     func start()
-    /// Filter on the relay service (LE only) and start discovery; answer `.discoveryStarted`
-    /// (then `.deviceUpdated` for the devices already known) or `.discoveryFailed`.
-    func startDiscovery()
+    /// Filter on `services` (none: every device; LE only) and start discovery; answer
+    /// `.discoveryStarted` (then `.deviceUpdated` for the devices already known) or `.discoveryFailed`.
+    func startDiscovery(services: [BluetoothUUID])
     func stopDiscovery()
     /// Stop discovery, then start it again (answered like `startDiscovery`).
     /// `Device1.Connect` within `timeout` seconds; answer `.connectFinished`.

@@ -23,16 +23,26 @@ enum CentralCommands {
             return .scanStop
         case "list": return .list
         case "connect":
-            let word = arguments.first ?? ""
-            if !word.isEmpty, word.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(word) {
-                return .connect(.index(index))
+            var words = arguments
+            let uart = words.first == "--nus"
+            if uart { words.removeFirst() }
+            guard words.count == 1, let word = words.first else {
+                throw CommandError("connect: give one list index or address (usage: connect [--nus] N|ADDRESS)")
             }
-            guard word.contains(":"), let address = BluetoothAddress(word) else {
+            let target: ConnectTarget
+            if !word.isEmpty, word.allSatisfy({ $0.isASCII && $0.isNumber }), let index = Int(word) {
+                target = .index(index)
+            } else if word.contains(":"), let address = BluetoothAddress(word) {
+                target = .address(address)
+            } else if word.hasPrefix("-") {
+                throw CommandError(
+                    "connect: \(ArgumentParser.quoted(word)) is not an option (usage: connect [--nus] N|ADDRESS)")
+            } else {
                 throw CommandError(
                     "connect: \(ArgumentParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00"
                 )
             }
-            return .connect(.address(address))
+            return uart ? .connectUART(target) : .connect(target)
         case "disconnect": return .disconnect
         case "write":
             guard let word = arguments.first else { return .write(value: nil) }
@@ -60,14 +70,18 @@ enum CentralCommands {
                 isTransparentToWait: true
             ) { [unowned driver] context in try driver.run(command(context), context) },
             CommandSpec(
-                "connect", synopsis: "N|ADDRESS", summary: "Connect, subscribe, learn the MTU.",
+                "connect", synopsis: "[--nus] N|ADDRESS", summary: "Connect, subscribe, learn the MTU.",
                 details: """
                     Connects to candidate N of the list (or to ADDRESS), resolves its services, checks it is a relay
                     peripheral, subscribes to notifications and learns the MTU. A 'ready' event follows. Scanning stops.
+                    With --nus (or when started with --nus) the device is any Nordic UART Service device (a micro:bit,
+                    a dev kit, a relay-peripheral): its writable characteristic takes 'send TEXT' as text, and what it
+                    notifies or indicates is shown as lines.
                     """,
-                shape: .words(min: 1, max: 1),
+                shape: .words(min: 1, max: 2),
                 completion: .dynamic { [weak driver] in
-                    driver?.session.candidates.flatMap { [String($0.index), $0.address.description] } ?? []
+                    ["--nus"]
+                        + (driver?.session.candidates.flatMap { [String($0.index), $0.address.description] } ?? [])
                 }
             ) { [unowned driver] context in try driver.run(command(context), context) },
             CommandSpec(

@@ -101,7 +101,7 @@ final class CentralDriver {
     private func perform(_ action: CentralAction) {
         switch action {
         case .report(let event): console.report(event)
-        case .startDiscovery: backend?.startDiscovery()
+        case .startDiscovery(let services): backend?.startDiscovery(services: services)
         case .stopDiscovery: backend?.stopDiscovery()
         case .startScanTimer(let seconds): arm(&scanTimer, after: seconds, .scanTimerFired)
         case .cancelScanTimer: cancel(&scanTimer)

@@ -6,14 +6,16 @@ import RelayProtocol
 /// Everything relay-central reports: one human line, or one JSON object per line with `--json`.
 enum CentralEvent: Equatable, Sendable {
     case state(AdapterState, adapter: AdapterInfo?)
-    case scanning(timeout: Double?, seeking: SeekTarget?)
+    /// Discovery runs, filtered on `services` (none: every device).
+    case scanning(timeout: Double?, seeking: SeekTarget?, services: [BluetoothUUID] = [RelayProfile.service])
     case scanStopped(reason: ScanStopReason, found: Int, others: [String] = [])
     case discovered(Candidate)
     case connecting(Peer)
     case connected(Peer)
     /// Subscribed and MTU known; `path` says how values are written, `notify` how notifications
-    /// arrive, `protocolVersion` whether delivery is confirmed (2) or not (1).
-    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath, protocolVersion: Int)
+    /// arrive, `protocolVersion` whether delivery is confirmed (2) or not (1); nil on a UART link
+    /// (text, no relay protocol).
+    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath, protocolVersion: Int?)
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
@@ -68,8 +70,8 @@ extension CentralEvent: ReportableEvent {
         switch self {
         case .state(let state, let adapter):
             return state.eventFields(adapter: adapter)
-        case .scanning(let timeout, let seeking):
-            var fields: [(String, JSONValue)] = [("service", .string(RelayProfile.service.description))]
+        case .scanning(let timeout, let seeking, let services):
+            var fields: [(String, JSONValue)] = [("service", services.first.map { .string($0.description) } ?? .null)]
             if let timeout { fields.append(("timeout", .number(timeout))) }
             if let seeking { fields.append(("seeking", .string(seeking.description))) }
             return fields
@@ -87,7 +89,8 @@ extension CentralEvent: ReportableEvent {
             return Self.peerFields(peer) + [
                 ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength(.write)))),
                 ("path", .string(path.rawValue)), ("notify", .string(notify.rawValue)),
-                ("protocol", .integer(Int64(protocolVersion))),
+                ("service", .string(protocolVersion == nil ? MessageVia.nus.rawValue : MessageVia.relay.rawValue)),
+                ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null),
             ]
         case .mtu(let mtu):
             return [("mtu", .integer(Int64(mtu.value)))]
@@ -121,10 +124,11 @@ extension CentralEvent: ReportableEvent {
         switch self {
         case .state(let state, let adapter):
             return state.humanDescription(adapter: adapter)
-        case .scanning(let timeout, let seeking):
+        case .scanning(let timeout, let seeking, let services):
             if let seeking { return "scanning for \(seeking)…" }
             let limit = timeout.map { " for \(Self.seconds($0)) s" } ?? ""
-            return "scanning\(limit) for relay peripherals…"
+            let what = services == [RelayProfile.service] ? "relay peripherals" : "UART (Nordic UART Service) devices"
+            return "scanning\(limit) for \(what)…"
         case .scanStopped(let reason, let found, let others):
             switch reason {
             case .timeout where found == 0:
@@ -141,6 +145,11 @@ extension CentralEvent: ReportableEvent {
         case .connecting(let peer): return "connecting to \(peer)…"
         case .connected(let peer): return "connected to \(peer), resolving services…"
         case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
+            guard let protocolVersion else {
+                return "ready: UART (Nordic UART Service) link to \(peer), MTU \(mtu) (text in values up to "
+                    + "\(mtu.sendValueLength(.write)) bytes, via \(path.rawValue); lines via \(notify.rawValue)): "
+                    + "send TEXT writes a line"
+            }
             let delivery =
                 protocolVersion >= 2 ? "protocol 2: delivery confirmed" : "protocol 1: delivery not confirmed"
             return "ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, "

@@ -9,6 +9,8 @@ enum CentralCommand: Equatable, Sendable {
     case scanStop
     case list
     case connect(ConnectTarget)
+    /// `connect --nus`: this link is to a Nordic UART Service device.
+    case connectUART(ConnectTarget)
     case disconnect
     /// Write the counter (or `value`, after which counting goes on from it).
     case write(value: UInt32?)
@@ -75,8 +77,8 @@ enum CentralInput: Equatable, Sendable {
 /// What the session asks the driver to do, in order.
 enum CentralAction: Equatable, Sendable {
     case report(CentralEvent)
-    /// Set the discovery filter (relay service UUID, LE transport) and start discovery.
-    case startDiscovery
+    /// Set the discovery filter (these service UUIDs, none: every device; LE transport) and start discovery.
+    case startDiscovery(services: [BluetoothUUID])
     case stopDiscovery
     case startScanTimer(seconds: Double)
     case cancelScanTimer

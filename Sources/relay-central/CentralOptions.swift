@@ -9,8 +9,11 @@ struct CentralOptions: Equatable, Sendable {
 
     /// `--adapter`, `--json`, `--max-message`, `--save-dir`, `--notify-path` (signal by default).
     var common = CommonOptions(notifyPath: .signal)
-    /// The advertised name that makes a device a candidate.
-    var name = "sample"
+    /// The advertised name that makes a device a candidate (nil: `sample` for relay
+    /// peripherals, any name for UART devices with `--nus`).
+    var name: String?
+    /// `--nus`: connect to Nordic UART Service devices (text both ways), not relay peripherals.
+    var uart = false
     var scanTimeout = CentralOptions.defaultScanTimeout
     var connect: StartupTarget?
     var reconnect = false
@@ -26,8 +29,10 @@ struct CentralOptions: Equatable, Sendable {
             The central of the relay pair (the article's Apple Watch app): scans for relay
             peripherals, connects, subscribes, writes counters and sends messages. Commands are
             typed at the prompt, or read line by line from a pipe. Commands: scan, scan stop, list,
-            connect N|ADDRESS, disconnect, write [N], send TEXT, send-file PATH, read, status,
-            wait EVENT [SECONDS], sleep SECONDS, help [CMD], quit. See docs/cli.md.
+            connect [--nus] N|ADDRESS, disconnect, write [N], send TEXT, send-file PATH, read, status,
+            wait EVENT [SECONDS], sleep SECONDS, help [CMD], quit. With --nus it talks to any Nordic
+            UART Service device (a micro:bit, a dev kit, a relay-peripheral) in lines of text.
+            See docs/cli.md.
             """,
         version: version,
         options: CommonOptions.specs(
@@ -36,7 +41,13 @@ struct CentralOptions: Equatable, Sendable {
                 + "AcquireNotify socket read on its own thread (StartNotify when refused; faster, but bluetoothd "
                 + "drops notifications when that socket is full).")
             + [
-                .value("name", "NAME", help: "Advertised name of the peripherals to list (default: sample)."),
+                .value(
+                    "name", "NAME",
+                    help: "Advertised name of the peripherals to list (default: sample; with --nus, any name)."),
+                .flag(
+                    "nus",
+                    help: "Talk to Nordic UART Service devices (a micro:bit, a dev kit, a relay-peripheral): scan "
+                        + "for the UART service, send TEXT writes the text, notifications are shown as lines."),
                 .value(
                     "scan-timeout", "S", kind: .seconds(maximum: maxScanTimeout),
                     help: "A scan stops by itself after S seconds (default 10)."),
@@ -45,7 +56,7 @@ struct CentralOptions: Equatable, Sendable {
                     help: "Scan at start-up and connect to the first peripheral with that name or address."),
                 .flag("reconnect", help: "Reconnect by itself after an unexpected disconnect."),
                 .value(
-                    "write-path", "socket|write-value", kind: .choice(WritePath.allCases.map(\.rawValue)),
+                    "write-path", "socket|write-value", kind: .choice(WritePath.choices.map(\.rawValue)),
                     help: "socket (default: AcquireWrite, WriteValue when refused) or write-value (always WriteValue "
                         + "commands, each after the previous one completed)."),
             ])
@@ -55,7 +66,8 @@ struct CentralOptions: Equatable, Sendable {
     /// The options from parsed arguments.
     init(parsed: ParsedOptions) throws(UsageError) {
         common = try CommonOptions(parsed: parsed, notifyPathDefault: .signal)
-        if let name = parsed.text("name") { self.name = name }
+        name = parsed.text("name")
+        uart = parsed.flag("nus")
         if let seconds = parsed.seconds("scan-timeout") { scanTimeout = seconds }
         connect = parsed.text("connect").map(StartupTarget.init(parsing:))
         reconnect = parsed.flag("reconnect")

@@ -5,7 +5,8 @@ import RelayProtocol
 
 /// Connecting: the command, `Connect` and its outcome, retries with back-off.
 extension CentralSession {
-    mutating func connectCommand(_ target: ConnectTarget, token: CommandToken) -> [CentralAction] {
+    /// `connect` (`service` `.nus`: `connect --nus`, or any `connect` with `--nus`).
+    mutating func connectCommand(_ target: ConnectTarget, service: MessageVia, token: CommandToken) -> [CentralAction] {
         if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
         if let peer {
             if case .disconnecting = link {
@@ -29,6 +30,7 @@ extension CentralSession {
         }
         connectToken = token
         autoConnect = nil
+        linkService = service
         var actions: [CentralAction] = [.cancelReconnectTimer]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
@@ -40,9 +42,17 @@ extension CentralSession {
                 actions += beginScan(.seeking(.address(address), persistent: false))
             case .starting:
                 scan = .starting(.seeking(.address(address), persistent: false))
-            case .active:
-                scan = .active(.seeking(.address(address), persistent: false))
-                actions += [.report(.scanning(timeout: nil, seeking: .address(address)))]
+            case .active(let running):
+                let seeking = ScanPurpose.seeking(.address(address), persistent: false)
+                let services = discoveryServices(for: seeking)
+                if services != discoveryServices(for: running) {
+                    // A listing scan's filter would hide the device (`connect --nus` during `scan`).
+                    actions += [.cancelScanTimer, .stopDiscovery]
+                    actions += beginScan(seeking)
+                } else {
+                    scan = .active(seeking)
+                    actions += [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
+                }
             }
             return actions
         }

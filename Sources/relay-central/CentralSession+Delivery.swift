@@ -184,7 +184,7 @@ extension CentralSession {
 
     /// The delivery timer fired: what is due in the handshake, the sender and the receiver.
     mutating func deliveryTimerFired() -> [CentralAction] {
-        var actions = greetingTimedOut()
+        var actions = greetingTimedOut() + uartIdleLines()
         let sent = delivery.sender.tick(at: now)
         actions += perform(OutboundReports.translate(sent, streams: delivery.streams) { _ in self.peripheralName })
         if var receiver = delivery.receiver {

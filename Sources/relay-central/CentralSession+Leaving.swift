@@ -149,18 +149,20 @@ extension CentralSession {
         return relayServiceGone()
     }
 
-    /// The relay service went away under a live link: the link is useless, so end it, and with
-    /// `--reconnect` come back when a relay-peripheral serves again.
+    /// The relay service (or a UART link's service) went away under a live link: the link is
+    /// useless, so end it, and with `--reconnect` come back when a relay-peripheral serves again.
     mutating func relayServiceGone() -> [CentralAction] {
         let peer: Peer
         switch link {
         case .subscribing(let linkPeer, _), .ready(let linkPeer, _): peer = linkPeer
         default: return []
         }
-        let reason = "the relay service went away (relay-peripheral stopped or restarted?)"
+        let uart = linkService == .nus
+        let gone = uart ? "the UART service went away" : "the relay service went away"
+        let reason = gone + (uart ? " (the device stopped its program?)" : " (relay-peripheral stopped or restarted?)")
         // Said at once (what was being received is lost now); the Disconnect then goes quietly.
         var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
-        actions += cleanUpLink(reason: "the relay service went away")
+        actions += cleanUpLink(reason: gone)
         actions += failConnect("could not connect to \(peer): \(reason)")
         var retry: Double?
         if settings.reconnect || autoConnect != nil {

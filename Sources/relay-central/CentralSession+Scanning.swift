@@ -3,28 +3,49 @@ import RelayBlueZ
 import RelayProtocol
 
 extension CentralSession {
-    /// Whether a device is a candidate: it advertises the relay service and the expected name.
-    func isCandidate(_ device: DeviceInfo, name: String? = nil) -> Bool {
-        device.name == (name ?? settings.name) && device.serviceUUIDs.contains(RelayProfile.service)
+    /// The service a listing scan looks for: the relay service, or the UART service with `--nus`.
+    var listedService: BluetoothUUID { settings.uart ? UARTProfile.service : RelayProfile.service }
+
+    /// Whether a device is a candidate: it advertises the listed service and the expected name
+    /// (any name when `--nus` is given without `--name`).
+    func isCandidate(_ device: DeviceInfo) -> Bool {
+        (settings.name == nil || device.name == settings.name) && device.serviceUUIDs.contains(listedService)
     }
 
-    /// Whether a device is the one a seeking scan looks for.
+    /// Whether a device is the one a seeking scan looks for (a UART device by its name alone: a
+    /// micro:bit advertises no service).
     func isSought(_ device: DeviceInfo, by target: SeekTarget) -> Bool {
         switch target {
         case .address(let address): return device.address == address
-        case .name(let name): return isCandidate(device, name: name)
+        case .name(let name):
+            return device.name == name && (linkService == .nus || device.serviceUUIDs.contains(RelayProfile.service))
+        }
+    }
+
+    /// The services discovery is filtered on for `purpose`: the listed one, the relay service
+    /// when seeking a relay peripheral, none when seeking a UART device (it may advertise none).
+    func discoveryServices(for purpose: ScanPurpose) -> [BluetoothUUID] {
+        switch purpose {
+        case .listing: return [listedService]
+        case .seeking: return linkService == .nus ? [] : [RelayProfile.service]
         }
     }
 
     /// `AA:BB:… 'phone' (not named 'sample')`, for the "nothing found" report.
-    static func whyNotCandidate(_ device: DeviceInfo, name: String) -> String {
+    static func whyNotCandidate(
+        _ device: DeviceInfo, name: String?, service: BluetoothUUID = RelayProfile.service
+    )
+        -> String
+    {
         var reasons: [String] = []
         if device.name == nil {
             reasons.append("no name yet")
-        } else if device.name != name {
+        } else if let name, device.name != name {
             reasons.append("not named '\(name)'")
         }
-        if !device.serviceUUIDs.contains(RelayProfile.service) { reasons.append("no relay service") }
+        if !device.serviceUUIDs.contains(service) {
+            reasons.append(service == RelayProfile.service ? "no relay service" : "no UART service")
+        }
         return "\(device.address)" + (device.name.map { " '\($0)'" } ?? "") + " (" + reasons.joined(separator: ", ")
             + ")"
     }
@@ -49,7 +70,7 @@ extension CentralSession {
             candidates = []
             return [
                 .cancelReconnectTimer, .cancelScanTimer,
-                .report(.scanning(timeout: settings.scanTimeout, seeking: nil)),
+                .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
                 .startScanTimer(seconds: settings.scanTimeout), .finish(token, .success),
             ]
         case .idle:
@@ -66,7 +87,7 @@ extension CentralSession {
             othersSeen = [:]
         }
         scan = .starting(purpose)
-        return [.startDiscovery]
+        return [.startDiscovery(services: discoveryServices(for: purpose))]
     }
 
     func scanTimeout(for purpose: ScanPurpose) -> Double? {
@@ -85,7 +106,9 @@ extension CentralSession {
         let timeout = scanTimeout(for: purpose)
         var seeking: SeekTarget? = nil
         if case .seeking(let target, _) = purpose { seeking = target }
-        var actions: [CentralAction] = [.report(.scanning(timeout: timeout, seeking: seeking))]
+        var actions: [CentralAction] = [
+            .report(.scanning(timeout: timeout, seeking: seeking, services: discoveryServices(for: purpose)))
+        ]
         if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
         if let token = scanToken {
             scanToken = nil
@@ -125,7 +148,7 @@ extension CentralSession {
         if case .seeking(let target, _) = purpose {
             autoConnect = nil
             let message =
-                "nothing found: no relay peripheral \(target) advertised within \(Int(settings.scanTimeout)) s "
+                "nothing found: no \(linkService == .nus ? "UART device" : "relay peripheral") \(target) advertised within \(Int(settings.scanTimeout)) s "
                 + "(is it on, in range and advertising?)"
             actions.append(.report(.error(message)))
             actions += failConnect(message)
@@ -175,13 +198,13 @@ extension CentralSession {
                 candidates[index].id = device.id
             } else {
                 let candidate = Candidate(
-                    index: candidates.count, id: device.id, address: device.address, name: settings.name,
-                    rssi: device.rssi)
+                    index: candidates.count, id: device.id, address: device.address,
+                    name: device.name ?? settings.name ?? "", rssi: device.rssi)
                 candidates.append(candidate)
                 actions.append(.report(.discovered(candidate)))
             }
         } else if purpose == .listing {
-            othersSeen[device.address] = Self.whyNotCandidate(device, name: settings.name)
+            othersSeen[device.address] = Self.whyNotCandidate(device, name: settings.name, service: listedService)
         }
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
             scan = .idle

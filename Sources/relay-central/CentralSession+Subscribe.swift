@@ -8,6 +8,7 @@ import RelayProtocol
 extension CentralSession {
     mutating func characteristicsFound(_ id: DeviceID, _ found: [RemoteCharacteristic]) -> [CentralAction] {
         guard case .resolving(let peer) = link, peer.id == id else { return [] }
+        if linkService == .nus { return uartCharacteristicsFound(peer, found) }
         let inService = found.filter { $0.serviceUUID == RelayProfile.service }
         guard !inService.isEmpty else {
             return notRelay(peer, "it has no relay service \(RelayProfile.service)")
@@ -61,6 +62,11 @@ extension CentralSession {
             return leave(
                 peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))",
                 retryAfter: delay)
+        }
+        if linkService == .nus {
+            return abandon(
+                peer, "\(peer) is not a UART device: \(reason) (connect --nus needs the Nordic UART Service)",
+                disconnectReason: "not a UART device")
         }
         return abandon(
             peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
@@ -141,7 +147,8 @@ extension CentralSession {
     }
 
     mutating func mtuRead(_ mtu: MTU?) -> [CentralAction] {
-        guard case .subscribing(let peer, var relay) = link, relay.path == .writeValue else { return [] }
+        guard case .subscribing(let peer, var relay) = link, relay.path == .writeValue || relay.path == .writeRequest
+        else { return [] }
         relay.mtu = max(mtu ?? .default, relay.mtu ?? .default)
         return checkReady(peer, relay)
     }
@@ -176,13 +183,14 @@ extension CentralSession {
         autoConnectPersistent = false
         _ = inbound.reset(because: .linkEnded("reconnected"))
         _ = path
+        if relay.service == .nus { return announceReady(peer, relay, protocolVersion: nil) + pump() }
         // With the session characteristic, ready is reported once the handshake decided the version.
         if relay.session != nil { return startGreeting() }
         return announceReady(peer, relay, protocolVersion: 1) + pump()
     }
 
     /// Reports `ready` (with the protocol version) and completes `connect`.
-    mutating func announceReady(_ peer: Peer, _ relay: RelayLink, protocolVersion: Int) -> [CentralAction] {
+    mutating func announceReady(_ peer: Peer, _ relay: RelayLink, protocolVersion: Int?) -> [CentralAction] {
         guard let mtu = relay.mtu, let path = relay.path else { return [] }
         var actions: [CentralAction] = [
             .report(
@@ -228,6 +236,7 @@ extension CentralSession {
     /// for, quitting): then they fail.
     mutating func cleanUpLink(reason: String, keepTransfers: Bool = true) -> [CentralAction] {
         var actions: [CentralAction] = deliveryLinkEnded(keep: keepTransfers, reason: reason)
+        actions += uartLinkEnded(reason: reason)
         vanishedCharacteristic = nil
         valuesDuringRead = nil
         if let dropped = inbound.reset(because: .linkEnded("\(reason) before the message was complete")),

@@ -9,7 +9,7 @@ extension CentralSession {
     /// the input is handled: handling it may end the link).
     func tracedCharacteristic(of input: CentralInput) -> (TracedCharacteristic, [UInt8])? {
         guard let relay = subscribingOrReadyLink else { return nil }
-        let notified: TracedCharacteristic = relay.session != nil ? .session : .notify
+        let notified: TracedCharacteristic = relay.service == .nus ? .uartTX : relay.session != nil ? .session : .notify
         switch input {
         case .notification(let value, _): return (notified, value)
         case .valueChanged(let id, let value, _):
@@ -31,7 +31,10 @@ extension CentralSession {
         }
         for action in actions {
             if case .write(let value, _, let id) = action {
-                result += reports(value, .outgoing, id == subscribingOrReadyLink?.session ? .session : .write)
+                let link = subscribingOrReadyLink
+                let characteristic: TracedCharacteristic =
+                    link?.service == .nus ? .uartRX : id == link?.session ? .session : .write
+                result += reports(value, .outgoing, characteristic)
             }
             result.append(action)
         }

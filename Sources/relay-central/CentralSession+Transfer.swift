@@ -10,6 +10,11 @@ extension CentralSession {
     /// Starts writing the next value when the link is ready and nothing is in flight.
     mutating func pump() -> [CentralAction] {
         guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
+        if relay.service == .nus {
+            guard let value = takeUARTValue() else { return [] }
+            inFlight = .uart(value)
+            return [.write(value.bytes, via: path, to: relay.write)]
+        }
         if relay.session != nil, !delivery.control.isEmpty {
             let frame = delivery.control.removeFirst().fitting((relay.mtu ?? .default).maxValueLength(.write))
             inFlight = .control
@@ -37,6 +42,8 @@ extension CentralSession {
             // A frame that did not go is resent when its acknowledgement does not come.
             let actions = error == nil ? dataWritten(handle: handle, transfer: transfer, completes: completes) : []
             return actions + pump()
+        case .uart(let text):
+            return uartWritten(text, error: error) + pump()
         case .outbox(let outboxValue):
             value = outboxValue
         }
@@ -120,6 +127,7 @@ extension CentralSession {
     /// A notification from the peripheral.
     mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
         guard let relay = subscribingOrReadyLink else { return [] }
+        if relay.service == .nus { return uartNotified(value, at: time) }
         if relay.session != nil { return sessionValue(value) }
         let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []

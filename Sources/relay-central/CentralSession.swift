@@ -6,7 +6,12 @@ import RelayREPL
 
 /// The settings of a session, taken from the command line.
 struct CentralSettings: Equatable, Sendable {
-    var name = "sample"
+    /// The advertised name of candidates; nil: any name (`--nus` without `--name`).
+    var name: String? = "sample"
+    /// `--nus`: links are to Nordic UART Service devices (`connect --nus` asks for one link).
+    var uart = false
+    /// `--nus-eol`: appended to the text sent to a UART device.
+    var uartEnding = UARTLineEnding.lf
     var scanTimeout = CentralOptions.defaultScanTimeout
     var reconnect = false
     var maxMessage = CommonOptions.defaultMaxMessage
@@ -35,7 +40,9 @@ struct CentralSettings: Equatable, Sendable {
     init() {}
 
     init(options: CentralOptions) {
-        name = options.name
+        uart = options.uart
+        name = options.name ?? (options.uart ? nil : "sample")
+        uartEnding = options.common.uartEnding
         scanTimeout = options.scanTimeout
         reconnect = options.reconnect
         maxMessage = options.common.maxMessage
@@ -79,6 +86,8 @@ struct CentralSession {
         var notifyVia: NotifyPath?
         var mtu: MTU?
         var path: WritePath?
+        /// `.nus`: a Nordic UART Service device (`write` is its RX, `notify` its TX: text only).
+        var service = MessageVia.relay
 
         /// Where values are written: the session characteristic with protocol 2, else the write one.
         var dataWrite: CharacteristicID { session ?? write }
@@ -94,6 +103,8 @@ struct CentralSession {
         case control
         /// A version-2 data frame; `completes` when it carries a message's last byte the first time.
         case data(handle: Int, transfer: TransferID, completes: Bool)
+        /// Text for a UART device's RX.
+        case uart(CentralUART.Value)
     }
 
     /// Why discovery runs.
@@ -170,6 +181,11 @@ struct CentralSession {
     var outbox = Outbox<CommandToken?>()
     /// The value being written (one at a time).
     var inFlight: InFlightWrite?
+    /// What the link being set up (or the next one) is to: a relay peripheral, or a UART device
+    /// (`--nus`, `connect --nus`).
+    var linkService: MessageVia
+    /// The UART link's lines and text (`linkService == .nus`).
+    var uart = CentralUART()
 
     var scanToken: CommandToken?
     var connectToken: CommandToken?
@@ -184,6 +200,7 @@ struct CentralSession {
         self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
         self.trace = settings.trace
         self.delivery = CentralDelivery(settings: settings.delivery)
+        self.linkService = settings.uart ? .nus : .relay
         switch settings.startupTarget {
         case .address(let address)?: autoConnect = .address(address)
         case .name(let name)?: autoConnect = .name(name)
@@ -230,10 +247,12 @@ struct CentralSession {
     }
 
     /// Whether nothing is pending that quitting would cut short (sends, connect, read).
-    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy }
+    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy && uart.queue.isEmpty }
 
-    /// When the delivery timer must fire (the handshake, retransmissions, time-outs).
-    var deliveryDeadline: Double? { [delivery.nextDeadline, trace?.flushDeadline].compactMap { $0 }.min() }
+    /// When the delivery timer must fire (the handshake, retransmissions, time-outs, a UART line's idle gap).
+    var deliveryDeadline: Double? {
+        [delivery.nextDeadline, trace?.flushDeadline, uart.lines.deadline].compactMap { $0 }.min()
+    }
 
     /// The `status` snapshot.
     var status: CentralStatus {
@@ -249,9 +268,11 @@ struct CentralSession {
         return CentralStatus(
             adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer,
             mtu: readyLink?.mtu,
-            path: readyLink?.path, scanning: scan != .idle, candidates: candidates.count, nextCounter: nextCounter,
+            path: readyLink?.path, service: readyLink?.service, scanning: scan != .idle, candidates: candidates.count,
+            nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count,
+            pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count
+                + uart.queue.filter { $0.completes != nil }.count,
             protocolVersion: protocolInUse,
             delivery: DeliveryStatus(
                 sender: delivery.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0))
@@ -259,7 +280,7 @@ struct CentralSession {
 
     /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).
     var protocolInUse: Int? {
-        guard readyLink != nil else { return nil }
+        guard let relay = readyLink, relay.service == .relay else { return nil }
         switch delivery.phase {
         case .established: return 2
         case .greeting: return nil
@@ -314,7 +335,8 @@ struct CentralSession {
         case .scan: return startListing(token: token)
         case .scanStop: return stopScanCommand(token: token)
         case .list: return [.report(.list(candidates)), .finish(token, .success)]
-        case .connect(let target): return connectCommand(target, token: token)
+        case .connect(let target): return connectCommand(target, service: settings.uart ? .nus : .relay, token: token)
+        case .connectUART(let target): return connectCommand(target, service: .nus, token: token)
         case .disconnect: return disconnectCommand(token: token)
         case .write(let value): return writeCommand(value, token: token)
         case .send(let message): return sendCommand(message, token: token)
@@ -376,7 +398,10 @@ struct CentralSession {
     }
 
     private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
-        guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
+        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        guard relay.service == .relay else {
+            return [.finish(token, .failure("write: \(Self.uartTextOnly) (counters need a relay peripheral)"))]
+        }
         let counter = value.map(Counter.init) ?? nextCounter
         nextCounter = counter.next
         outbox.append(counter: counter, tag: token)
@@ -384,7 +409,8 @@ struct CentralSession {
     }
 
     private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
-        guard readyLink != nil else { return [.finish(token, .failure(notReadyReason))] }
+        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        if relay.service == .nus { return uartSendCommand(message, mtu: relay.mtu ?? .default, token: token) }
         guard message.length <= Int(UInt32.max) - 300 else {
             return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
         }
@@ -400,6 +426,7 @@ struct CentralSession {
 
     private mutating func readCommand(token: CommandToken) -> [CentralAction] {
         guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        guard relay.service == .relay else { return [.finish(token, .failure("read: \(Self.uartTextOnly)"))] }
         guard readToken == nil else {
             return [.finish(token, .failure("a read is already in progress: wait for it"))]
         }

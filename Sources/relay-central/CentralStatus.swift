@@ -9,6 +9,8 @@ struct CentralStatus: Equatable, Sendable {
     var peer: Peer?
     var mtu: MTU?
     var path: WritePath?
+    /// What the ready link is to: a relay peripheral, or a UART device (nil: not ready).
+    var service: MessageVia?
     var scanning: Bool
     var candidates: Int
     var nextCounter: Counter
@@ -26,6 +28,7 @@ struct CentralStatus: Equatable, Sendable {
             ("peer", peer.map { .string($0.address.description) } ?? .null),
             ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null),
             ("path", path.map { .string($0.rawValue) } ?? .null),
+            ("service", service.map { .string($0.rawValue) } ?? .null),
             ("scanning", .bool(scanning)), ("candidates", .integer(Int64(candidates))),
             ("nextCounter", .unsigned(nextCounter.value)),
             ("lastReceived", lastReceived.map { .unsigned($0.value) } ?? .null),
@@ -45,6 +48,7 @@ struct CentralStatus: Equatable, Sendable {
             lines.append(
                 "MTU:       \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, via \(path?.rawValue ?? "?"))")
         }
+        if service == .nus { lines.append("service:   UART (Nordic UART Service): lines of text") }
         if let protocolVersion {
             lines.append(
                 "protocol:  \(protocolVersion)"

@@ -34,9 +34,6 @@ struct PeripheralOptions: Equatable, Sendable {
                 .value("name", "NAME", help: "Advertised LocalName (default: sample; at most 29 bytes of UTF-8)."),
                 .flag("echo", help: "Notify every received counter straight back (round-trip benchmark)."),
                 .flag("no-nus", help: "Do not serve the Nordic UART Service for phone UART apps (served by default)."),
-                .value(
-                    "nus-eol", "lf|crlf|none", kind: .choice(UARTLineEnding.allCases.map(\.rawValue)),
-                    help: "The line ending of text sent to UART apps (default lf)."),
             ])
 
     init() {}
@@ -52,7 +49,7 @@ struct PeripheralOptions: Equatable, Sendable {
             }
         }
         echo = parsed.flag("echo")
-        if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uart = ending }
+        uart = common.uartEnding
         if parsed.flag("no-nus") {
             guard parsed.text("nus-eol") == nil else {
                 throw UsageError("--nus-eol needs the UART service: drop --no-nus")

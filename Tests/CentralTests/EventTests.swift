@@ -25,7 +25,7 @@ final class EventRenderingTests: XCTestCase {
         let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 1)
         XCTAssertEqual(
             console.jsonLine(name: ready.name, fields: ready.fields),
-            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket","protocol":1}"#
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket","service":"relay","protocol":1}"#
         )
         let message = CentralEvent.transfer(
             .message(

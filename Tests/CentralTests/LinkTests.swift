@@ -146,7 +146,7 @@ final class ConnectTests: XCTestCase {
         var harness = SessionHarness()
         harness.powerOn()
         let (token, actions) = harness.command(.connect(.address(SessionHarness.peerAddress)))
-        XCTAssertTrue(actions.contains(.startDiscovery))
+        XCTAssertTrue(actions.contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         let found = harness.feed(.deviceUpdated(SessionHarness.device()))
         XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
@@ -160,7 +160,7 @@ final class ConnectTests: XCTestCase {
         harness.command(.scanStop)
         let (_, actions) = harness.command(.connect(.address(SessionHarness.peerAddress)))
         XCTAssertTrue(actions.contains(.connect(SessionHarness.peerID, timeout: 20)))
-        XCTAssertFalse(actions.contains(.startDiscovery))
+        XCTAssertFalse(actions.contains(.startRelayDiscovery))
     }
 }
 
@@ -177,7 +177,7 @@ final class DisconnectTests: XCTestCase {
         XCTAssertEqual(reason, "disconnected on request")
         XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
         XCTAssertTrue(done.contains(.releaseSockets))
-        XCTAssertFalse(done.contains(.startDiscovery))
+        XCTAssertFalse(done.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.feed(.disconnectFinished(SessionHarness.peerID, nil)), [])
     }
 
@@ -194,7 +194,7 @@ final class DisconnectTests: XCTestCase {
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
         XCTAssertTrue(reason.contains("connection lost"), reason)
-        XCTAssertFalse(lost.contains(.startDiscovery))
+        XCTAssertFalse(lost.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.session.link, .idle)
     }
 
@@ -205,7 +205,7 @@ final class DisconnectTests: XCTestCase {
         harness.connectReady()
         let lost = harness.feed(.deviceRemoved(SessionHarness.peerID))
         XCTAssertEqual(SessionHarness.eventNames(lost), ["disconnected", "reconnecting"])
-        XCTAssertTrue(lost.contains(.startDiscovery))
+        XCTAssertTrue(lost.contains(.startRelayDiscovery))
         let scanning = harness.feed(.discoveryStarted)
         XCTAssertFalse(scanning.contains { if case .startScanTimer = $0 { true } else { false } }, "no time-out")
         let newID = DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00_new")!
@@ -216,7 +216,7 @@ final class DisconnectTests: XCTestCase {
             .connectFinished(newID, BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
         )
         XCTAssertTrue(failed.contains(.startReconnectTimer(seconds: 1)))
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
         harness.establish(id: newID)
@@ -229,10 +229,10 @@ final class DisconnectTests: XCTestCase {
         harness.connectReady()
         let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
-        XCTAssertFalse(off.contains(.startDiscovery))
+        XCTAssertFalse(off.contains(.startRelayDiscovery))
         let on = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(on), ["state"])
-        XCTAssertTrue(on.contains(.startDiscovery))
+        XCTAssertTrue(on.contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         XCTAssertTrue(
             harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
@@ -248,7 +248,7 @@ final class DisconnectTests: XCTestCase {
         let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.outcome(of: token, in: off), .success)
         XCTAssertFalse(SessionHarness.eventNames(off).contains("reconnecting"))
-        XCTAssertFalse(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startDiscovery))
+        XCTAssertFalse(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startRelayDiscovery))
     }
 
     func testBluetoothdRestartResumesAnInterruptedScan() {
@@ -257,7 +257,7 @@ final class DisconnectTests: XCTestCase {
         let gone = harness.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertEqual(SessionHarness.eventNames(gone), ["state", "scan-stopped"])
         let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
-        XCTAssertTrue(back.contains(.startDiscovery))
+        XCTAssertTrue(back.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.session.scan, .starting(.listing))
     }
 }

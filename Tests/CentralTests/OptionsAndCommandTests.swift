@@ -11,7 +11,8 @@ final class CentralOptionsTests: XCTestCase {
     func testDefaults() throws {
         XCTAssertEqual(try CentralOptions.parse([]), .run(CentralOptions()))
         let options = CentralOptions()
-        XCTAssertEqual(options.name, "sample")
+        XCTAssertNil(options.name)
+        XCTAssertEqual(CentralSettings(options: options).name, "sample")
         XCTAssertEqual(options.scanTimeout, 10)
         XCTAssertEqual(options.common.maxMessage, 1 << 20)
         XCTAssertFalse(options.reconnect)
@@ -106,7 +107,8 @@ final class CentralCommandTests: XCTestCase {
             ("connect x", "neither a list index nor an address"), ("write -1", "must not be negative"),
             ("write 4294967296", "out of range"), ("send", "missing TEXT"),
             ("list all", "takes no arguments"), ("quit", "unknown command"),
-            ("connect 1 2", "takes at most 1 argument"),
+            ("connect 1 2", "give one list index or address"), ("connect --nus 1 2", "takes at most 2 arguments"),
+            ("connect --uart 1", "give one list index or address"),
         ]
         for (line, expected) in cases {
             XCTAssertThrowsError(try command(line), line) { error in

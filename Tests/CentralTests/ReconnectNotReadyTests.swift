@@ -41,14 +41,14 @@ final class ReconnectNotReadyTests: XCTestCase {
             guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
             XCTAssertTrue(reason.contains("not ready yet"), reason)
             XCTAssertTrue(reason.contains("retrying"), reason)
-            XCTAssertFalse(gone.contains(.startDiscovery), "the retry waits for the back-off")
+            XCTAssertFalse(gone.contains(.startRelayDiscovery), "the retry waits for the back-off")
             let timers = gone.compactMap { action -> Double? in
                 if case .startReconnectTimer(let seconds) = action { return seconds }
                 return nil
             }
             XCTAssertEqual(timers.count, 1, "\(gone)")
             delays += timers
-            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
             reconnectToServicesResolved(&harness, alreadyRemoved: true)
         }
         XCTAssertEqual(delays, [1, 2, 4, 5, 5])
@@ -96,7 +96,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertEqual(reason, "not a relay peripheral")
         XCTAssertFalse(gone.contains { if case .startReconnectTimer = $0 { true } else { false } })
-        XCTAssertFalse(gone.contains(.startDiscovery))
+        XCTAssertFalse(gone.contains(.startRelayDiscovery))
         XCTAssertNil(harness.session.autoConnect)
     }
 

@@ -48,7 +48,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(cancelled), [], "it never connected: no disconnected line")
         XCTAssertEqual(Self.reconnectDelays(cancelled), [1])
         XCTAssertFalse(cancelled.contains(.connect(SessionHarness.peerID, timeout: 20)))
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
     }
 
     func testAConnectRefusedAsInProgressIsRetriedWithBackoffNotGivenUp() {
@@ -69,7 +69,7 @@ final class ReconnectRecoveryTests: XCTestCase {
             let message = Self.errors(refused).first ?? ""
             XCTAssertTrue(message.contains("retrying in"), message)
             delays += Self.reconnectDelays(refused)
-            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
             harness.feed(.discoveryStarted)
             XCTAssertTrue(
                 harness.feed(.deviceUpdated(SessionHarness.device())).contains(
@@ -93,7 +93,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertTrue(timedOut.contains(.disconnect(SessionHarness.peerID)))
         let cancelled = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
         XCTAssertEqual(Self.reconnectDelays(cancelled), [])
-        XCTAssertFalse(cancelled.contains(.startDiscovery))
+        XCTAssertFalse(cancelled.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.session.link, .idle)
         XCTAssertNil(harness.session.autoConnect)
     }
@@ -147,7 +147,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(SessionHarness.eventNames(down), [], "already said")
         XCTAssertEqual(Self.reconnectDelays(down), [1])
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startDiscovery))
+        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.establish()
@@ -167,7 +167,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"])
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(Self.reconnectDelays(down), [])
-        XCTAssertFalse(down.contains(.startDiscovery))
+        XCTAssertFalse(down.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.session.link, .idle)
     }
 
@@ -179,7 +179,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
         XCTAssertTrue(reason.contains("connection lost"), reason)
         XCTAssertTrue(lost.contains(.cancelSettleTimer))
-        XCTAssertTrue(lost.contains(.startDiscovery), "reconnecting at once")
+        XCTAssertTrue(lost.contains(.startRelayDiscovery), "reconnecting at once")
         XCTAssertEqual(harness.feed(.settleTimerFired), [], "a late timer changes nothing")
     }
 
@@ -189,7 +189,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
         XCTAssertEqual(harness.feed(.settleTimerFired), [])
-        XCTAssertTrue(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startDiscovery))
+        XCTAssertTrue(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startRelayDiscovery))
     }
 
     func testBluetoothdRestartReportsBothStatesAndReconnects() {
@@ -201,7 +201,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.feed(.deviceRemoved(SessionHarness.peerID))
         let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(back), ["state"])
-        XCTAssertTrue(back.contains(.startDiscovery))
+        XCTAssertTrue(back.contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         XCTAssertTrue(
             harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
@@ -226,7 +226,7 @@ final class QuitTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(down).first else { return XCTFail("\(down)") }
         XCTAssertEqual(reason, "disconnected: quitting")
         XCTAssertFalse(SessionHarness.eventNames(down).contains("reconnecting"))
-        XCTAssertFalse(down.contains(.startDiscovery))
+        XCTAssertFalse(down.contains(.startRelayDiscovery))
         XCTAssertNil(harness.session.autoConnect)
     }
 

@@ -175,3 +175,8 @@ extension CentralEvent {
         return nil
     }
 }
+
+extension CentralAction {
+    /// Discovery filtered on the relay service (what every scan for relay peripherals starts).
+    static let startRelayDiscovery = CentralAction.startDiscovery(services: [RelayProfile.service])
+}

@@ -1,0 +1,161 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// A link to a Nordic UART Service device (`--nus`, `connect --nus`): the line being received
+/// and the text waiting to be written.
+struct CentralUART: Equatable, Sendable {
+    /// One value of text for RX; the last one of a `send` completes it.
+    struct Value: Equatable, Sendable {
+        var bytes: [UInt8]
+        var completes: SentText?
+    }
+
+    /// A `send` to a UART device, reported once its last value is written.
+    struct SentText: Equatable, Sendable {
+        var number: Int
+        var length: Int
+        var sha256: String
+        var values: Int
+        var mtu: MTU
+        var token: CommandToken?
+    }
+
+    /// The device (its lines are messages from it, also the one the link's end completes).
+    var device: BluetoothAddress?
+    /// Text the device notified or indicated on TX, made into lines.
+    var lines = UARTLineAssembler()
+    /// Values waiting for RX, in order.
+    var queue: [Value] = []
+    /// Lines received (numbers the `message` events).
+    var received = 0
+}
+
+/// The UART side of a link: which characteristics carry the text, lines from TX, text to RX.
+extension CentralSession {
+    /// The characteristics of a UART device: in the Nordic UART Service, the one that can be
+    /// written is RX and the one that notifies or indicates is TX, whatever their UUIDs (the
+    /// micro:bit swaps 6E400002 and 6E400003). Subscribes to TX and picks how RX is written.
+    mutating func uartCharacteristicsFound(_ peer: Peer, _ found: [RemoteCharacteristic]) -> [CentralAction] {
+        let inService = found.filter { $0.serviceUUID == UARTProfile.service }
+        guard !inService.isEmpty else {
+            return notRelay(peer, "it has no Nordic UART Service \(UARTProfile.service)")
+        }
+        let writable: CharacteristicFlags = [.write, .writeWithoutResponse]
+        let subscribable: CharacteristicFlags = [.notify, .indicate]
+        // A characteristic that does both is RX only when no other one can be written.
+        let rx =
+            inService.first { !$0.flags.isDisjoint(with: writable) && $0.flags.isDisjoint(with: subscribable) }
+            ?? inService.first { !$0.flags.isDisjoint(with: writable) }
+        guard let rx else { return notRelay(peer, "its UART service has no characteristic that can be written") }
+        guard let tx = inService.first(where: { $0.id != rx.id && !$0.flags.isDisjoint(with: subscribable) }) else {
+            return notRelay(peer, "its UART service has no characteristic that notifies or indicates")
+        }
+        var relay = RelayLink(write: rx.id, notify: tx.id)
+        relay.service = .nus
+        delivery.phase = .idle
+        uart = CentralUART(device: peer.address)
+        // AcquireNotify takes notifications only: an indicating TX (the micro:bit) uses StartNotify.
+        let subscribe: CentralAction =
+            settings.notifyPath == .socket && tx.flags.contains(.notify)
+            ? .acquireNotify(tx.id) : .startNotify(tx.id)
+        link = .subscribing(peer, relay)
+        if rx.flags.contains(.writeWithoutResponse), settings.writePath == .socket {
+            return [subscribe, .acquireWrite(rx.id)]
+        }
+        relay.path = rx.flags.contains(.writeWithoutResponse) ? .writeValue : .writeRequest
+        link = .subscribing(peer, relay)
+        return [subscribe, .readMTU(rx.id)]
+    }
+
+    /// A value notified or indicated on TX: the lines it completes are messages (`via` `nus`).
+    mutating func uartNotified(_ value: [UInt8], at time: Double) -> [CentralAction] {
+        deliver(uart.lines.receive(value, at: time))
+    }
+
+    /// A line that waited `UARTLineAssembler.idleGap` without an ending, at `now`.
+    mutating func uartIdleLines() -> [CentralAction] {
+        deliver(uart.lines.tick(at: now))
+    }
+
+    /// `send TEXT` to a UART device: the text with `--nus-eol`, cut on character boundaries into
+    /// values that fit one write (MTU-3, at most 495 bytes).
+    mutating func uartSendCommand(_ message: Message, mtu: MTU, token: CommandToken) -> [CentralAction] {
+        guard message.kind == .text, message.stored == nil, message.name.isEmpty else {
+            let command = message.stored != nil || !message.name.isEmpty ? "send-file" : "send"
+            return [
+                .finish(token, .failure("\(command): \(Self.uartTextOnly) (files and binary need a relay peripheral)"))
+            ]
+        }
+        let text = String(decoding: message.bytes, as: UTF8.self)
+        let values = UARTTextSplitter.values(text, ending: settings.uartEnding, maxBytes: mtu.sendValueLength(.write))
+        guard !values.isEmpty else { return [.finish(token, .failure("send: nothing to send"))] }
+        let number = nextMessageNumber
+        nextMessageNumber += 1
+        let sent = CentralUART.SentText(
+            number: number, length: values.reduce(0) { $0 + $1.count }, sha256: SHA256.hash(values.flatMap { $0 }).hex,
+            values: values.count, mtu: mtu, token: token)
+        for (index, bytes) in values.enumerated() {
+            uart.queue.append(CentralUART.Value(bytes: bytes, completes: index == values.count - 1 ? sent : nil))
+        }
+        return pump()
+    }
+
+    /// The next value for RX, if one waits.
+    mutating func takeUARTValue() -> CentralUART.Value? {
+        uart.queue.isEmpty ? nil : uart.queue.removeFirst()
+    }
+
+    /// A value for RX was written (or failed): a `send` completes with its last value; a failed
+    /// value takes the rest of its text with it.
+    mutating func uartWritten(_ value: CentralUART.Value, error: BlueZError?) -> [CentralAction] {
+        if let error {
+            var failed = value.completes
+            if failed == nil, let last = uart.queue.firstIndex(where: { $0.completes != nil }) {
+                failed = uart.queue[last].completes
+                uart.queue.removeSubrange(...last)
+            }
+            guard let failed else { return [] }
+            let text = "message \(failed.number) not sent: \(Self.writeProblem(error))"
+            return [.report(.error(text))] + (failed.token.map { [.finish($0, .failure(text))] } ?? [])
+        }
+        guard let sent = value.completes else { return [] }
+        messagesSent += 1
+        let to = PeerName(.peripheral, peer?.address)
+        var actions: [CentralAction] = [
+            .report(.transfer(.sentText(id: sent.number, length: sent.length, values: sent.values, mtu: sent.mtu))),
+            .report(
+                .transfer(
+                    .unconfirmed(SentMessageSummary(id: sent.number, length: sent.length, sha256: sent.sha256), to: to))
+            ),
+        ]
+        if let token = sent.token { actions.append(.finish(token, .success)) }
+        return actions
+    }
+
+    /// The link ended: the line held is complete, the text not yet written fails with `reason`.
+    mutating func uartLinkEnded(reason: String) -> [CentralAction] {
+        var actions = deliver(uart.lines.tick(at: .infinity))
+        for value in uart.queue {
+            guard let sent = value.completes else { continue }
+            let text = "message \(sent.number) not sent: \(reason)"
+            actions.append(.report(.error(text)))
+            if let token = sent.token { actions.append(.finish(token, .failure(text))) }
+        }
+        uart.queue = []
+        return actions
+    }
+
+    /// Why a command for relay peripherals cannot run on a UART link.
+    static let uartTextOnly = "a UART device takes lines of text: use send TEXT"
+
+    /// Each line as a message from the UART device.
+    private mutating func deliver(_ lines: [String]) -> [CentralAction] {
+        let from = PeerName(.peripheral, uart.device)
+        return lines.map { line in
+            uart.received += 1
+            return .deliver(arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus))
+        }
+    }
+}
