@@ -2,11 +2,12 @@
 #   make demo   build, boot the real-BlueZ VM and run both programs side by side
 #   make test   unit + integration tests, then the real-bluetoothd scenarios in the VM
 #   make bench  benchmarks (release build)
+#   make package  dist/relay_<version>_amd64.deb and a .tar.gz (no Swift needed to run them)
 #   make format the code in the project's style (make lint checks it; make test runs lint)
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: all build deps test unit-test demo bench bench-codec bench-ble clean
+.PHONY: all build deps test unit-test demo bench bench-codec bench-ble clean package package-test
 
 all: build
 
@@ -80,5 +81,15 @@ bench-ble: deps
 
 bench: bench-codec bench-ble
 
+# The packages (scripts/package): a release build of HEAD with the Swift runtime linked statically.
+package: deps
+	scripts/install-deps.sh package
+	scripts/package
+
+# The package checked as a user gets it (scenarios/package-check.sh): contents, Depends, lintian,
+# the programs run without a Swift toolchain.
+package-test: package
+	scenarios/package-check.sh
+
 clean:
-	rm -rf .build
+	rm -rf .build .build-package dist

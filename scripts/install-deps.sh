@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing relay needs, idempotently (run as root on Debian).
-# Usage: scripts/install-deps.sh [build|test|vm]...   (default: build)
+# Usage: scripts/install-deps.sh [build|test|vm|package]...   (default: build)
 set -euo pipefail
 want=("$@"); [ ${#want[@]} -gt 0 ] || want=(build)
 pkgs=(libdbus-1-dev libreadline-dev pkg-config dbus)
@@ -9,7 +9,8 @@ for w in "${want[@]}"; do
     build) ;;
     test) pkgs+=(python3-venv) ;;
     vm) pkgs+=(qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio xz-utils python3-venv tmux) ;;
-    *) echo "install-deps: unknown set '$w' (build, test, vm)" >&2; exit 64 ;;
+    package) pkgs+=(dpkg-dev lintian binutils xz-utils man-db) ;;
+    *) echo "install-deps: unknown set '$w' (build, test, vm, package)" >&2; exit 64 ;;
   esac
 done
 missing=()
