@@ -21,7 +21,7 @@ build: deps
 unit-test: deps
 	RELAY_REQUIRE_BLUEZOO=1 RELAY_SIMULATION_MESSAGES=10000 $(SWIFT) test
 
-test: lint unit-test hostile-input vm-test
+test: lint unit-test hostile-input package-test vm-test vm-package-test
 
 # The code style (.swift-format): swift format ships with the toolchain.
 .PHONY: lint format
@@ -90,6 +90,15 @@ package: deps
 # the programs run without a Swift toolchain.
 package-test: package
 	scenarios/package-check.sh
+
+# The installed package's programs (release, static Swift runtime) in the VM: the article flow,
+# messages both ways, bleak and bless, the power-cycle and bluetoothd-restart faults.
+PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart
+.PHONY: vm-package-test
+vm-package-test: package-test
+	scripts/python-env.sh > /dev/null
+	RELAY_BIN=$(CURDIR)/.build-package/installed/usr/bin scenarios/vm/run-scenarios.sh --no-build \
+	  --out "$$(scripts/bluez-vm outdir package)" $(PACKAGE_SCENARIOS)
 
 clean:
 	rm -rf .build .build-package dist

@@ -8,7 +8,8 @@
 #   - every option of --help is in the man page (generated from it), which man renders without
 #     a warning; the completion completes options and the choices of an option;
 #   - the .tar.gz holds the same files.
-# scenarios/vm/run-scenarios.sh then runs the VM scenarios with these programs (make test).
+# The extracted package stays in .build-package/installed: `make vm-package-test` runs VM
+# scenarios with its programs (make test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
@@ -35,7 +36,10 @@ done
 lintian "$deb" > "$work/lintian.txt" 2>&1 || true
 grep '^E:' "$work/lintian.txt" && fail "lintian reports errors"
 
-dpkg -x "$deb" "$work/root"
+installed=.build-package/installed
+rm -rf "$installed"
+dpkg -x "$deb" "$installed"
+ln -s "$PWD/$installed" "$work/root"
 commit=$(git rev-parse --short=12 HEAD)
 for program in relay-peripheral relay-central; do
   path=$work/root/usr/bin/$program
