@@ -91,14 +91,22 @@ package: deps
 package-test: package
 	scenarios/package-check.sh
 
-# The installed package's programs (release, static Swift runtime) in the VM: the article flow,
-# messages both ways, bleak and bless, the power-cycle and bluetoothd-restart faults.
+# The package installed as a user installs it (apt install ./relay_….deb) on clean Debian 12
+# (BlueZ 5.66) and Debian 13 (BlueZ 5.82) root file systems (scripts/vm/build-rootfs.sh: no
+# Swift, no -dev package), each booted in the VM: the article flow, messages both ways, bleak
+# and bless, the power-cycle and bluetoothd-restart faults, with the installed /usr/bin programs.
+VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
+RELEASES = debian-12 debian-13
 PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart
 .PHONY: vm-package-test
 vm-package-test: package-test
-	scripts/python-env.sh > /dev/null
-	RELAY_BIN=$(CURDIR)/.build-package/installed/usr/bin scenarios/vm/run-scenarios.sh --no-build \
-	  --out "$$(scripts/bluez-vm outdir package)" $(PACKAGE_SCENARIOS)
+	scripts/install-deps.sh rootfs
+	for release in $(RELEASES); do \
+	  root=$$(scripts/vm/build-rootfs.sh $$release dist/relay_$(VERSION)_amd64.deb) || exit 1; \
+	  echo "$$release: $$(cat $$root/.relay-rootfs)"; \
+	  RELAY_VM_ROOT=$$root RELAY_BIN=/usr/bin scenarios/vm/run-scenarios.sh --no-build \
+	    --out "$$(scripts/bluez-vm outdir $$release)" $(PACKAGE_SCENARIOS) || exit 1; \
+	done
 
 clean:
 	rm -rf .build .build-package dist

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing relay needs, idempotently (run as root on Debian).
-# Usage: scripts/install-deps.sh [build|test|vm|package]...   (default: build)
+# Usage: scripts/install-deps.sh [build|test|vm|package|rootfs]...   (default: build)
 set -euo pipefail
 want=("$@"); [ ${#want[@]} -gt 0 ] || want=(build)
 pkgs=(libdbus-1-dev libreadline-dev pkg-config dbus)
@@ -10,7 +10,8 @@ for w in "${want[@]}"; do
     test) pkgs+=(python3-venv) ;;
     vm) pkgs+=(qemu-system-x86 bluez bluez-test-tools busybox-static kmod cpio xz-utils python3-venv tmux) ;;
     package) pkgs+=(dpkg-dev lintian binutils xz-utils man-db) ;;
-    *) echo "install-deps: unknown set '$w' (build, test, vm, package)" >&2; exit 64 ;;
+    rootfs) pkgs+=(mmdebstrap) ;;
+    *) echo "install-deps: unknown set '$w' (build, test, vm, package, rootfs)" >&2; exit 64 ;;
   esac
 done
 missing=()

@@ -22,7 +22,7 @@ start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --a
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
 start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --window 1M --flight 60
 echo start >&7
-wait_for_line "$c" '"event":"ready".*"notify":"socket","protocol":2' 60 ||
+wait_for_line "$c" '"event":"ready".*"notify":"socket","service":"relay","protocol":2' 60 ||
   fail "the central is not ready on the notification socket with protocol 2: $(grep '"event":"ready"' "$c")"
 
 for index in 1 2 3 4; do echo "send-file $out/m$index.bin" >&7; done
