@@ -18,6 +18,7 @@
 #                                (scenarios/relay_driver.py reads the JSON; its docstring says how)
 #   fail REASON                  the scenario fails with REASON (the runner prints it)
 #   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
+#   btmgmt ARGS...               BlueZ's btmgmt on a pseudo-terminal (5.8x needs one)
 # Everything started is killed when the scenario exits.
 set -euo pipefail
 : "${RELAY_VM:?run scenarios inside the VM: scenarios/vm/run-scenarios.sh or scripts/bluez-vm run}"
@@ -38,6 +39,15 @@ fail() {
 bleak_central() {
   [ -n "$python" ] || fail "no Python venv (run scripts/python-env.sh on the host)"
   "$python" "$peers/bleak_central.py" "$@"
+}
+
+# btmgmt of BlueZ 5.7x/5.8x (Debian 13) waits forever, printing nothing, when it has no
+# terminal (even `btmgmt info`; 5.66 does not): it runs on a pseudo-terminal here, its output
+# without the terminal's CRs, its exit status kept.
+btmgmt() {
+  local line
+  line=$(printf '%q ' "$(type -P btmgmt)" "$@")
+  SHELL=/bin/bash script -qec "$line" /dev/null < /dev/null | tr -d '\r'
 }
 
 bless_peripheral() {
