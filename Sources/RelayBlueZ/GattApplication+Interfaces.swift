@@ -134,6 +134,9 @@ extension GattApplication {
     ) -> Result<[DBusValue], DBusRemoteError> {
         guard let state = characteristics[uuid] else { return .failure(Self.gone) }
         let existing = forWrite ? state.writeLink : state.notifyLink
+        // One socket per characteristic. BlueZ 5.69 and later ask once per device: a refusal
+        // with NotPermitted (not Failed) makes bluetoothd subscribe that device with
+        // StartNotify instead, and `notify` then sends by signal, which reaches every device.
         if existing?.isOpen == true {
             return .failure(GattError.notPermitted(forWrite ? "Write acquired" : "Notify acquired").remote)
         }

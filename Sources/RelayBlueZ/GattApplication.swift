@@ -10,8 +10,8 @@ import RelayProtocol
 ///
 /// Reads are answered from each characteristic's current value (honouring `offset`); writes
 /// update it and are reported; `notify` updates it and hands it to BlueZ through
-/// `PropertiesChanged` (sent only to bluetoothd) and/or the socket BlueZ acquired with
-/// `AcquireNotify`. Only the current owner of `org.bluez` may call the objects (the D-Bus
+/// `PropertiesChanged` (sent only to bluetoothd) or the socket BlueZ acquired with
+/// `AcquireNotify` (one socket per characteristic, whatever the BlueZ version). Only the current owner of `org.bluez` may call the objects (the D-Bus
 /// layer's policy); others get `AccessDenied`.
 public final class GattApplication {
     /// The root path (object manager) of the application.
@@ -190,20 +190,20 @@ public final class GattApplication {
         characteristics[uuid]?.notifyLink?.mtu
     }
 
-    /// Sets the value and sends it as a notification to the subscribed centrals.
+    /// Sets the value and sends it as a notification to the subscribed centrals, each once.
+    ///
+    /// While any `StartNotify` session is open the value goes out as `PropertiesChanged` only:
+    /// bluetoothd sends that to every device that enabled notifications, whichever way it
+    /// subscribed. Otherwise it goes into the acquired socket. Both at once would reach the
+    /// socket's device twice: BlueZ 5.69 and later ask for one socket per device, we hold one
+    /// (`handleAcquire` refuses the others, and bluetoothd falls back to `StartNotify` for
+    /// them), and from 5.76 a socket's data goes to its own device only, so the socket alone
+    /// would miss the rest.
     public func notify(_ value: [UInt8], on uuid: BluetoothUUID) -> NotifyResult {
         guard let state = characteristics[uuid], let object = state.object else {
             return .failed(BlueZError(.gone, "no characteristic \(uuid) in this application"))
         }
         state.value = value
-        var sent = false
-        if let link = state.notifyLink, link.isOpen {
-            switch link.send(value) {
-            case .sent: sent = true
-            case .wouldBlock: return .wouldBlock
-            case .failed: break
-            }
-        }
         if state.notifySessions > 0 {
             guard let owner = client.owner else { return .failed(BlueZError(.serviceUnknown, "bluetoothd is gone")) }
             do {
@@ -214,11 +214,18 @@ public final class GattApplication {
                         .strings([]),
                     ],
                     destination: broadcastsNotifications ? nil : owner)
-                sent = true
+                return .sent
             } catch {
                 return .failed(BlueZError(error))
             }
         }
-        return sent ? .sent : .notSubscribed
+        if let link = state.notifyLink, link.isOpen {
+            switch link.send(value) {
+            case .sent: return .sent
+            case .wouldBlock: return .wouldBlock
+            case .failed: break
+            }
+        }
+        return .notSubscribed
     }
 }

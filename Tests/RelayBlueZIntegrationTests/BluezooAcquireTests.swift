@@ -1,3 +1,4 @@
+import Glibc
 import RelayDBus
 import RelayProtocol
 import RelayRuntime
@@ -97,6 +98,62 @@ final class BluezooAcquireTests: BluezooTestCase {
         guard case .failure(let error)? = second else { return XCTFail("second acquisition succeeded") }
         XCTAssertEqual(error.kind, .notPermitted)
         XCTAssertEqual(error.message, "Notify acquired")
+    }
+
+    /// BlueZ 5.69 and later call `AcquireNotify` once per subscribing device (bluez#460) and fall
+    /// back to `StartNotify` when refused; from 5.76 a socket's data reaches its own device only.
+    /// Played here as bluetoothd plays it: each central must get each value once (the socket
+    /// and a signal together gave the first central every counter twice on BlueZ 5.82).
+    func testPerDeviceAcquireNotifyFallsBackToOneSignalForAll() throws {
+        let peripheral = try startedClient()
+        let application = relayApplication(peripheral, acquire: true)
+        try application.export()
+        let path = try XCTUnwrap(application.characteristics[notifyUUID]?.path)
+        func acquire(_ device: String) -> Result<[DBusValue], DBusRemoteError> {
+            application.handleAcquire(
+                notifyUUID,
+                DBusMethodCall(
+                    sender: ":1.0", path: path, interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
+                    arguments: [
+                        .stringDict([
+                            "device": .objectPath(try! ObjectPath("/org/bluez/hci0/\(device)")),
+                            "mtu": .uint16(185),
+                        ])
+                    ]),
+                forWrite: false)
+        }
+        guard case .success(let reply) = acquire("dev_00_00_00_00_00_0A"),
+            case .unixFD(let handed)? = reply.first
+        else { return XCTFail("first AcquireNotify refused") }
+        let socketOfA = try XCTUnwrap(handed.rawValue)
+        func readSocketOfA() -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: 600)
+            let count = recv(socketOfA, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            return count > 0 ? Array(buffer[..<count]) : nil
+        }
+
+        // One central (every BlueZ): the socket carries the value, no signal is needed.
+        XCTAssertEqual(application.notify([1, 0, 0, 0], on: notifyUUID), .sent)
+        XCTAssertEqual(readSocketOfA(), [1, 0, 0, 0])
+
+        // A second device asks for its own socket: refused with NotPermitted, so that
+        // bluetoothd subscribes it with StartNotify.
+        guard case .failure(let refusal) = acquire("dev_00_00_00_00_00_0B") else {
+            return XCTFail("a second notify socket was handed out")
+        }
+        XCTAssertEqual(refusal.name, "org.bluez.Error.NotPermitted")
+        XCTAssertNoThrow(try application.handleStartNotify(notifyUUID).get())
+
+        // From now on the value goes by signal only (bluetoothd sends it to A and B), never
+        // also into A's socket.
+        XCTAssertEqual(application.notify([2, 0, 0, 0], on: notifyUUID), .sent)
+        XCTAssertNil(readSocketOfA(), "the socket's device would get the value twice")
+        XCTAssertEqual(application.value(of: notifyUUID), [2, 0, 0, 0])
+
+        // B unsubscribes: A's socket carries the values again.
+        XCTAssertNoThrow(try application.handleStopNotify(notifyUUID).get())
+        XCTAssertEqual(application.notify([3, 0, 0, 0], on: notifyUUID), .sent)
+        XCTAssertEqual(readSocketOfA(), [3, 0, 0, 0])
     }
 
     func testBluetoothdRestartIsReportedAndRegistrationsEnd() throws {
