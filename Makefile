@@ -79,7 +79,14 @@ bench-codec: deps
 bench-ble: deps
 	benchmarks/ble/run.sh
 
-bench: bench-codec bench-ble
+# The main table once per clean release (Debian 12: BlueZ 5.66, Debian 13: BlueZ 5.82), with the
+# installed package against the peers on that release's own bluetoothd (benchmarks/ble/run.sh
+# --release); each writes its own section of docs/performance.md.
+.PHONY: bench-releases
+bench-releases: deps
+	for release in $(RELEASES); do benchmarks/ble/run.sh --release $$release --runs 1 --paths no --notify-paths no || exit 1; done
+
+bench: bench-codec bench-ble bench-releases
 
 # The packages (scripts/package): a release build of HEAD with the Swift runtime linked statically.
 package: deps
@@ -93,11 +100,13 @@ package-test: package
 
 # The package installed as a user installs it (apt install ./relay_….deb) on clean Debian 12
 # (BlueZ 5.66) and Debian 13 (BlueZ 5.82) root file systems (scripts/vm/build-rootfs.sh: no
-# Swift, no -dev package), each booted in the VM: the article flow, messages both ways, bleak
-# and bless, the power-cycle and bluetoothd-restart faults, with the installed /usr/bin programs.
+# Swift, no -dev package), each booted in the VM with its own kernel and a btvirt built from its
+# own bluez: the article flow, messages both ways, bleak and bless, the power-cycle and
+# bluetoothd-restart faults, three centrals at once and --allow, with the installed programs.
 VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
 RELEASES = debian-12 debian-13
-PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart
+PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
+  fault-three-centrals allow
 .PHONY: vm-package-test
 vm-package-test: package-test
 	scripts/install-deps.sh rootfs

@@ -42,6 +42,8 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
     case saveFailed(String)
     /// A relay central said hello while every session number (254) was taken.
     case sessionsFull
+    /// A central outside `--allow` wrote a value, dropped; `suppressed` more were not reported.
+    case notAllowed(suppressed: Int)
 
     var description: String {
         switch self {
@@ -59,6 +61,9 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
                 + "peripheral's objects\(more)"
         case .saveFailed(let text): return text
         case .sessionsFull: return "254 relay centrals are in session already: no session for this one"
+        case .notAllowed(let suppressed):
+            let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
+            return "value dropped: this central is not in --allow\(more)"
         }
     }
 }

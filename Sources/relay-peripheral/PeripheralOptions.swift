@@ -1,5 +1,6 @@
 import RelayApp
 import RelayCLI
+import RelayProtocol
 
 /// The options `relay-peripheral` runs with.
 struct PeripheralOptions: Equatable, Sendable {
@@ -11,6 +12,8 @@ struct PeripheralOptions: Equatable, Sendable {
     /// The Nordic UART Service for phone UART apps and the line ending of text sent to them;
     /// nil with `--no-nus`.
     var uart: UARTLineEnding? = .lf
+    /// `--allow`: the only centrals whose values are taken (nil: every central's).
+    var allowedCentrals: Set<BluetoothAddress>?
 
     static let version = ProgramVersion.line(program: "relay-peripheral")
 
@@ -34,6 +37,9 @@ struct PeripheralOptions: Equatable, Sendable {
                 .value("name", "NAME", help: "Advertised LocalName (default: sample; at most 29 bytes of UTF-8)."),
                 .flag("echo", help: "Notify every received counter straight back (round-trip benchmark)."),
                 .flag("no-nus", help: "Do not serve the Nordic UART Service for phone UART apps (served by default)."),
+                .value(
+                    "allow", "ADDRESS[,ADDRESS...]",
+                    help: "Take values only from these centrals: any other central's are dropped and reported."),
             ])
 
     init() {}
@@ -49,6 +55,7 @@ struct PeripheralOptions: Equatable, Sendable {
             }
         }
         echo = parsed.flag("echo")
+        if let text = parsed.text("allow") { allowedCentrals = try Self.allowList(text) }
         uart = common.uartEnding
         if parsed.flag("no-nus") {
             guard parsed.text("nus-eol") == nil else {
@@ -56,6 +63,20 @@ struct PeripheralOptions: Equatable, Sendable {
             }
             uart = nil
         }
+    }
+
+    /// `--allow`'s value: one or more addresses separated by commas.
+    static func allowList(_ text: String) throws(UsageError) -> Set<BluetoothAddress> {
+        var addresses = Set<BluetoothAddress>()
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let word = String(item.filter { !$0.isWhitespace })
+            guard let address = BluetoothAddress(word) else {
+                throw UsageError(
+                    "--allow: \(ArgumentParser.quoted(word)) is not a Bluetooth address (like 00:AA:01:00:00:23)")
+            }
+            addresses.insert(address)
+        }
+        return addresses
     }
 
     /// Parses the arguments after the program name.

@@ -26,6 +26,8 @@ struct PeripheralSession {
         var trace: TraceReports?
         /// The Nordic UART Service for phone apps, and the line ending of text sent there (nil: `--no-nus`).
         var uart: UARTLineEnding? = .lf
+        /// `--allow`: the only centrals whose values are taken (nil: every central's).
+        var allowedCentrals: Set<BluetoothAddress>?
     }
 
     let configuration: Configuration
@@ -76,6 +78,9 @@ struct PeripheralSession {
     var sending = Sending()
     /// Paces the reports of refused bus calls (at most 3 per 5 s).
     var refusedCalls = RateLimiter(limit: 3, per: 5)
+    /// Values dropped because their central is not in `--allow`, and the pace of their reports.
+    var notAllowedValues = 0
+    var notAllowedReports = RateLimiter(limit: 3, per: 5)
     private var nextTicket = 0
     /// `--trace`: every value written or notified (nil: off).
     var trace: TraceReports?
@@ -237,10 +242,13 @@ struct PeripheralSession {
         case .mtu(let address, let mtu):
             return ensureCentral(address) + learnMTU(mtu, of: address)
         case .written(let bytes, let from, let mtu, let time):
+            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return received(bytes, from: from, mtu: mtu, time: time)
         case .sessionWritten(let bytes, let from, let mtu, let time):
+            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return sessionWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartWritten(let bytes, let from, let mtu, let time):
+            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return uartWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartNotifyStarted(let from, let mtu):
             return uartNotifyStarted(from: from, mtu: mtu)

@@ -39,6 +39,14 @@ struct PeripheralStatus: Equatable, Sendable {
     let delivery: DeliveryStatus
     /// The UART service: nil with `--no-nus`.
     let uart: UART?
+    /// `--allow`: the listed centrals and how many values others wrote (nil: every central is taken).
+    let allow: Allow?
+
+    /// `--allow` as `status` shows it.
+    struct Allow: Equatable, Sendable {
+        let centrals: [BluetoothAddress]
+        let dropped: Int
+    }
 
     /// Phone UART apps (Nordic UART Service), apart from the relay centrals.
     struct UART: Equatable, Sendable {
@@ -66,6 +74,9 @@ struct PeripheralStatus: Equatable, Sendable {
             UART(
                 subscribed: session.uart.subscribed, centrals: session.uart.centrals.sorted(),
                 lines: session.uart.received, queued: session.uart.queue.count)
+        }
+        allow = session.configuration.allowedCentrals.map {
+            Allow(centrals: $0.sorted(), dropped: session.notAllowedValues)
         }
         // A UART app is listed apart, unless it is a relay central too.
         let uartOnly = { (address: BluetoothAddress, central: CentralState) in
@@ -97,6 +108,15 @@ struct PeripheralStatus: Equatable, Sendable {
                         ("subscribed", .bool(uart.subscribed)),
                         ("centrals", .array(uart.centrals.map { .string($0.description) })),
                         ("lines", .integer(Int64(uart.lines))), ("queued", .integer(Int64(uart.queued))),
+                    ])
+                } ?? .null
+            ),
+            (
+                "allow",
+                allow.map { allow in
+                    .object([
+                        ("centrals", .array(allow.centrals.map { .string($0.description) })),
+                        ("dropped", .integer(Int64(allow.dropped))),
                     ])
                 } ?? .null
             ),
@@ -138,6 +158,11 @@ struct PeripheralStatus: Equatable, Sendable {
             "delivery:    \(delivery.line)",
             "centrals:    \(centrals.isEmpty ? "none" : String(centrals.count))",
         ]
+        if let allow {
+            lines.append(
+                "allowed:     \(allow.centrals.map(\.description).joined(separator: ", ")) only; "
+                    + "\(allow.dropped) value\(allow.dropped == 1 ? "" : "s") from others dropped")
+        }
         if let uart {
             let who = uart.centrals.isEmpty ? "none known" : uart.centrals.map(\.description).joined(separator: ", ")
             lines.append(

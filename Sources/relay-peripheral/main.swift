@@ -41,6 +41,7 @@ func runPeripheral() -> Int32 {
     configuration.delivery = DeliverySettings(options: options.common)
     configuration.trace = options.common.traceReports
     configuration.uart = options.uart
+    configuration.allowedCentrals = options.allowedCentrals
     let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
     for spec in driver.commandSpecs() { repl.add(spec) }
     driver.onPromptChange = { repl.prompt = $0 }

@@ -394,6 +394,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("results")
     parser.add_argument("--markdown", metavar="FILE")
+    parser.add_argument("--release", metavar="NAME",
+                        help="a clean release's run (run.sh --release): its own section of FILE, no notes.md")
     options = parser.parse_args()
     with open(options.results) as handle:
         results = json.load(handle)
@@ -403,7 +405,14 @@ def main():
     print()
     for note in notes:
         print(note)
-    if options.markdown:
+    if options.markdown and options.release:
+        begin, end = f"<!-- ble-bench-{options.release}:begin -->", f"<!-- ble-bench-{options.release}:end -->"
+        title = (f"### {options.release}: the installed package against the peers on the release's own "
+                 "bluetoothd (`make bench-releases`)")
+        section = "\n".join([begin, title, "", *(note + "\n" for note in notes), table, end])
+        write_section(options.markdown, begin, end, section)
+        print(f"written to {options.markdown}")
+    elif options.markdown:
         with open(os.path.join(HERE, "notes.md")) as handle:
             intro = handle.read().strip()
         section = "\n".join([BEGIN, intro, "", *(note + "\n" for note in notes), table, END])

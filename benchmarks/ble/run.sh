@@ -4,7 +4,11 @@
 # the main table (guest_bench.py) and the radio profiles (air_bench.py: relay, relay without
 # acknowledgements and the peers on the laptop, phone and old radios against their capacity).
 #
-#   benchmarks/ble/run.sh [--no-markdown] [guest_bench.py options, e.g. --runs 1]
+#   benchmarks/ble/run.sh [--no-markdown] [--release debian-12|debian-13] [guest_bench.py options, e.g. --runs 1]
+#
+# --release NAME: the main table only, with the installed package (make package, then
+# scripts/vm/build-rootfs.sh NAME) on that clean root file system's own bluetoothd and Python
+# peers, written into its own section of docs/performance.md (make bench-releases).
 #
 # RELAY_BENCH_PARTS=main or air runs one part only; RELAY_AIR_BENCH_ARGS passes options to
 # air_bench.py (e.g. "--profiles laptop --sides relay,relay-v1").
@@ -18,18 +22,33 @@ repo=$(cd "$(dirname "$(readlink -f "$0")")/../.." && pwd)
 cd "$repo"
 markdown=1
 if [ "${1:-}" = --no-markdown ]; then markdown=0; shift; fi
-scratch=${RELAY_BENCH_SCRATCH:-.build-bench-release}
-${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-peripheral
-${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-central
+release=
+if [ "${1:-}" = --release ]; then release=${2:?--release needs debian-12 or debian-13}; shift 2; fi
 scripts/python-env.sh > /dev/null
-out=$(scripts/bluez-vm outdir bench)
 status=0
-RELAY_BIN=$repo/$scratch/release RELAY_PYTHON=$repo/.venv/bin/python scripts/bluez-vm run --controllers 0 \
-  --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air}" \
-  -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
+if [ -n "$release" ]; then
+  scripts/install-deps.sh package rootfs
+  scripts/package > /dev/null
+  version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
+  root=$(scripts/vm/build-rootfs.sh "$release" "dist/relay_${version}_amd64.deb")
+  out=$(scripts/bluez-vm outdir "bench-$release")
+  # The guest's own programs and Python (RELAY_BIN /usr/bin, relay-python: build-rootfs.sh).
+  RELAY_VM_ROOT=$root RELAY_BIN=/usr/bin RELAY_PYTHON=/usr/local/bin/relay-python scripts/bluez-vm run \
+    --controllers 0 --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=main" \
+    -- benchmarks/ble/guest_all.sh "$@" || status=$?
+else
+  scratch=${RELAY_BENCH_SCRATCH:-.build-bench-release}
+  ${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-peripheral
+  ${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-central
+  out=$(scripts/bluez-vm outdir bench)
+  RELAY_BIN=$repo/$scratch/release RELAY_PYTHON=$repo/.venv/bin/python scripts/bluez-vm run --controllers 0 \
+    --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air}" \
+    -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
+fi
 if [ -f "$out/results.json" ]; then
   report=(python3 benchmarks/ble/report.py "$out/results.json")
   [ $markdown = 1 ] && report+=(--markdown docs/performance.md)
+  [ -n "$release" ] && report+=(--release "$release")
   "${report[@]}"
 fi
 if [ -f "$out/air-results.json" ]; then

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Builds the test bed's patched btvirt (BlueZ's virtual controller) into the bluez-vm cache.
 #
-#   scripts/vm/build-btvirt.sh [--check] [--print-path]
+#   scripts/vm/build-btvirt.sh [--bluez VERSION] [--check] [--print-path]
 #
 # Fetches the Debian source package of the bluez the host runs (the guest runs the host's
-# bluetoothd; the installed version, else apt's candidate) from deb.debian.org's pool
+# bluetoothd; the installed version, else apt's candidate), or of `--bluez VERSION` (a clean
+# root file system's own, scripts/vm/build-rootfs.sh: Debian 13's 5.82-1.1), from deb.debian.org's pool
 # (checksums verified by dpkg-source), applies scripts/vm/btvirt-unique-handles.patch (each
 # link one handle, unique on each controller: several centrals on one peripheral) and
 # scripts/vm/btvirt-air.patch (radio timing: `btvirt --air SPEC`, docs/test-bed.md), compiles
 # only btvirt (its emulator/*.c and the few src/shared and lib files it links; no configure)
 # and installs it as $CACHE/btvirt/btvirt. Idempotent: skips when
-# $CACHE/btvirt/btvirt.stamp names the same bluez version, patches and build script.
+# $CACHE/btvirt/btvirt.stamp names the same bluez version, patches and build script. Another
+# version than the host's goes to $CACHE/btvirt-VERSION/btvirt.
 # Installs its build dependencies with apt (as root) when missing.
+#   --bluez V     build from Debian's bluez V (e.g. 5.82-1.1) instead of the host's
 #   --check       exit 0 when the built btvirt is current, 1 otherwise; builds nothing
 #   --print-path  print the binary's path on stdout when done (messages go to stderr)
 # Environment: RELAY_VM_CACHE (as scripts/bluez-vm), RELAY_DEBIAN_POOLS (space-separated
@@ -22,13 +25,15 @@ patches=("$vm_dir/btvirt-unique-handles.patch" "$vm_dir/btvirt-air.patch")
 say() { echo "build-btvirt: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-check=0 print_path=0
-for argument in "$@"; do
-  case "$argument" in
+check=0 print_path=0 requested=
+while [ $# -gt 0 ]; do
+  case "$1" in
     --check) check=1 ;;
     --print-path) print_path=1 ;;
+    --bluez) requested=${2:-}; [ -n "$requested" ] || die "--bluez needs a version"; shift ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 64 ;;
   esac
+  shift
 done
 
 default_cache() { # the same choice as scripts/bluez-vm
@@ -39,7 +44,6 @@ default_cache() { # the same choice as scripts/bluez-vm
   fi
 }
 cache=${RELAY_VM_CACHE:-$(default_cache)}/btvirt
-binary=$cache/btvirt
 
 bluez_version() { # the bluez the host has installed, else the one apt would install
   local version
@@ -49,6 +53,12 @@ bluez_version() { # the bluez the host has installed, else the one apt would ins
   echo "$version"
 }
 version=$(bluez_version)
+if [ -n "$requested" ] && [ "$requested" != "$version" ]; then
+  [[ "$requested" =~ ^[0-9][0-9A-Za-z.+~:-]*$ ]] || die "--bluez: '$requested' is not a Debian version"
+  version=$requested
+  cache=$cache-${version//:/_}
+fi
+binary=$cache/btvirt
 stamp="bluez $version patches $(cat "${patches[@]}" | sha256sum | cut -c1-16) script $(sha256sum < "$0" | cut -c1-16)"
 
 current() { [ -x "$binary" ] && [ "$(cat "$binary.stamp" 2>/dev/null)" = "$stamp" ]; }
@@ -62,7 +72,9 @@ flock 9
 current && done_ok   # another caller built it while we waited
 
 # Build dependencies: the compiler, dpkg-source to unpack, curl to fetch.
-needed=(gcc libc6-dev dpkg-dev curl xz-utils)
+# glib's headers: BlueZ 5.7x's bthost builds advertising data with src/shared/ad.c, whose
+# src/eir.h includes <glib.h> (nothing of glib is linked).
+needed=(gcc libc6-dev dpkg-dev curl xz-utils libglib2.0-dev pkg-config)
 missing=()
 for package in "${needed[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
@@ -113,11 +125,14 @@ done
 mkdir -p "$work/include/bluetooth"
 ln -s "$work"/src/lib/*.h "$work/include/bluetooth/"
 printf '#define VERSION "%s+relay"\n' "$upstream" > "$work/include/config.h"
-sources=(emulator/{main,serial,server,vhci,btdev,bthost,smp,phy,amp,le}.c
+sources=(emulator/{main,serial,server,vhci,btdev,bthost,smp,phy,le}.c
   src/shared/{queue,util,crypto,ecc,io-mainloop,timeout-mainloop,mainloop,mainloop-notify}.c
   lib/{bluetooth,hci}.c)
+[ -f "$work/src/emulator/amp.c" ] && sources+=(emulator/amp.c)   # gone in 5.7x (AMP removed)
+grep -q bt_ad_new "$work/src/emulator/bthost.c" && sources+=(src/shared/ad.c lib/uuid.c)
 say "compiling btvirt"
-(cd "$work/src" && gcc -O2 -w -DHAVE_CONFIG_H -I"$work/include" -I. -o "$work/btvirt" "${sources[@]}" -lm) ||
+(cd "$work/src" && gcc -O2 -w -DHAVE_CONFIG_H -I"$work/include" -I. $(pkg-config --cflags glib-2.0) \
+  -o "$work/btvirt" "${sources[@]}" -lm) ||
   die "compiling btvirt failed (bluez $version: the source list above may need updating)"
 "$work/btvirt" -h > /dev/null 2>&1 || die "the built btvirt does not run"
 install -m 755 "$work/btvirt" "$binary.new"

@@ -6,8 +6,8 @@
 #   scripts/vm/build-rootfs.sh RELEASE DEB      RELEASE: debian-12 (bookworm, BlueZ 5.66),
 #                                               debian-13 (trixie, BlueZ 5.82)
 #
-# The system holds only what a user's laptop has for relay: bluez, dbus and the package's
-# dependencies, plus the guest harness's needs (bash, kmod, procps, iproute2) and python3 for
+# The system holds only what a user's laptop has for relay: its release's kernel, bluez, dbus
+# and the package's dependencies, plus the guest harness's needs (bash, kmod, procps, iproute2) and python3 for
 # the third-party peers: bleak and bless (the versions scripts/python-env.sh pins) are put in
 # /opt/relay-peers for that python3 by the host's pip, and /usr/local/bin/relay-python runs
 # python3 with them (bluez-vm --root makes it the scenarios' $python). No Swift and no -dev
@@ -27,7 +27,8 @@ case "$release" in
   *) echo "build-rootfs: unknown release '$release' (debian-12, debian-13)" >&2; exit 64 ;;
 esac
 cache=${RELAY_VM_CACHE:-/var/cache/relay-vm}
-packages=bluez,dbus,kmod,procps,iproute2,python3
+# linux-image-amd64: the release's own kernel, which bluez-vm --root boots.
+packages=bluez,dbus,kmod,procps,iproute2,python3,linux-image-amd64
 peers=$(sed -n 's/^req="\(.*\)"$/\1/p' "$here/../python-env.sh" | tr ' ' '\n' | grep -E '^(bleak|bless)==')
 key=$( (sha256sum "$deb" | cut -d' ' -f1; echo "$suite $packages $peers"; sha256sum "$0" | cut -d' ' -f1) |
   sha256sum | cut -c1-16)
@@ -38,6 +39,7 @@ if [ -f "$root/.relay-rootfs" ]; then
 fi
 command -v mmdebstrap > /dev/null || "$here/../install-deps.sh" rootfs >&2
 mkdir -p "$cache/rootfs"
+# Older roots of this release go, with the kernel folders bluez-vm made for them (ROOT.kernel).
 find "$cache/rootfs" -mindepth 1 -maxdepth 1 -name "$release-*" -exec rm -rf {} + 2> /dev/null || true
 rm -rf "$root.partial"
 echo "build-rootfs: $release ($suite) with $(basename "$deb")…" >&2

@@ -1,0 +1,87 @@
+import RelayApp
+import RelayProtocol
+import XCTest
+
+@testable import relay_peripheral
+
+/// `--allow ADDRESS[,ADDRESS...]`: only the listed centrals' values reach the session.
+final class AllowListTests: XCTestCase {
+    private func allowing(_ addresses: Set<BluetoothAddress>) -> PeripheralSession {
+        var configuration = PeripheralSession.Configuration()
+        configuration.allowedCentrals = addresses
+        return PeripheralSession.advertising(configuration)
+    }
+
+    func testTheOptionTakesAddressesSeparatedByCommas() throws {
+        guard case .run(let options) = try PeripheralOptions.parse(["--allow", "00:aa:01:01:00:01, 00:AA:01:02:00:02"])
+        else { return XCTFail("not a run") }
+        XCTAssertEqual(options.allowedCentrals, [centralA, centralB])
+        XCTAssertNil(PeripheralOptions().allowedCentrals, "every central by default")
+        for bad in [["--allow"], ["--allow", ""], ["--allow", "00:AA:01:01:00:01,"], ["--allow", "hci0"]] {
+            XCTAssertThrowsError(try PeripheralOptions.parse(bad), "\(bad)") { error in
+                XCTAssertTrue("\(error)".contains("--allow"), "\(error)")
+            }
+        }
+    }
+
+    func testValuesFromAnUnlistedCentralAreDroppedAndReportedAtABoundedRate() {
+        var session = allowing([centralA])
+        XCTAssertEqual(
+            session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil, time: 0)).events,
+            [.connected(centralA), counterEvent(from: centralA, 7)])
+
+        // Counters, a whole message's frames, a hello and a UART line from B: none reaches anything.
+        var reports: [PeripheralEvent] = []
+        var time = 0.0
+        var inputs: [PeripheralInput] = (0..<5).map {
+            .written(Counter(UInt32($0)).encoded, from: centralB, mtu: nil, time: 0)
+        }
+        inputs += frames(of: Message(text: "intruder"), mtu: 23).map { .written($0, from: centralB, mtu: nil, time: 0) }
+        inputs.append(.sessionWritten([0x01, 0x02, 0x03], from: centralB, mtu: nil, time: 0))
+        inputs.append(.uartWritten(Array("hello\n".utf8), from: centralB, mtu: nil, time: 0))
+        inputs.append(.written(Counter(9).encoded, from: nil, mtu: nil, time: 0))
+        for input in inputs {
+            time += 0.1
+            let stamped: PeripheralInput
+            switch input {
+            case .written(let bytes, let from, let mtu, _): stamped = .written(bytes, from: from, mtu: mtu, time: time)
+            case .sessionWritten(let bytes, let from, let mtu, _):
+                stamped = .sessionWritten(bytes, from: from, mtu: mtu, time: time)
+            case .uartWritten(let bytes, let from, let mtu, _):
+                stamped = .uartWritten(bytes, from: from, mtu: mtu, time: time)
+            default: stamped = input
+            }
+            let actions = session.handle(stamped, at: time)
+            XCTAssertTrue(
+                actions.allSatisfy { if case .report = $0 { return true } else { return false } }, "\(actions)")
+            reports += actions.events
+        }
+        XCTAssertEqual(reports.count, 3, "at most 3 reports per 5 s: \(reports)")
+        XCTAssertEqual(reports.first, .error(.notAllowed(suppressed: 0), from: centralB))
+        XCTAssertEqual(session.notAllowedValues, inputs.count)
+        XCTAssertNil(session.centrals[centralB], "an unlisted writer is not taken in as a central")
+        XCTAssertEqual(session.messagesReceived, 0)
+        XCTAssertEqual(session.uart.received, 0)
+
+        // After a quiet spell the next report counts what was left out.
+        let later = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil, time: 60), at: 60).events
+        XCTAssertEqual(later, [.error(.notAllowed(suppressed: inputs.count - 3), from: centralB)])
+        XCTAssertTrue(later[0].humanDescription.contains("not in --allow"), later[0].humanDescription)
+
+        // The listed central is served as before, and status says who is allowed.
+        XCTAssertEqual(
+            session.handle(.written(Counter(8).encoded, from: centralA, mtu: nil, time: 61)).events,
+            [counterEvent(from: centralA, 8)])
+        let status = PeripheralStatus(session: session)
+        XCTAssertEqual(status.allow, PeripheralStatus.Allow(centrals: [centralA], dropped: inputs.count + 1))
+        XCTAssertTrue(status.humanDescription.contains("allowed:     \(centralA) only"), status.humanDescription)
+    }
+
+    func testWithoutTheOptionEveryCentralIsTaken() {
+        var session = PeripheralSession.advertising()
+        XCTAssertEqual(
+            session.handle(.written(Counter(3).encoded, from: centralB, mtu: nil, time: 0)).events,
+            [.connected(centralB), counterEvent(from: centralB, 3)])
+        XCTAssertNil(PeripheralStatus(session: session).allow)
+    }
+}
