@@ -5,7 +5,10 @@ The micro:bit's Bluetooth UART service is the Nordic UART Service with the two c
 roles swapped (the micro:bit's own point of view): 6E400002 is the micro:bit's TX and *indicates*
 (nothing else), 6E400003 is its RX and takes writes with and without response. Like a micro:bit
 it advertises its name ("BBC micro:bit [zavit]") but not the UART service (its first service is
-the micro:bit Event service). The program it runs is the classic "echo": once a central subscribes
+the micro:bit Event service), as general discoverable (bless leaves the advertisement's
+Discoverable unset, so from BlueZ 5.7x the flag follows the adapter's Discoverable, off here:
+the adapter is made discoverable first, or a central's discovery without a service filter
+would see the device but never its name). The program it runs is the classic "echo": once a central subscribes
 it indicates "hello from micro:bit" and, for every line it reads (up to a newline, as
 bluetooth.uartReadUntil(NewLine)), indicates "echo: LINE", each cut into values of at most 20
 bytes (a micro:bit's MTU is 23).
@@ -24,6 +27,8 @@ import signal
 import sys
 
 from bless import BlessServer, GATTAttributePermissions, GATTCharacteristicProperties
+from dbus_fast import BusType, Message, MessageType, Variant
+from dbus_fast.aio import MessageBus
 
 import article
 
@@ -50,8 +55,23 @@ class Microbit:
         self.subscribed = asyncio.Event()
         self.stopped = asyncio.Event()
 
+    async def make_discoverable(self):
+        """Adapter1.Discoverable on (no time-out), as a micro:bit's own advertising is."""
+        bus = await MessageBus(bus_type=BusType.SYSTEM).connect()
+        try:
+            for name, value in (("DiscoverableTimeout", Variant("u", 0)), ("Discoverable", Variant("b", True))):
+                reply = await bus.call(Message(
+                    destination="org.bluez", path=f"/org/bluez/{self.options.adapter}",
+                    interface="org.freedesktop.DBus.Properties", member="Set", signature="ssv",
+                    body=["org.bluez.Adapter1", name, value]))
+                if reply.message_type != MessageType.METHOD_RETURN:
+                    raise SystemExit(f"{ROLE}: cannot set {name} on {self.options.adapter}: {reply.body}")
+        finally:
+            bus.disconnect()
+
     async def start(self):
         server = self.server
+        await self.make_discoverable()
         # First service: the one bless advertises (the micro:bit advertises no UART service).
         await server.add_new_service(EVENT_SERVICE)
         await server.add_new_characteristic(
