@@ -11,8 +11,9 @@ import RelayProtocol
 /// Reads are answered from each characteristic's current value (honouring `offset`); writes
 /// update it and are reported; `notify` updates it and hands it to BlueZ through
 /// `PropertiesChanged` (sent only to bluetoothd) or the socket BlueZ acquired with
-/// `AcquireNotify` (one socket per characteristic, whatever the BlueZ version). Only the current owner of `org.bluez` may call the objects (the D-Bus
-/// layer's policy); others get `AccessDenied`.
+/// `AcquireNotify` (one socket per characteristic, whatever the BlueZ version). Only the
+/// current owner of `org.bluez` may call the objects (the D-Bus layer's policy); others get
+/// `AccessDenied`.
 public final class GattApplication {
     /// The root path (object manager) of the application.
     public let root: ObjectPath
