@@ -13,6 +13,10 @@ public enum RelayProfile {
     /// Write-without-response + notify, relay's own (not in the original apps): protocol version
     /// 2 (handshake, data, acknowledgements) between relay programs (docs/protocol.md).
     public static let sessionCharacteristic = BluetoothUUID("A559017E-46D9-46DA-84A8-FE75D26E0816")!
+    /// Served by `relay-peripheral --secure` only (secure-read, never read by relay): its presence
+    /// tells a relay central to pair before it touches anything else, since its discovery needs
+    /// no security while every other access does (docs/protocol.md, "Secure mode").
+    public static let pairingCharacteristic = BluetoothUUID("3C1F2E9A-5B7D-4E61-9A0C-8D2F6B41E7C5")!
 }
 
 /// The Nordic UART Service (NUS) that phone UART apps speak (nRF Toolbox, nRF Connect,

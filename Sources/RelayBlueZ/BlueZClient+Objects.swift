@@ -85,6 +85,13 @@ extension BlueZClient {
         connect(device: device.path, timeout: timeout, completion: completion)
     }
 
+    /// Pairs (and bonds) through this connection's agent (`Device1.Pair`): the passkey is asked
+    /// of the `PairingAgent` this client registered. Success means paired; a wrong passkey
+    /// fails with `authenticationFailed`, no answer in time with `authenticationTimeout`.
+    public func pair(device: DeviceID, timeout: Double = 90, completion: @escaping (Result<Void, BlueZError>) -> Void) {
+        callVoid(device.path, BlueZInterface.device, "Pair", timeout: timeout, completion: completion)
+    }
+
     /// Disconnects (also cancels a `Connect` bluetoothd is still working on).
     public func disconnect(device: DeviceID, completion: @escaping (Result<Void, BlueZError>) -> Void) {
         disconnect(device: device.path, completion: completion)

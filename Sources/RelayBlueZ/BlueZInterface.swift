@@ -12,6 +12,8 @@ public enum BlueZInterface {
     public static let gattDescriptor = "org.bluez.GattDescriptor1"
     public static let advertisingManager = "org.bluez.LEAdvertisingManager1"
     public static let advertisement = "org.bluez.LEAdvertisement1"
+    public static let agentManager = "org.bluez.AgentManager1"
+    public static let agent = "org.bluez.Agent1"
     public static let objectManager = "org.freedesktop.DBus.ObjectManager"
     public static let properties = "org.freedesktop.DBus.Properties"
 }

@@ -22,6 +22,9 @@ final class BlueZCentralBackend: CentralBackend {
     private var notifySocket: NotificationSocket?
     /// A socket value that met a full socket: sent again once it is writable.
     private var blockedValue: [UInt8]?
+    /// The pairing agent (made at the first pairing) and the passkey request it holds.
+    private var agent: PairingAgent?
+    private var passkeyReply: PasskeyReply?
 
     init(driver: CentralDriver, loop: EventLoop, adapter choice: AdapterChoice?, bus: BlueZBus = .system) {
         self.driver = driver
@@ -119,6 +122,58 @@ final class BlueZCentralBackend: CentralBackend {
         releaseSockets()
         guard let client, let device else { return done() }
         client.disconnect(device: device) { _ in done() }
+    }
+
+    // MARK: Pairing
+
+    /// Registers our agent (not as the default one: a pairing we start with `Device1.Pair` asks
+    /// the caller's agent, and pairings others start are left to the desktop's), then pairs.
+    func pair(_ device: DeviceID) {
+        guard let client else {
+            return driver.feed(.pairFinished(device, BlueZError(.gone, "bluetoothd is not running")))
+        }
+        let agent = self.agent ?? PairingAgent(client: client, capability: .keyboardOnly, path: "/org/relay/central/agent")
+        if self.agent == nil {
+            agent.onRequest = { [weak self] request in self?.handleAgent(request) }
+            self.agent = agent
+        }
+        let pair = { [weak self] in
+            client.pair(device: device) { result in self?.driver.feed(.pairFinished(device, result.failure)) }
+        }
+        guard !agent.isRegistered else { return pair() }
+        agent.register(asDefault: false) { [weak self] result in
+            if let error = result.failure { return self?.driver.feed(.pairFinished(device, error)) ?? () }
+            pair()
+        }
+    }
+
+    func answerPasskey(_ passkey: Passkey) {
+        passkeyReply?.answer(passkey)
+        passkeyReply = nil
+    }
+
+    func unpair(_ device: DeviceID) {
+        guard let client, let adapter else {
+            return driver.feed(.unpairFinished(device, BlueZError(.gone, "no adapter")))
+        }
+        client.removeDevice(device, adapter: adapter) { [weak self] result in
+            self?.driver.feed(.unpairFinished(device, result.failure))
+        }
+    }
+
+    private func handleAgent(_ request: AgentRequest) {
+        switch request {
+        case .requestPasskey(let device, let reply):
+            passkeyReply?.refuse()
+            passkeyReply = reply
+            driver.feed(.passkeyRequested(device))
+        case .cancelled, .released:
+            passkeyReply?.refuse()
+            passkeyReply = nil
+            driver.feed(.pairingCancelled)
+        case .displayPasskey, .refusedWithoutPasskey:
+            break  // a KeyboardOnly agent types passkeys; it is never asked to show one
+        }
     }
 
     // MARK: Sockets
@@ -282,7 +337,7 @@ extension DeviceInfo {
         self.init(
             id: device.id, address: device.address, name: device.name,
             rssi: device.rssi.flatMap { $0 == 127 ? nil : Int($0) }, serviceUUIDs: device.uuids,
-            connected: device.connected, servicesResolved: device.servicesResolved)
+            connected: device.connected, servicesResolved: device.servicesResolved, paired: device.paired)
     }
 }
 

@@ -31,6 +31,13 @@ protocol CentralBackend: AnyObject {
     func releaseSockets()
     /// Answer `.readFinished`.
     func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID)
+    /// `Device1.Pair` through our agent (registered first when needed); the agent's request
+    /// comes as `.passkeyRequested`, the outcome as `.pairFinished`.
+    func pair(_ device: DeviceID)
+    /// Answer the agent's pending passkey request (nothing when none is pending).
+    func answerPasskey(_ passkey: Passkey)
+    /// `Adapter1.RemoveDevice`; answer `.unpairFinished`.
+    func unpair(_ device: DeviceID)
     /// Quitting: close the sockets, disconnect `device` (if any) and call `done` when answered.
     func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void)
 }

@@ -49,6 +49,14 @@ enum CentralCommands {
             return .write(value: try ArgumentParser.uint32(word, "N", command: "write"))
         case "read": return .read
         case "status": return .status
+        case "pair": return .pair
+        case "unpair": return .unpair
+        case "passkey":
+            guard arguments.count == 1, let passkey = Passkey(parsing: arguments[0]) else {
+                let word = arguments.first.map { ArgumentParser.quoted($0) + " is not" } ?? "give"
+                throw CommandError("passkey: \(word) the 6 digits the peripheral shows (usage: passkey NNNNNN)")
+            }
+            return .passkey(passkey)
         default: throw CommandError("\(name): not a relay-central command")
         }
     }
@@ -112,6 +120,30 @@ enum CentralCommands {
                     the next counter to write and the last counter received.
                     """,
                 isTransparentToWait: true
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "pair", summary: "Pair with the connected peripheral (secure mode).",
+                details: """
+                    Asks bluetoothd to pair and bond with the connected peripheral through relay-central's agent
+                    (LE Secure Connections, passkey entry). The peripheral shows a 6-digit passkey: type it with
+                    'passkey NNNNNN'. relay-central pairs by itself when a peripheral started with --secure is
+                    connected; 'pair' is for doing it by hand. The bond is kept by bluetoothd.
+                    """
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "passkey", synopsis: "NNNNNN", summary: "Type the passkey the peripheral shows.",
+                details: """
+                    Answers the pairing in progress (a 'pairing-request' event) with the 6 digits the peripheral
+                    shows. A wrong passkey fails the pairing on both sides.
+                    """,
+                shape: .words(min: 1, max: 1)
+            ) { [unowned driver] context in try driver.run(command(context), context) },
+            CommandSpec(
+                "unpair", summary: "Forget the bond with the peripheral.",
+                details: """
+                    Removes the peripheral (connected, or the last one) from bluetoothd with its bond: the link
+                    ends, and the next connection pairs again.
+                    """
             ) { [unowned driver] context in try driver.run(command(context), context) },
         ]
     }

@@ -125,6 +125,9 @@ final class CentralDriver {
             console.report(CentralEvent.transfer(.message(report)))
         case .file(let step):
             if let problem = incomingFiles.perform(step) { console.report(CentralEvent.error(problem)) }
+        case .pair(let id): backend?.pair(id)
+        case .answerPasskey(let passkey): backend?.answerPasskey(passkey)
+        case .unpair(let id): backend?.unpair(id)
         case .finish(let token, let outcome):
             guard let context = commands.removeValue(forKey: token) else { return }
             switch outcome {

@@ -29,13 +29,15 @@ enum CentralEvent: Equatable, Sendable {
     case list([Candidate])
     case status(CentralStatus)
     case error(String)
+    /// Secure mode: the peripheral asks for its passkey, a bond made or failed (shared with relay-peripheral).
+    case pairing(PairingEvent)
 
     /// Every event name, for `wait` and the documentation.
     static let names =
         [
             "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
             "disconnected", "reconnecting", "written", "read", "list", "status", "error",
-        ] + TransferEvent.names + ["trace", "trace-summary"]
+        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.names
 }
 
 extension CentralEvent: ReportableEvent {
@@ -63,6 +65,7 @@ extension CentralEvent: ReportableEvent {
         case .list: return "list"
         case .status: return "status"
         case .error: return "error"
+        case .pairing(let event): return event.name
         }
     }
 
@@ -117,6 +120,8 @@ extension CentralEvent: ReportableEvent {
             return status.fields
         case .error(let message):
             return [("message", .string(message))]
+        case .pairing(let event):
+            return event.fields
         }
     }
 
@@ -168,6 +173,7 @@ extension CentralEvent: ReportableEvent {
             return candidates.map(Self.candidateLine).joined(separator: "\n")
         case .status(let status): return status.humanDescription
         case .error(let message): return "error: \(message)"
+        case .pairing(let event): return event.humanDescription
         }
     }
 

@@ -18,6 +18,12 @@ enum CentralCommand: Equatable, Sendable {
     case send(Message)
     case read
     case status
+    /// Pair with the connected peripheral (secure mode).
+    case pair
+    /// Forget the bond with the peripheral.
+    case unpair
+    /// The passkey the peripheral shows, for the pairing in progress.
+    case passkey(Passkey)
 }
 
 /// Everything that happens to the session: commands, and what BlueZ reported.
@@ -72,6 +78,14 @@ enum CentralInput: Equatable, Sendable {
     case relayCharacteristicRemoved(CharacteristicID)
     /// The delivery timer (`CentralSession.deliveryDeadline`) fired.
     case deliveryTimerFired
+    /// Our agent was asked for the passkey of a pairing with the device.
+    case passkeyRequested(DeviceID)
+    /// bluetoothd cancelled the agent's request.
+    case pairingCancelled
+    /// `Device1.Pair` replied (nil: paired).
+    case pairFinished(DeviceID, BlueZError?)
+    /// `Adapter1.RemoveDevice` replied (nil: the bond is forgotten).
+    case unpairFinished(DeviceID, BlueZError?)
 }
 
 /// What the session asks the driver to do, in order.
@@ -108,4 +122,10 @@ enum CentralAction: Equatable, Sendable {
     /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
     case file(IncomingFileStep)
     case finish(CommandToken, CommandOutcome)
+    /// `Device1.Pair` through our agent (registered first if needed); answer `pairFinished`.
+    case pair(DeviceID)
+    /// Answer the agent's pending passkey request.
+    case answerPasskey(Passkey)
+    /// `Adapter1.RemoveDevice`; answer `unpairFinished`.
+    case unpair(DeviceID)
 }

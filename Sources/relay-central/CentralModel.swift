@@ -17,6 +17,8 @@ struct DeviceInfo: Equatable, Sendable {
     var serviceUUIDs: [BluetoothUUID] = []
     var connected = false
     var servicesResolved = false
+    /// bluetoothd holds a bond with it.
+    var paired = false
 }
 
 /// How values reach the write characteristic.

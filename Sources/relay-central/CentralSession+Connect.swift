@@ -72,6 +72,7 @@ extension CentralSession {
     mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
         let seen = devices[peer.id]?.connected ?? false
         link = .connecting(peer, seenConnected: seen)
+        pairing.triedOnLink = false
         var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
         if seen { actions.append(.report(.connected(peer))) }
         actions.append(.connect(peer.id, timeout: settings.connectTimeout))

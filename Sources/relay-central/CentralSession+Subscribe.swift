@@ -34,6 +34,7 @@ extension CentralSession {
             $0.uuid == RelayProfile.sessionCharacteristic && $0.flags.contains(.notify)
                 && $0.flags.contains(.writeWithoutResponse)
         }
+        if let pairFirst = pairIfAsked(peer, inService) { return pairFirst }
         var relay = RelayLink(write: write.id, notify: notify.id)
         if settings.delivery.speaksVersion2 { relay.session = session?.id }
         delivery.phase = .idle
@@ -91,6 +92,7 @@ extension CentralSession {
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
         guard case .subscribing(let peer, var relay) = link else { return [] }
         if let error {
+            if let pairFirst = pairAfterRefusal(peer, error) { return pairFirst }
             return abandon(
                 peer, "could not subscribe to \(peer)'s notifications: \(error)",
                 disconnectReason: "subscription failed")

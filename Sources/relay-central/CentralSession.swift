@@ -170,6 +170,8 @@ struct CentralSession {
     var resumeListing = false
     /// The program is quitting: the link's end ends every transfer.
     var isQuitting = false
+    /// Secure mode: the pairing in progress (see `CentralSession+Pairing`).
+    var pairing = CentralPairing()
 
     /// Counters and messages the peripheral notifies.
     var inbound: InboundPipeline
@@ -327,6 +329,10 @@ struct CentralSession {
         case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
         case .deliveryTimerFired: return deliveryTimerFired()
+        case .passkeyRequested(let id): return passkeyRequested(id)
+        case .pairingCancelled: return pairingCancelled()
+        case .pairFinished(let id, let error): return pairFinished(id, error)
+        case .unpairFinished(let id, let error): return unpairFinished(id, error)
         }
     }
 
@@ -342,6 +348,9 @@ struct CentralSession {
         case .send(let message): return sendCommand(message, token: token)
         case .read: return readCommand(token: token)
         case .status: return [.report(.status(status)), .finish(token, .success)]
+        case .pair: return pairCommand(token: token)
+        case .unpair: return unpairCommand(token: token)
+        case .passkey(let passkey): return passkeyCommand(passkey, token: token)
         }
     }
 

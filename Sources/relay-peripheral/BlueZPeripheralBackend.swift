@@ -18,6 +18,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     /// The adapter in use, while there is one.
     private var adapter: AdapterSnapshot?
     private var connectedDevices: [DeviceID: BluetoothAddress] = [:]
+    /// `--secure`: the pairing agent, and whether each device seen was `Paired` then.
+    private var agent: PairingAgent?
+    private var pairedDevices: [DeviceID: Bool] = [:]
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
@@ -52,10 +55,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             guard let self else { return }
             self.driver.handle(.refusedCall(call, time: self.loop.now))
         }
+        let secure = driver.session.configuration.secure
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
-            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions)]
-                + (driver.session.configuration.uart != nil ? [PeripheralGattProfile.uartService()] : []))
+            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions, secure: secure)]
+                + (driver.session.configuration.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
+        if secure {
+            let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/peripheral/agent")
+            agent.onRequest = { [weak self] request in self?.handleAgent(request) }
+            self.agent = agent
+        }
         application.onEvent = { [weak self] event in self?.handleServer(event) }
         self.application = application
         let advertisement = LEAdvertisement(
@@ -81,7 +90,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private func handleBlueZ(_ event: BlueZEvent) {
         switch event {
         case .serviceVanished, .objectsLoaded:
-            if case .objectsLoaded = event { StartupTrace.once("GetManagedObjects answered") }
+            if case .objectsLoaded = event {
+                StartupTrace.once("GetManagedObjects answered")
+                registerAgent()
+            }
             evaluateAdapter()
         case .adapter:
             evaluateAdapter()
@@ -150,12 +162,47 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     private func noteDevice(_ device: DeviceSnapshot) {
         guard let adapter, device.adapterID == adapter.id else { return }
+        if agent != nil {
+            // A bond made while we watch is reported; one that existed before is not news.
+            let wasPaired = pairedDevices.updateValue(device.paired, forKey: device.id)
+            if device.paired, wasPaired == false { driver.handle(.pairing(.paired(device.address))) }
+        }
         if device.connected {
             guard connectedDevices[device.id] == nil else { return }
             connectedDevices[device.id] = device.address
             driver.handle(.connected(device.address))
         } else if connectedDevices.removeValue(forKey: device.id) != nil {
             driver.handle(.disconnected(device.address))
+        }
+    }
+
+    // MARK: Pairing (--secure)
+
+    /// Registers the agent as the default one (bluetoothd asks the default agent about pairings
+    /// a central starts), each time bluetoothd (re)appears.
+    private func registerAgent() {
+        agent?.register(asDefault: true) { [weak self] result in
+            if case .failure(let error) = result { self?.driver.handle(.pairing(.agentFailed(error))) }
+        }
+    }
+
+    private func handleAgent(_ request: AgentRequest) {
+        /// The central behind a device object of our adapter (others are not ours to show).
+        func central(_ id: DeviceID) -> BluetoothAddress? {
+            guard let device = client?.tree.device(id), device.adapterID == adapter?.id else { return nil }
+            return device.address
+        }
+        switch request {
+        case .displayPasskey(let device, let passkey, let entered):
+            if let address = central(device) { driver.handle(.pairing(.passkeyShown(address, passkey, entered: entered))) }
+        case .refusedWithoutPasskey(let device):
+            if let address = central(device) { driver.handle(.pairing(.refusedWithoutPasskey(address))) }
+        case .requestPasskey(_, let reply):
+            reply.refuse()  // a DisplayOnly agent shows passkeys; it never types one
+        case .cancelled:
+            driver.handle(.pairing(.cancelled))
+        case .released:
+            break
         }
     }
 

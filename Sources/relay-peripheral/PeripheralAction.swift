@@ -103,6 +103,8 @@ enum PeripheralInput: Equatable, Sendable {
     case sendTimerFired
     /// Another bus client called our objects at `time` (the bus layer refused it).
     case refusedCall(RefusedCall, time: Double)
+    /// `--secure`: the pairing agent or a device object reported on a pairing.
+    case pairing(PairingInput)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)
 }

@@ -44,6 +44,8 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
     case sessionsFull
     /// A central outside `--allow` wrote a value, dropped; `suppressed` more were not reported.
     case notAllowed(suppressed: Int)
+    /// `--secure`: bluetoothd refused the pairing agent (no passkey can be shown).
+    case agent(BlueZError)
 
     var description: String {
         switch self {
@@ -64,6 +66,9 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
         case .notAllowed(let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
             return "value dropped: this central is not in --allow\(more)"
+        case .agent(let error):
+            return "cannot register the pairing agent: \(error) (--secure shows passkeys through it: "
+                + "is another program the default agent, e.g. bluetoothctl?)"
         }
     }
 }
@@ -91,6 +96,8 @@ enum PeripheralEvent: Equatable, Sendable {
     case notified(value: UInt32, centrals: Int)
     /// Counters and messages from centrals, and messages sent (shared with relay-central).
     case transfer(TransferEvent)
+    /// `--secure`: a passkey to show, a bond made, an attempt failed (shared with relay-central).
+    case pairing(PairingEvent)
     /// `--trace`: a value that went over the air, or how many were left out.
     case trace(TraceOutput)
     /// Something failed; `from` names the central when it is about one.
@@ -103,7 +110,7 @@ enum PeripheralEvent: Equatable, Sendable {
         [
             "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
             "mtu", "notified", "error", "status",
-        ] + TransferEvent.names + ["trace", "trace-summary"]
+        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.names
 }
 
 extension PeripheralEvent: ReportableEvent {
@@ -126,6 +133,7 @@ extension PeripheralEvent: ReportableEvent {
         case .notified: return "notified"
         case .transfer(let event): return event.name
         case .trace(let trace): return trace.name
+        case .pairing(let event): return event.name
         case .error: return "error"
         case .status: return "status"
         }
@@ -151,6 +159,7 @@ extension PeripheralEvent: ReportableEvent {
             return [("value", .unsigned(value)), ("centrals", .integer(Int64(centrals)))]
         case .transfer(let event): return event.fields
         case .trace(let trace): return trace.fields
+        case .pairing(let event): return event.fields
         case .error(let problem, let from):
             var fields: [(String, JSONValue)] = [("message", .string(problem.description))]
             if let from { fields.append(("from", .string(from.description))) }
@@ -183,6 +192,7 @@ extension PeripheralEvent: ReportableEvent {
             return "notified \(value) to \(centrals) central\(centrals == 1 ? "" : "s")"
         case .transfer(let event): return event.humanDescription
         case .trace(let trace): return trace.humanDescription
+        case .pairing(let event): return event.humanDescription
         case .error(let problem, let from): return "error: " + (from.map { "\(who($0)): " } ?? "") + problem.description
         case .status(let status): return status.humanDescription
         }

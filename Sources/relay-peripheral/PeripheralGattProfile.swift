@@ -8,33 +8,55 @@ enum PeripheralGattProfile {
     /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
     /// central (an acquired write socket would not on BlueZ 5.66).
     /// `sessions`: also the session characteristic (protocol 2; not with `--protocol 1`).
-    static func localService(notifyPath: NotifyPath = .socket, sessions: Bool = true) -> LocalService {
+    /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
+    /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
+    /// centrals to pair before they subscribe.
+    static func localService(notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false)
+        -> LocalService
+    {
         LocalService(
             uuid: RelayProfile.service, primary: true,
             characteristics: [
-                LocalCharacteristic(uuid: RelayProfile.writeCharacteristic, flags: [.read, .writeWithoutResponse]),
                 LocalCharacteristic(
-                    uuid: RelayProfile.notifyCharacteristic, flags: [.read, .notify],
+                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure)),
+                LocalCharacteristic(
+                    uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
                     supportsAcquireNotify: notifyPath == .socket),
-            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath)] : []))
+            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure)] : [])
+                + (secure ? [LocalCharacteristic(uuid: RelayProfile.pairingCharacteristic, flags: [.secureRead])] : []))
+    }
+
+    /// `flags`, with `--secure`'s requirement on each access they allow: a read, a write and the
+    /// subscription (its CCC write) need security level 4. bluetoothd drops a write command to
+    /// such a value from a link below it silently, and answers a request with Insufficient
+    /// Authentication. (`secure-write` makes BlueZ add the write-request property too.)
+    static func locked(_ flags: CharacteristicFlags, _ secure: Bool) -> CharacteristicFlags {
+        guard secure else { return flags }
+        var result = flags
+        if flags.contains(.read) { result.insert(.secureRead) }
+        if !flags.isDisjoint(with: [.write, .writeWithoutResponse]) { result.insert(.secureWrite) }
+        if flags.contains(.notify) { result.insert(.secureNotify) }
+        return result
     }
 
     /// Protocol 2's characteristic: relay centrals write hellos, data, acknowledgements and
     /// counters there and subscribe to it (and only they: the original apps never see it).
-    static func sessionCharacteristic(notifyPath: NotifyPath) -> LocalCharacteristic {
+    static func sessionCharacteristic(notifyPath: NotifyPath, secure: Bool = false) -> LocalCharacteristic {
         LocalCharacteristic(
-            uuid: RelayProfile.sessionCharacteristic, flags: [.writeWithoutResponse, .notify],
+            uuid: RelayProfile.sessionCharacteristic,
+            flags: locked([.writeWithoutResponse, .notify], secure),
             supportsAcquireNotify: notifyPath == .socket)
     }
 
     /// The Nordic UART Service for phone UART apps: RX takes writes with and without response
     /// (nRF Toolbox on iOS writes with response, long writes too; the others without), TX notifies.
-    static func uartService() -> LocalService {
+    static func uartService(secure: Bool = false) -> LocalService {
         LocalService(
             uuid: UARTProfile.service, primary: true,
             characteristics: [
-                LocalCharacteristic(uuid: UARTProfile.rxCharacteristic, flags: [.write, .writeWithoutResponse]),
-                LocalCharacteristic(uuid: UARTProfile.txCharacteristic, flags: [.notify]),
+                LocalCharacteristic(
+                    uuid: UARTProfile.rxCharacteristic, flags: locked([.write, .writeWithoutResponse], secure)),
+                LocalCharacteristic(uuid: UARTProfile.txCharacteristic, flags: locked([.notify], secure)),
             ])
     }
 

@@ -14,6 +14,8 @@ struct PeripheralOptions: Equatable, Sendable {
     var uart: UARTLineEnding? = .lf
     /// `--allow`: the only centrals whose values are taken (nil: every central's).
     var allowedCentrals: Set<BluetoothAddress>?
+    /// `--secure`: values need a bonded, authenticated link; passkeys are shown at the prompt.
+    var secure = false
 
     static let version = ProgramVersion.line(program: "relay-peripheral")
 
@@ -40,6 +42,11 @@ struct PeripheralOptions: Equatable, Sendable {
                 .value(
                     "allow", "ADDRESS[,ADDRESS...]",
                     help: "Take values only from these centrals: any other central's are dropped and reported."),
+                .flag(
+                    "secure",
+                    help:
+                        "Secure mode: every value needs a paired, authenticated link (LE Secure Connections); "
+                        + "the passkey of each pairing is shown here, to be typed on the central."),
             ])
 
     init() {}
@@ -55,6 +62,7 @@ struct PeripheralOptions: Equatable, Sendable {
             }
         }
         echo = parsed.flag("echo")
+        secure = parsed.flag("secure")
         if let text = parsed.text("allow") { allowedCentrals = try Self.allowList(text) }
         uart = common.uartEnding
         if parsed.flag("no-nus") {

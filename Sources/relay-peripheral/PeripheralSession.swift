@@ -28,6 +28,8 @@ struct PeripheralSession {
         var uart: UARTLineEnding? = .lf
         /// `--allow`: the only centrals whose values are taken (nil: every central's).
         var allowedCentrals: Set<BluetoothAddress>?
+        /// `--secure`: the values need a bonded, authenticated link; the agent shows passkeys.
+        var secure = false
     }
 
     let configuration: Configuration
@@ -86,6 +88,8 @@ struct PeripheralSession {
     var trace: TraceReports?
     /// Phone UART apps on the Nordic UART Service (see `PeripheralSession+UART`).
     var uart = UARTPeers()
+    /// `--secure`: passkeys shown, bonds made (see `PeripheralSession+Pairing`).
+    var pairing = PeripheralPairing()
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -238,7 +242,9 @@ struct PeripheralSession {
         case .connected(let address):
             return ensureCentral(address)
         case .disconnected(let address):
-            return disconnect(address, reason: "disconnected")
+            return disconnect(address, reason: "disconnected") + pairingLeft(address)
+        case .pairing(let change):
+            return pairingChanged(change)
         case .mtu(let address, let mtu):
             return ensureCentral(address) + learnMTU(mtu, of: address)
         case .written(let bytes, let from, let mtu, let time):

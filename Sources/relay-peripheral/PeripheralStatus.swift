@@ -41,6 +41,15 @@ struct PeripheralStatus: Equatable, Sendable {
     let uart: UART?
     /// `--allow`: the listed centrals and how many values others wrote (nil: every central is taken).
     let allow: Allow?
+    /// `--secure`: bonds made and attempts failed since the start (nil: open mode).
+    let secure: Secure?
+
+    /// `--secure` as `status` shows it.
+    struct Secure: Equatable, Sendable {
+        let paired: Int
+        let failed: Int
+        let pairing: [BluetoothAddress]
+    }
 
     /// `--allow` as `status` shows it.
     struct Allow: Equatable, Sendable {
@@ -78,6 +87,11 @@ struct PeripheralStatus: Equatable, Sendable {
         allow = session.configuration.allowedCentrals.map {
             Allow(centrals: $0.sorted(), dropped: session.notAllowedValues)
         }
+        secure =
+            session.configuration.secure
+            ? Secure(
+                paired: session.pairing.paired, failed: session.pairing.failed,
+                pairing: session.pairing.shown.keys.sorted()) : nil
         // A UART app is listed apart, unless it is a relay central too.
         let uartOnly = { (address: BluetoothAddress, central: CentralState) in
             session.uart.centrals.contains(address) && !central.subscribed && session.sessionNumber(at: address) == nil
@@ -117,6 +131,15 @@ struct PeripheralStatus: Equatable, Sendable {
                     .object([
                         ("centrals", .array(allow.centrals.map { .string($0.description) })),
                         ("dropped", .integer(Int64(allow.dropped))),
+                    ])
+                } ?? .null
+            ),
+            (
+                "secure",
+                secure.map { secure in
+                    .object([
+                        ("paired", .integer(Int64(secure.paired))), ("failed", .integer(Int64(secure.failed))),
+                        ("pairing", .array(secure.pairing.map { .string($0.description) })),
                     ])
                 } ?? .null
             ),
@@ -162,6 +185,12 @@ struct PeripheralStatus: Equatable, Sendable {
             lines.append(
                 "allowed:     \(allow.centrals.map(\.description).joined(separator: ", ")) only; "
                     + "\(allow.dropped) value\(allow.dropped == 1 ? "" : "s") from others dropped")
+        }
+        if let secure {
+            lines.append(
+                "secure:      pairing with a passkey required; \(secure.paired) paired, \(secure.failed) failed"
+                    + (secure.pairing.isEmpty
+                        ? "" : ", in progress: \(secure.pairing.map(\.description).joined(separator: ", "))"))
         }
         if let uart {
             let who = uart.centrals.isEmpty ? "none known" : uart.centrals.map(\.description).joined(separator: ", ")

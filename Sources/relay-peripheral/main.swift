@@ -42,6 +42,7 @@ func runPeripheral() -> Int32 {
     configuration.trace = options.common.traceReports
     configuration.uart = options.uart
     configuration.allowedCentrals = options.allowedCentrals
+    configuration.secure = options.secure
     let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
     for spec in driver.commandSpecs() { repl.add(spec) }
     driver.onPromptChange = { repl.prompt = $0 }

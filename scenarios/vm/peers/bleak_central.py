@@ -81,6 +81,8 @@ def parse_arguments():
                         help="commands mode: commands on stdin, JSON events on stdout (see above)")
     parser.add_argument("--linger", type=float, default=0.5, metavar="S",
                         help="stay connected this long after the goals are met")
+    parser.add_argument("--no-subscribe", action="store_true",
+                        help="write without subscribing first (an intruder that only writes)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="give up after S seconds (0: never; default 60)")
     parser.add_argument("--output", metavar="FILE", help="received values here, not stdout")
@@ -204,8 +206,9 @@ class Central:
             mtu = write.max_write_without_response_size + 3
             chunk = options.chunk or article.chunk_length(mtu)
             article.log(ROLE, f"connected, MTU {mtu}")
-            await client.start_notify(notify, self.on_notification)
-            article.log(ROLE, "subscribed")
+            if not options.no_subscribe:
+                await client.start_notify(notify, self.on_notification)
+                article.log(ROLE, "subscribed")
             if self.commands:
                 await self.commands.serve(client, write, mtu, chunk)
                 article.log(ROLE, "done")

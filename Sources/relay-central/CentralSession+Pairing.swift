@@ -1,0 +1,166 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+import RelayREPL
+
+/// Where pairing with the peripheral stands (secure mode).
+struct CentralPairing: Equatable, Sendable {
+    /// What to take up once the pairing in progress bonded.
+    enum Resume: Equatable, Sendable {
+        /// Nothing (`pair` typed on a link that was ready).
+        case none
+        /// Check these characteristics again (the peripheral serves the pairing characteristic).
+        case characteristics([RemoteCharacteristic])
+        /// Subscribe again (the subscription was refused for want of a bond).
+        case subscribe
+    }
+
+    /// The device `Device1.Pair` runs on, and what follows it.
+    var device: DeviceID?
+    var resume = Resume.none
+    /// bluetoothd asked our agent for the passkey and it was not typed yet.
+    var awaitingPasskey = false
+    /// The `pair` command waiting for the outcome.
+    var token: CommandToken?
+    /// The `unpair` command waiting for `RemoveDevice`.
+    var unpairToken: CommandToken?
+    /// Pairing was tried on the current link already (a refused subscription does not try again).
+    var triedOnLink = false
+}
+
+/// Secure mode on the central: it pairs before it subscribes when the peripheral serves the
+/// pairing characteristic (relay-peripheral --secure), or when a subscription is refused for
+/// want of a bond; the passkey bluetoothd asks our agent for is typed with `passkey NNNNNN`.
+/// The bond is bluetoothd's: a reconnect (also after a bluetoothd restart) needs no passkey.
+extension CentralSession {
+    /// Whether bluetoothd holds a bond with the device.
+    func isPaired(_ id: DeviceID) -> Bool { devices[id]?.paired ?? false }
+
+    /// The characteristics of a relay peripheral, before they are taken up: pair first when it
+    /// asks for a bond (its pairing characteristic) and there is none. Nil: go on.
+    mutating func pairIfAsked(_ peer: Peer, _ found: [RemoteCharacteristic]) -> [CentralAction]? {
+        guard found.contains(where: { $0.uuid == RelayProfile.pairingCharacteristic }), !isPaired(peer.id),
+            pairing.device == nil
+        else { return nil }
+        return startPairing(peer, resume: .characteristics(found))
+    }
+
+    /// The subscription was refused: when bluetoothd said the link lacks a bond, pair (once per
+    /// link) and subscribe again. Nil: it is another failure.
+    mutating func pairAfterRefusal(_ peer: Peer, _ error: BlueZError) -> [CentralAction]? {
+        guard [.notPermitted, .notAuthorized].contains(error.kind), !pairing.triedOnLink, pairing.device == nil else {
+            return nil
+        }
+        return startPairing(peer, resume: .subscribe)
+    }
+
+    private mutating func startPairing(_ peer: Peer, resume: CentralPairing.Resume) -> [CentralAction] {
+        pairing.device = peer.id
+        pairing.resume = resume
+        pairing.triedOnLink = true
+        return [.pair(peer.id)]
+    }
+
+    /// `pair`: pair with the connected peripheral by hand.
+    mutating func pairCommand(token: CommandToken) -> [CentralAction] {
+        guard let peer, link != .disconnecting(peer) else {
+            return [.finish(token, .failure("pair: not connected: connect to the peripheral first"))]
+        }
+        if pairing.device != nil {
+            return [.finish(token, .failure("pair: a pairing is in progress: type the passkey the peripheral shows"))]
+        }
+        if isPaired(peer.id) {
+            return [.finish(token, .failure("pair: already paired with \(peer) (unpair forgets the bond)"))]
+        }
+        pairing.token = token
+        return startPairing(peer, resume: .none)
+    }
+
+    /// `passkey NNNNNN`: the answer to the agent's request.
+    mutating func passkeyCommand(_ passkey: Passkey, token: CommandToken) -> [CentralAction] {
+        guard pairing.awaitingPasskey else {
+            return [
+                .finish(
+                    token,
+                    .failure(
+                        "passkey: no pairing is waiting for a passkey (a secure peripheral asks for one when you "
+                            + "connect; pair starts one by hand)"))
+            ]
+        }
+        pairing.awaitingPasskey = false
+        return [.answerPasskey(passkey), .finish(token, .success)]
+    }
+
+    /// `unpair`: forget the bond with the peripheral (connected, or the last one): bluetoothd
+    /// disconnects it and removes the device; the next connection pairs again.
+    mutating func unpairCommand(token: CommandToken) -> [CentralAction] {
+        let target = peer?.id ?? devices.values.first { $0.paired && $0.address == lastRelayAddress }?.id
+        guard let target, isPaired(target) else {
+            return [.finish(token, .failure("unpair: not paired with \(peer.map(\.description) ?? "a peripheral")"))]
+        }
+        guard pairing.unpairToken == nil else {
+            return [.finish(token, .failure("unpair: already in progress"))]
+        }
+        autoConnect = nil
+        pairing.unpairToken = token
+        return [.cancelReconnectTimer, .unpair(target)]
+    }
+
+    /// Our agent was asked for the passkey. A `connect` or `pair` command waiting finishes
+    /// now (successfully): the REPL runs one command at a time, and `passkey` must get its turn.
+    /// The link becomes `ready` after the passkey.
+    mutating func passkeyRequested(_ id: DeviceID) -> [CentralAction] {
+        pairing.awaitingPasskey = true
+        var actions: [CentralAction] = [.report(.pairing(.request(PeerName(.peripheral, devices[id]?.address))))]
+        for token in [connectToken, pairing.token].compactMap({ $0 }) { actions.append(.finish(token, .success)) }
+        connectToken = nil
+        pairing.token = nil
+        return actions
+    }
+
+    mutating func pairingCancelled() -> [CentralAction] {
+        pairing.awaitingPasskey = false
+        return []
+    }
+
+    mutating func pairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard pairing.device == id else { return [] }
+        let resume = pairing.resume
+        let token = pairing.token
+        pairing.device = nil
+        pairing.resume = .none
+        pairing.awaitingPasskey = false
+        pairing.token = nil
+        let name = PeerName(.peripheral, devices[id]?.address ?? peer?.address)
+        if let error, error.kind != .alreadyExists {
+            let failure = PairingFailure(error)
+            var actions: [CentralAction] = [.report(.pairing(.failed(name, failure)))]
+            if let token { actions.append(.finish(token, .failure("pair: \(failure)"))) }
+            guard let peer, peer.id == id, resume != .none else { return actions }
+            return actions
+                + abandon(
+                    peer, "\(peer) requires pairing, and pairing failed (\(failure)): connect again to retry",
+                    disconnectReason: "pairing failed")
+        }
+        devices[id]?.paired = true
+        var actions: [CentralAction] = [.report(.pairing(.paired(name)))]
+        if let token { actions.append(.finish(token, .success)) }
+        switch (resume, link) {
+        case (.characteristics(let found), .resolving(let peer)) where peer.id == id:
+            return actions + characteristicsFound(id, found)
+        case (.subscribe, .subscribing(let peer, let relay)) where peer.id == id:
+            return actions + [.startNotify(relay.dataNotify)]
+        default:
+            return actions
+        }
+    }
+
+    mutating func unpairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
+        guard let token = pairing.unpairToken else { return [] }
+        pairing.unpairToken = nil
+        if let error { return [.finish(token, .failure("unpair: \(error)"))] }
+        let name = PeerName(.peripheral, devices[id]?.address)
+        devices[id]?.paired = false
+        return [.report(.pairing(.unpaired(name))), .finish(token, .success)]
+    }
+}

@@ -1,0 +1,70 @@
+import RelayApp
+import RelayBlueZ
+import RelayCLI
+import RelayProtocol
+
+/// `--secure`: where each central's pairing stands, as the agent and bluetoothd tell it.
+struct PeripheralPairing: Sendable {
+    /// Centrals shown a passkey that have not bonded yet.
+    var shown: [BluetoothAddress: Passkey] = [:]
+    /// Bonds made and attempts failed since the start (for `status`).
+    var paired = 0
+    var failed = 0
+    /// Paces the reports of failed attempts (at most 3 per 5 s).
+    var failureReports = RateLimiter(limit: 3, per: 5)
+}
+
+/// What the pairing agent and the device objects said (`--secure`).
+enum PairingInput: Equatable, Sendable {
+    /// bluetoothd asks to show `passkey` to `central`; `entered`: digits typed there so far.
+    case passkeyShown(BluetoothAddress, Passkey, entered: UInt16)
+    /// `central` asked to pair without a passkey: the agent refused.
+    case refusedWithoutPasskey(BluetoothAddress)
+    /// bluetoothd cancelled the request in progress.
+    case cancelled
+    /// `central`'s device object turned `Paired`.
+    case paired(BluetoothAddress)
+    /// bluetoothd refused to register the agent.
+    case agentFailed(BlueZError)
+}
+
+/// The peripheral's side of pairing: it shows each attempt's passkey once, reports a bond, and
+/// reports (at a bounded rate) attempts that failed: refused without a passkey, cancelled, or a
+/// central that left after seeing a passkey without bonding (bluetoothd tells a peripheral of a
+/// wrong passkey only that way).
+extension PeripheralSession {
+    mutating func pairingChanged(_ input: PairingInput) -> [PeripheralAction] {
+        switch input {
+        case .passkeyShown(let central, let passkey, let entered):
+            // bluetoothd calls again for each digit typed on a keyboard that reports them.
+            guard pairing.shown[central] != passkey || entered == 0 else { return [] }
+            pairing.shown[central] = passkey
+            return [.report(.pairing(.passkey(PeerName(.central, central), passkey)))]
+        case .refusedWithoutPasskey(let central):
+            pairing.shown[central] = nil
+            return pairingFailed(central, .withoutPasskey)
+        case .cancelled:
+            guard pairing.shown.count == 1, let central = pairing.shown.keys.first else { return [] }
+            pairing.shown = [:]
+            return pairingFailed(central, .cancelled)
+        case .paired(let central):
+            pairing.shown[central] = nil
+            pairing.paired += 1
+            return [.report(.pairing(.paired(PeerName(.central, central))))]
+        case .agentFailed(let error):
+            return [.report(.error(.agent(error), from: nil))]
+        }
+    }
+
+    /// A central left: if it was shown a passkey and did not bond, its attempt failed.
+    mutating func pairingLeft(_ central: BluetoothAddress) -> [PeripheralAction] {
+        guard pairing.shown.removeValue(forKey: central) != nil else { return [] }
+        return pairingFailed(central, .notCompleted)
+    }
+
+    private mutating func pairingFailed(_ central: BluetoothAddress, _ failure: PairingFailure) -> [PeripheralAction] {
+        pairing.failed += 1
+        guard case .allow = pairing.failureReports.admit(now: now) else { return [] }
+        return [.report(.pairing(.failed(PeerName(.central, central), failure)))]
+    }
+}

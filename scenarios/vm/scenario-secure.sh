@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Scenario (inside the bluez-vm guest): secure mode, pairing with a passkey.
+#   relay-peripheral --secure on hci0; relay-central --reconnect on hci1 connects, sees the
+#   pairing characteristic and pairs (LE Secure Connections, passkey entry): the peripheral
+#   shows the passkey (`pairing`), the central asks for it (`pairing-request`). First a wrong
+#   passkey: both sides report `pairing-failed` and nothing is subscribed. Then `connect` again
+#   and the right passkey: `paired` on both, counters and messages both ways. bleak on hci2,
+#   not paired, writes six counters and 300 bytes without subscribing: bluetoothd drops them
+#   (write commands to secure-write values), the peripheral never shows them. bluetoothd is
+#   killed and restarted: the central reconnects by itself on the kept bond, no passkey asked,
+#   and counters and messages go both ways again.
+# vm-controllers: 3
+# vm-timeout: 400
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/faults-lib.sh"
+p=$out/peripheral.out c=$out/central.out
+state=/run/relay-vm
+peripheral_address=${RELAY_VM_HCI0_ADDRESS:?the VM did not say hci0\'s address}
+central_address=${RELAY_VM_HCI1_ADDRESS:?the VM did not say hci1\'s address}
+intruder=${RELAY_VM_HCI2_ADDRESS:?the VM did not say hci2\'s address}
+
+open_input peripheral 7
+open_input central 8
+start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --secure
+start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json \
+  --connect sample --reconnect
+wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
+echo start >&7
+wait_for_line "$p" '"event":"advertising"' 30 || fail "the peripheral never advertised"
+
+# 1. A wrong passkey: refused on both sides.
+wait_for_line "$c" '"event":"pairing-request"' 90 || fail "the central never asked for the passkey"
+wait_for_line "$p" '"event":"pairing"' 10 || fail "the peripheral never showed a passkey"
+shown=$(json_values "$p" pairing passkey | tail -n 1)
+[[ $shown =~ ^[0-9]{6}$ ]] || fail "the passkey shown is '$shown'"
+echo "passkey $(printf '%06d' $(((10#$shown + 1) % 1000000)))" >&8
+wait_for_line "$c" '"event":"pairing-failed"' 60 || fail "the central did not report the failed pairing"
+wait_for_line "$p" '"event":"pairing-failed"' 30 || fail "the peripheral did not report the failed pairing"
+grep '"event":"pairing-failed"' "$c" | grep -q '"reason":"wrong-passkey"' ||
+  fail "the central's failure: $(grep '"event":"pairing-failed"' "$c")"
+grep -q '"event":"subscribed"' "$p" && fail "a central subscribed without a bond"
+grep -q '"event":"ready"' "$c" && fail "the central became ready without a bond"
+
+# 2. The right passkey.
+echo "connect $peripheral_address" >&8
+wait_for_count "$c" '"event":"pairing-request"' 2 90 || fail "the second connection did not ask for the passkey"
+wait_for_count "$p" '"event":"pairing"' 2 10 || fail "the peripheral did not show a second passkey"
+shown=$(json_values "$p" pairing passkey | tail -n 1)
+echo "passkey $shown" >&8
+wait_for_line "$c" '"event":"paired"' 60 || fail "the central did not pair"
+wait_for_line "$p" "\"event\":\"paired\",.*\"address\":\"$central_address\"" 30 || fail "the peripheral did not report the bond"
+exchange_round 1 120
+
+# 3. An intruder without a bond: its write commands are dropped by bluetoothd.
+start bleak bleak_central --adapter hci2 --no-subscribe --write 6 --send-bytes 300 --timeout 120 \
+  --output "$out/bleak.values"
+finish bleak 130 || fail "bleak failed: $(tail -n 1 "$out/bleak.err")"
+sleep 2
+
+# 4. bluetoothd restarted: the bond is kept, the central reconnects without a passkey.
+bluez_on_bus() {
+  dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus / \
+    org.freedesktop.DBus.NameHasOwner string:org.bluez 2>/dev/null | grep -q true
+}
+old=$(cat "$state/bluetoothd.pid")
+kill -KILL "$old"
+while kill -0 "$old" 2>/dev/null; do sleep 0.05; done
+wait_for_line "$p" '"state":"notAvailable"' 20 || fail "the peripheral did not notice bluetoothd leaving"
+sleep 1
+setsid taskset -c 0 bluetoothd -n -E -f "$RELAY_REPO/scripts/vm/bluetoothd.conf" > "$out/bluetoothd-restarted.log" 2>&1 < /dev/null &
+echo $! > "$state/bluetoothd.pid"
+for _ in $(seq 200); do bluez_on_bus && break; sleep 0.1; done
+bluez_on_bus || fail "bluetoothd did not come back on the bus"
+chrt -f -a -p 10 "$(cat "$state/bluetoothd.pid")" > /dev/null 2>&1 || true
+wait_for_count "$p" '"event":"advertising"' 2 30 || fail "the peripheral did not advertise again by itself"
+exchange_round 2 120
+
+echo status >&7
+wait_for_line "$p" '"event":"status"' 10 || fail "no status"
+echo quit >&8
+finish central 30 || fail "relay-central exited with an error"
+echo quit >&7
+finish peripheral 30 || fail "relay-peripheral exited with an error"
+
+[ "$(count "$c" '"event":"pairing-request"')" = 2 ] || fail "the central asked for a passkey after the restart"
+[ "$(count "$p" '"event":"pairing"')" = 2 ] || fail "the peripheral showed a passkey after the restart"
+[ "$(field "$p" counter value)" = "101,102," ] || fail "the peripheral got counters '$(field "$p" counter value)'"
+[ "$(json_values "$p" counter from | sort -u)" = "$central_address" ] || fail "a counter came from someone else"
+[ "$(field "$c" counter value)" = "201,202," ] || fail "the central got counters '$(field "$c" counter value)'"
+[ "$(field "$p" message text)" = "central round 1,central round 2," ] ||
+  fail "the peripheral got messages '$(field "$p" message text)'"
+[ "$(field "$c" message text)" = "peripheral round 1,peripheral round 2," ] ||
+  fail "the central got messages '$(field "$c" message text)'"
+grep '"event":"\(counter\|message\)"' "$p" | grep -q "$intruder" && fail "the intruder's values were shown"
+# The wrong passkey's error, and a reconnect attempt that met bluetoothd still starting, retried.
+others=$(grep '"event":"error"' "$c" | grep -v 'pairing failed (wrong passkey)' | grep -v 'retrying in' || true)
+[ -z "$others" ] || fail "central error: $(head -n 1 <<< "$others")"
+[ "$(count "$c" '"event":"pairing-failed"')" = 1 ] || fail "the central reported $(count "$c" '"event":"pairing-failed"') failed pairings"
+status=$(grep '"event":"status"' "$p" | tail -n 1)
+grep -q '"secure":{"paired":1,"failed":1' <<< "$status" || fail "status: $status"
+echo "PASS secure (wrong passkey refused, paired, intruder's writes dropped, bond kept over a bluetoothd restart)"
