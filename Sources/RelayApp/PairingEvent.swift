@@ -77,10 +77,13 @@ public enum PairingEvent: Equatable, Sendable {
 
     public var fields: [(String, JSONValue)] {
         switch self {
-        case .passkey(let peer, let passkey): return [("address", peer.json), ("passkey", .string(passkey.description))]
+        case .passkey(let peer, let passkey):
+            return [("address", peer.json), ("passkey", .string(passkey.description))]
         case .request(let peer), .paired(let peer), .unpaired(let peer): return [("address", peer.json)]
         case .failed(let peer, let failure):
-            return [("address", peer.json), ("reason", .string(failure.code)), ("message", .string(failure.description))]
+            return [
+                ("address", peer.json), ("reason", .string(failure.code)), ("message", .string(failure.description)),
+            ]
         }
     }
 

@@ -132,7 +132,8 @@ final class BlueZCentralBackend: CentralBackend {
         guard let client else {
             return driver.feed(.pairFinished(device, BlueZError(.gone, "bluetoothd is not running")))
         }
-        let agent = self.agent ?? PairingAgent(client: client, capability: .keyboardOnly, path: "/org/relay/central/agent")
+        let agent =
+            self.agent ?? PairingAgent(client: client, capability: .keyboardOnly, path: "/org/relay/central/agent")
         if self.agent == nil {
             agent.onRequest = { [weak self] request in self?.handleAgent(request) }
             self.agent = agent

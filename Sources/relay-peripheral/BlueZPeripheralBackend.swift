@@ -194,7 +194,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         switch request {
         case .displayPasskey(let device, let passkey, let entered):
-            if let address = central(device) { driver.handle(.pairing(.passkeyShown(address, passkey, entered: entered))) }
+            if let address = central(device) {
+                driver.handle(.pairing(.passkeyShown(address, passkey, entered: entered)))
+            }
         case .refusedWithoutPasskey(let device):
             if let address = central(device) { driver.handle(.pairing(.refusedWithoutPasskey(address))) }
         case .requestPasskey(_, let reply):

@@ -11,7 +11,9 @@ enum PeripheralGattProfile {
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
     /// centrals to pair before they subscribe.
-    static func localService(notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false)
+    static func localService(
+        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false
+    )
         -> LocalService
     {
         LocalService(
