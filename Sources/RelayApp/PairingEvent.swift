@@ -62,8 +62,10 @@ public enum PairingEvent: Equatable, Sendable {
     /// relay-central: `unpair` made bluetoothd forget the bond.
     case unpaired(PeerName)
 
-    /// Every event name, for `wait` and completion.
-    public static let names = ["pairing", "pairing-request", "paired", "pairing-failed", "unpaired"]
+    /// The names relay-peripheral reports (for `wait` and completion).
+    public static let peripheralNames = ["pairing", "paired", "pairing-failed"]
+    /// The names relay-central reports.
+    public static let centralNames = ["pairing-request", "paired", "pairing-failed", "unpaired"]
 
     public var name: String {
         switch self {

@@ -37,7 +37,7 @@ enum CentralEvent: Equatable, Sendable {
         [
             "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
             "disconnected", "reconnecting", "written", "read", "list", "status", "error",
-        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.names
+        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.centralNames
 }
 
 extension CentralEvent: ReportableEvent {

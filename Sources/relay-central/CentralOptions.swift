@@ -30,9 +30,10 @@ struct CentralOptions: Equatable, Sendable {
             peripherals, connects, subscribes, writes counters and sends messages. Commands are
             typed at the prompt, or read line by line from a pipe. Commands: scan, scan stop, list,
             connect [--nus] N|ADDRESS, disconnect, write [N], send TEXT, send-file PATH, read, status,
-            wait EVENT [SECONDS], sleep SECONDS, help [CMD], quit. With --nus it talks to any Nordic
-            UART Service device (a micro:bit, a dev kit, a relay-peripheral) in lines of text.
-            See docs/cli.md.
+            pair, passkey NNNNNN, unpair, wait EVENT [SECONDS], sleep SECONDS, help [CMD], quit.
+            A peripheral in secure mode is paired with a passkey it shows. With --nus it talks to
+            any Nordic UART Service device (a micro:bit, a dev kit, a relay-peripheral) in lines
+            of text. See docs/cli.md.
             """,
         version: version,
         options: CommonOptions.specs(

@@ -110,7 +110,7 @@ enum PeripheralEvent: Equatable, Sendable {
         [
             "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
             "mtu", "notified", "error", "status",
-        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.names
+        ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.peripheralNames
 }
 
 extension PeripheralEvent: ReportableEvent {

@@ -88,6 +88,10 @@ final class EventRenderingTests: XCTestCase {
             .trace(.summary(TraceSummary(leftOut: 2))),
             .read(.write, value: []), .list([]),
             .status(status), .error("x"),
+            .pairing(.request(PeerName(.peripheral, peer.address))),
+            .pairing(.paired(PeerName(.peripheral, peer.address))),
+            .pairing(.failed(PeerName(.peripheral, peer.address), .wrongPasskey)),
+            .pairing(.unpaired(PeerName(.peripheral, peer.address))),
         ]
         XCTAssertEqual(Set(all.map(\.name)), Set(CentralEvent.names))
         XCTAssertEqual(all.count, CentralEvent.names.count)

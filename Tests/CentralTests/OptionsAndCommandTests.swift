@@ -121,6 +121,11 @@ final class CentralCommandTests: XCTestCase {
         let driver = CentralDriver(settings: CentralSettings(), loop: EventLoop(), console: Console(output: { _ in }))
         let names = CentralCommands.specs(driver: driver).map(\.name)
         XCTAssertEqual(
-            names, ["scan", "list", "connect", "disconnect", "write", "send", "send-file", "read", "status"])
+            names,
+            [
+                "scan", "list", "connect", "disconnect", "write", "send", "send-file", "read", "status", "pair",
+                "passkey",
+                "unpair",
+            ])
     }
 }

@@ -139,6 +139,9 @@ final class PeripheralEventTests: XCTestCase {
             .trace(.summary(TraceSummary(leftOut: 2))),
             .error(.saveFailed("boom"), from: nil),
             .status(PeripheralStatus(session: .advertising())),
+            .pairing(.passkey(PeerName(.central, centralA), Passkey(123)!)),
+            .pairing(.paired(PeerName(.central, centralA))),
+            .pairing(.failed(PeerName(.central, centralA), .notCompleted)),
         ]
         XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
         for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }
