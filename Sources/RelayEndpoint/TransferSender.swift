@@ -73,6 +73,10 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         /// When the retransmission timer last ran out with bytes in flight: once the bytes it
         /// sent again are acknowledged, what was in flight before it is taken as lost too.
         var timedOutAt: Double?
+        /// The last byte of the frame the timer ran out on, kept out of the bytes sent again: held,
+        /// it shows that the first transmission arrived after all (a delay, not a loss), so an
+        /// acknowledgement of the bytes sent again says nothing of what was in flight behind it.
+        var timeoutWitness: Range<Int>?
 
         func unheldInFlight() -> Int {
             flights.reduce(0) { $0 + $1.range.count - held.overlap(with: $1.range) }
@@ -312,12 +316,19 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             }
         }
         track.flights = []
+        if let witness = track.timeoutWitness, track.held.contains(witness) {
+            // The frame the timer ran out on arrived: the time-out was a delay, and what was in
+            // flight behind it is on its way too.
+            track.timeoutWitness = nil
+            track.timedOutAt = nil
+        }
         // After a time-out, the repair's acknowledgement shows the link works again: everything
         // sent before the time-out and still missing was lost with the rest (a burst), and goes
         // again now instead of one time-out at a time.
         let lostBefore = repairArrived ? track.timedOutAt : nil
         if repairArrived {
             track.timedOutAt = nil
+            track.timeoutWitness = nil
             peers[recipient]?.backoff = 1
         }
         for flight in remaining {
@@ -461,11 +472,25 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                     // Only the first unacknowledged bytes go again (what a deep queue delayed is
                     // not sent twice); its acknowledgement shows what else was lost, which the
                     // reordering rule then resends. The others wait a new time-out.
+                    // Its last byte stays in flight as the witness (`Track.timeoutWitness`): an
+                    // acknowledgement of the rest cannot then be mistaken for the repair's when
+                    // it is the first transmission's, late behind a stalled receiver.
                     let first = track.flights.indices.min {
                         track.flights[$0].range.lowerBound < track.flights[$1].range.lowerBound
                     }!
-                    for gap in track.held.missing(in: track.flights[first].range) { track.sent.remove(gap) }
-                    track.flights.remove(at: first)
+                    let timedOut = track.flights.remove(at: first)
+                    var repaired = timedOut.range
+                    track.timeoutWitness = nil
+                    if repaired.count > 1, !track.held.contains((repaired.upperBound - 1)..<repaired.upperBound) {
+                        let witness = (repaired.upperBound - 1)..<repaired.upperBound
+                        repaired = repaired.lowerBound..<witness.lowerBound
+                        track.timeoutWitness = witness
+                        track.flights.append(
+                            Flight(
+                                range: witness, sequence: timedOut.sequence, at: now,
+                                isRetransmission: timedOut.isRetransmission))
+                    }
+                    for gap in track.held.missing(in: repaired) { track.sent.remove(gap) }
                     track.flights = track.flights.map {
                         Flight(range: $0.range, sequence: $0.sequence, at: now, isRetransmission: $0.isRetransmission)
                     }

@@ -6,7 +6,31 @@ import XCTest
 /// 30 ms latency with jitter), nothing is ever sent twice.
 final class CleanLinkTests: XCTestCase {
     func testNothingIsResentOnALinkThatLosesNothing() {
-        var settings = DeliverySimulation.Settings(seed: 5, messages: 20)
+        var simulation = DeliverySimulation(Self.cleanLink(seed: 5))
+        let report = simulation.run()
+        XCTAssertEqual(report.failures, [])
+        XCTAssertEqual(report.delivered, [20, 20])
+        XCTAssertEqual(report.resentBytes, 0)
+    }
+
+    /// A receiver that is not scheduled for longer than the retransmission time-out (a loaded
+    /// machine) times its sender out, but loses nothing: what goes again is the first frame of each
+    /// time-out, not the window that was queued behind it.
+    func testAStalledReceiverCostsOneFramePerTimeOutNotTheWindow() {
+        var settings = Self.cleanLink(seed: 7)
+        settings.stallEvery = 9
+        settings.stallLength = 1.6
+        var simulation = DeliverySimulation(settings)
+        let report = simulation.run()
+        XCTAssertEqual(report.failures, [])
+        XCTAssertEqual(report.delivered, [20, 20])
+        XCTAssertGreaterThan(report.timeouts, 4, "the stalls time the senders out")
+        XCTAssertLessThanOrEqual(report.resentBytes, report.timeouts * settings.frameBytes)
+        XCTAssertLessThanOrEqual(report.duplicateFrames, report.timeouts, "only time-outs send a frame twice")
+    }
+
+    private static func cleanLink(seed: UInt64) -> DeliverySimulation.Settings {
+        var settings = DeliverySimulation.Settings(seed: seed, messages: 20)
         settings.lossRate = 0
         settings.burstRate = 0
         settings.duplicateRate = 0
@@ -16,10 +40,6 @@ final class CleanLinkTests: XCTestCase {
         settings.frameBytes = 485
         settings.latency = 0.03
         settings.jitter = 0.03
-        var simulation = DeliverySimulation(settings)
-        let report = simulation.run()
-        XCTAssertEqual(report.failures, [])
-        XCTAssertEqual(report.delivered, [20, 20])
-        XCTAssertEqual(report.resentBytes, 0)
+        return settings
     }
 }

@@ -28,6 +28,11 @@ struct DeliverySimulation {
         var jitter = 0.002
         /// Bytes a second each way.
         var bandwidth = 1_000_000.0
+        /// Every `stallEvery` seconds (0: never) each side stalls for `stallLength` seconds: what
+        /// reaches it meanwhile waits, in order, until it runs again (a loaded machine that does not
+        /// schedule the receiver; nothing is lost).
+        var stallEvery = 0.0
+        var stallLength = 1.5
         /// Connection drops per simulated hour, each down for `outage` seconds.
         var dropsPerHour = 30.0
         var outage: ClosedRange<Double> = 1...20
@@ -42,6 +47,8 @@ struct DeliverySimulation {
         var lossEvents = 0
         var outages = 0
         var resentBytes = 0
+        /// Retransmission time-outs, both senders.
+        var timeouts = 0
         var sentBytes = 0
         var payloadBytes = 0
         var maxOutOfOrder = 0
@@ -128,6 +135,7 @@ struct DeliverySimulation {
         report.simulatedSeconds = now
         for side in [Side.a, .b] {
             report.resentBytes += endpoints[side.rawValue].sender.counts.resentBytes
+            report.timeouts += endpoints[side.rawValue].sender.counts.timeouts
             report.sentBytes += endpoints[side.rawValue].sender.counts.sentBytes
             report.duplicateFrames += endpoints[side.rawValue].receiver.counts.duplicateFrames
         }
@@ -221,12 +229,20 @@ struct DeliverySimulation {
                 Double(1 + Int(random.next() % UInt64(settings.reorderSpan))) * Double(settings.frameBytes)
                 / settings.bandwidth
         }
+        arrival = afterStall(arrival)
         order += 1
         wire[side.rawValue].append(InFlightFrame(arrival: arrival, order: order, bytes: bytes))
         if random.chance(settings.duplicateRate) {
             order += 1
             wire[side.rawValue].append(InFlightFrame(arrival: arrival + 0.01, order: order, bytes: bytes))
         }
+    }
+
+    /// When a frame reaching its receiver at `arrival` is read: at the end of a stall under way then.
+    private func afterStall(_ arrival: Double) -> Double {
+        guard settings.stallEvery > 0 else { return arrival }
+        let start = (arrival / settings.stallEvery).rounded(.down) * settings.stallEvery
+        return start > 0 && arrival < start + settings.stallLength ? start + settings.stallLength : arrival
     }
 
     // MARK: Receiving

@@ -98,14 +98,44 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(drain(&sender).count, 7)
         XCTAssertEqual(sender.nextDeadline, 1, "1 s before any round-trip sample")
         _ = sender.tick(at: 1)
-        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<100], "only the first: the rest may be queued")
+        XCTAssertEqual(
+            drain(&sender, at: 1).map(\.range), [0..<99],
+            "only the first, less its last byte (the witness): the rest may be queued")
         XCTAssertEqual(sender.nextDeadline, 3, "doubled")
         XCTAssertEqual(sender.counts.timeouts, 1)
         // Its acknowledgement shows the receiver had everything but 100..<200 and 300..<400:
         // those go again at once, and nothing else.
         _ = sender.acknowledge(ack(transfer, 100, [200..<300, 400..<650]), from: "p", at: 1.2)
         XCTAssertEqual(drain(&sender, at: 1.2).map(\.range), [100..<200, 300..<400])
-        XCTAssertEqual(sender.counts.resentBytes, 300)
+        XCTAssertEqual(sender.counts.resentBytes, 299)
+    }
+
+    /// The repair arrived and the first transmission did not (its last byte is missing): what was
+    /// in flight behind it was lost with it, and goes again at once.
+    func testARepairArrivingAloneShowsTheBurstWasLost() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).count, 7)
+        _ = sender.tick(at: 1)
+        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<99])
+        _ = sender.acknowledge(ack(transfer, 99), from: "p", at: 1.2)
+        XCTAssertEqual(
+            drain(&sender, at: 1.2).map(\.range), [99..<199, 199..<299, 299..<399, 399..<499, 499..<599, 599..<650])
+    }
+
+    /// The first transmission arrives late, behind a stalled receiver (its last byte is held): the
+    /// time-out was a delay, so what was in flight behind it is waited for, not sent again.
+    func testALateFirstTransmissionIsNotTakenForALostBurst() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).count, 7)
+        _ = sender.tick(at: 1)
+        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<99])
+        _ = sender.acknowledge(ack(transfer, 100), from: "p", at: 1.2)
+        XCTAssertEqual(drain(&sender, at: 1.2).map(\.range), [], "the rest is on its way")
+        _ = sender.acknowledge(ack(transfer, 650), from: "p", at: 1.3)
+        XCTAssertEqual(drain(&sender, at: 1.3).map(\.range), [])
+        XCTAssertEqual(sender.counts.resentBytes, 99, "the repair alone")
     }
 
     func testARoundTripSampleSetsTheTimer() {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Protocol 2 (issue 15, test 2), inside the bluez-vm guest: bluetoothd killed and restarted in
-# the middle of a message each way. relay-central --reconnect (hci1) and relay-peripheral
-# (hci0) each send the other a message at once (512 KiB from the central, 2 MiB from the
-# peripheral: while the peripheral's notifications flow, the central's writes move far slower,
-# about 5 against 29 KiB/s in the debug build, so a 512 KiB message from the peripheral was once
-# delivered before the central's reached 60 KB); when both are under way bluetoothd is killed
-# (SIGKILL) and started again. Both must resume (`resumed`, offset above 0) and deliver intact.
+# the middle of a message each way. relay-peripheral (hci0) sends relay-central --reconnect
+# (hci1) 2 MiB; once that flows, the central sends 512 KiB; once that flows too, bluetoothd is
+# killed (SIGKILL) and started again. Both must resume (`resumed`, offset above 0) and deliver
+# intact. One after the other, each waited for: send-file reads a file through before its first
+# frame (about 45 KiB/s in the debug build in the guest), so two sends typed at once raced (the
+# central's 512 KiB was once delivered before the peripheral's 2 MiB had begun). The 2 MiB take
+# at least 45 s on the laptop radio; the central's message is under way within about 20 s.
 # vm-controllers: 2
 # vm-timeout: 540
 source "$(dirname "$0")/lib.sh"
@@ -27,10 +28,10 @@ echo start >&7
 wait_for_line "$c" '"event":"ready".*"protocol":2' 60 || fail "the central did not become ready with protocol 2"
 wait_for_line "$p" '"event":"subscribed".*"protocol":2' 30 || fail "the peripheral saw no protocol-2 central"
 
-echo "send-file $out/c.bin" >&8
 echo "send-file $out/p.bin" >&7
-wait_progress "$c" out 60000 120 || fail "the central's message did not get going"
-wait_progress "$c" in 60000 120 || fail "the peripheral's message did not get going"
+wait_progress "$c" in 60000 180 || fail "the peripheral's message did not get going"
+echo "send-file $out/c.bin" >&8
+wait_progress "$c" out 30000 120 || fail "the central's message did not get going"
 [ "$(json_count "$c" delivered)" = 0 ] && [ "$(json_count "$p" delivered)" = 0 ] \
   || fail "a message was delivered before bluetoothd was killed: the test did not cut both"
 
