@@ -165,14 +165,19 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         if agent != nil {
             // A bond made while we watch is reported; one that existed before is not news.
             let wasPaired = pairedDevices.updateValue(device.paired, forKey: device.id)
-            if device.paired, wasPaired == false { driver.handle(.pairing(.paired(device.address))) }
+            if device.paired, wasPaired == false {
+                driver.handle(.pairing(.paired(connectedDevices[device.id] ?? device.address)))
+            }
         }
         if device.connected {
-            guard connectedDevices[device.id] == nil else { return }
+            if let known = connectedDevices[device.id] {
+                if known != device.address { driver.handle(.identityResolved(known, identity: device.address)) }
+                return
+            }
             connectedDevices[device.id] = device.address
             driver.handle(.connected(device.address))
-        } else if connectedDevices.removeValue(forKey: device.id) != nil {
-            driver.handle(.disconnected(device.address))
+        } else if let known = connectedDevices.removeValue(forKey: device.id) {
+            driver.handle(.disconnected(known))
         }
     }
 
@@ -210,29 +215,36 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     // MARK: GATT server
 
+    /// The central behind a GATT request, by the address it connected with: bluetoothd keeps a
+    /// device's object path when a bond changes its address to the identity address, and every
+    /// event of one connection names the central the same way.
+    private func central(of request: GattRequest) -> BluetoothAddress? {
+        request.deviceID.flatMap { connectedDevices[$0] } ?? request.deviceAddress
+    }
+
     private func handleServer(_ event: GattServerEvent) {
         switch event {
         case .written(let uuid, let value, let request) where uuid == RelayProfile.writeCharacteristic:
-            driver.handle(.written(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+            driver.handle(.written(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .written(let uuid, let value, let request) where uuid == RelayProfile.sessionCharacteristic:
-            driver.handle(.sessionWritten(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+            driver.handle(.sessionWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .written(let uuid, let value, let request) where uuid == UARTProfile.rxCharacteristic:
-            driver.handle(.uartWritten(value, from: request.deviceAddress, mtu: request.mtu, time: loop.now))
+            driver.handle(.uartWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .notifyStarted(let uuid) where uuid == UARTProfile.txCharacteristic:
             driver.handle(.uartNotifyStarted(from: nil, mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == UARTProfile.txCharacteristic:
-            driver.handle(.uartNotifyStarted(from: request.deviceAddress, mtu: request.mtu))
+            driver.handle(.uartNotifyStarted(from: central(of: request), mtu: request.mtu))
         case .notifyStarted(let uuid) where uuid == RelayProfile.sessionCharacteristic:
             driver.handle(.sessionNotifyStarted(mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
-            if let address = request.deviceAddress, let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
+            if let address = central(of: request), let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
             driver.handle(.sessionNotifyStarted(mtu: request.mtu))
         case .read(_, let request):
-            if let address = request.deviceAddress, let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
+            if let address = central(of: request), let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
         case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
             driver.handle(.notifyStarted(from: nil, mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:
-            driver.handle(.notifyStarted(from: request.deviceAddress, mtu: request.mtu))
+            driver.handle(.notifyStarted(from: central(of: request), mtu: request.mtu))
         case .notifyStopped(let uuid), .notifyReleased(let uuid):
             guard application?.isNotifying(uuid) != true else { break }
             if uuid == RelayProfile.notifyCharacteristic { driver.handle(.notifyStopped(from: nil)) }

@@ -75,6 +75,10 @@ enum PeripheralInput: Equatable, Sendable {
     case advertisementReleased
     case connected(BluetoothAddress)
     case disconnected(BluetoothAddress)
+    /// The central connected as `address` has bonded and bluetoothd now gives it its identity
+    /// address (a resolvable random address resolved with the key it distributed). The central is
+    /// still called `address` until it leaves; `--allow` also counts `identity`.
+    case identityResolved(BluetoothAddress, identity: BluetoothAddress)
     /// A central's MTU, from a `WriteValue`/`ReadValue` option or an acquired socket.
     case mtu(BluetoothAddress, MTU)
     /// A value written to the write characteristic at monotonic `time` (seconds).

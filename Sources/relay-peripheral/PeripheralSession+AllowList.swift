@@ -5,10 +5,12 @@ import RelayProtocol
 /// reach a pipeline, a counter report or the UART line, and reported at a bounded rate.
 extension PeripheralSession {
     /// Whether a value written by `address` may reach the session: always without `--allow`;
-    /// with it, only from a listed central (a write bluetoothd did not name is never listed).
+    /// with it, only from a listed central, by the address it connected with or the identity
+    /// address it bonded with (a write bluetoothd did not name is never listed).
     func admitsWriter(_ address: BluetoothAddress?) -> Bool {
         guard let allowed = configuration.allowedCentrals else { return true }
-        return address.map(allowed.contains) ?? false
+        guard let address else { return false }
+        return allowed.contains(address) || identities[address].map(allowed.contains) ?? false
     }
 
     /// A value from a central outside `--allow`, dropped: reported at most 3 times per 5 s, the

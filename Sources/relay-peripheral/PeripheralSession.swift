@@ -82,6 +82,8 @@ struct PeripheralSession {
     var refusedCalls = RateLimiter(limit: 3, per: 5)
     /// Values dropped because their central is not in `--allow`, and the pace of their reports.
     var notAllowedValues = 0
+    /// The identity addresses of connected centrals that bonded under another address.
+    var identities: [BluetoothAddress: BluetoothAddress] = [:]
     var notAllowedReports = RateLimiter(limit: 3, per: 5)
     private var nextTicket = 0
     /// `--trace`: every value written or notified (nil: off).
@@ -242,7 +244,11 @@ struct PeripheralSession {
         case .connected(let address):
             return ensureCentral(address)
         case .disconnected(let address):
+            identities[address] = nil
             return disconnect(address, reason: "disconnected") + pairingLeft(address)
+        case .identityResolved(let address, let identity):
+            identities[address] = identity
+            return []
         case .pairing(let change):
             return pairingChanged(change)
         case .mtu(let address, let mtu):

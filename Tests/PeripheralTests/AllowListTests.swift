@@ -77,6 +77,30 @@ final class AllowListTests: XCTestCase {
         XCTAssertTrue(status.humanDescription.contains("allowed:     \(centralA) only"), status.humanDescription)
     }
 
+    /// A central with a resolvable random address is allowed by its identity address once it has
+    /// bonded (bluetoothd then gives its device object that address); it is still called by the
+    /// address it connected with, and the identity is forgotten when it leaves.
+    func testABondedCentralIsAllowedByItsIdentityAddress() {
+        let random = BluetoothAddress("5A:11:22:33:44:55")!
+        var session = allowing([centralA])
+        XCTAssertEqual(session.handle(.connected(random)).events, [.connected(random)])
+        XCTAssertEqual(
+            session.handle(.written(Counter(1).encoded, from: random, mtu: nil, time: 0), at: 0).events,
+            [.error(.notAllowed(suppressed: 0), from: random)], "not listed before it bonds")
+        XCTAssertEqual(session.handle(.identityResolved(random, identity: centralA)).events, [])
+        XCTAssertEqual(
+            session.handle(.written(Counter(2).encoded, from: random, mtu: nil, time: 1)).events,
+            [counterEvent(from: random, 2)])
+        _ = session.handle(.disconnected(random))
+        XCTAssertEqual(
+            session.handle(.written(Counter(3).encoded, from: random, mtu: nil, time: 9), at: 9).events,
+            [.error(.notAllowed(suppressed: 0), from: random)], "the identity went with the link")
+        XCTAssertEqual(session.handle(.identityResolved(random, identity: centralB)).events, [])
+        XCTAssertEqual(
+            session.handle(.written(Counter(4).encoded, from: random, mtu: nil, time: 10), at: 10).events,
+            [.error(.notAllowed(suppressed: 0), from: random)], "an identity that is not listed does not help")
+    }
+
     func testWithoutTheOptionEveryCentralIsTaken() {
         var session = PeripheralSession.advertising()
         XCTAssertEqual(
