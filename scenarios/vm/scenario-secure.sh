@@ -8,7 +8,9 @@
 #   not paired, writes six counters and 300 bytes without subscribing: bluetoothd drops them
 #   (write commands to secure-write values), the peripheral never shows them. bluetoothd is
 #   killed and restarted: the central reconnects by itself on the kept bond, no passkey asked,
-#   and counters and messages go both ways again.
+#   and counters and messages go both ways again. The peripheral runs with --allow naming the
+#   central: the bonded central is served, and the intruder's values never reach the peripheral
+#   at all (--allow counts none dropped: bluetoothd refused them first).
 # vm-controllers: 3
 # vm-timeout: 400
 source "$(dirname "$0")/lib.sh"
@@ -21,7 +23,8 @@ intruder=${RELAY_VM_HCI2_ADDRESS:?the VM did not say hci2\'s address}
 
 open_input peripheral 7
 open_input central 8
-start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --secure
+start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --secure \
+  --allow "$central_address"
 start_fed central "$fifos/central.in" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json \
   --connect sample --reconnect
 wait_for_line "$c" '"event":"scanning"' 30 || fail "the central never scanned"
@@ -98,4 +101,6 @@ others=$(grep '"event":"error"' "$c" | grep -v 'pairing failed (wrong passkey)' 
 [ "$(count "$c" '"event":"pairing-failed"')" = 1 ] || fail "the central reported $(count "$c" '"event":"pairing-failed"') failed pairings"
 status=$(grep '"event":"status"' "$p" | tail -n 1)
 grep -q '"secure":{"paired":1,"failed":1' <<< "$status" || fail "status: $status"
+grep -q "\"allow\":{\"centrals\":\[\"$central_address\"\],\"dropped\":0}" <<< "$status" ||
+  fail "--allow saw values bluetoothd should have refused: $status"
 echo "PASS secure (wrong passkey refused, paired, intruder's writes dropped, bond kept over a bluetoothd restart)"
