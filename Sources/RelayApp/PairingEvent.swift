@@ -13,6 +13,9 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
     case withoutPasskey
     /// A passkey was shown but the central left without completing the pairing.
     case notCompleted
+    /// A central connected to a secure peripheral and left without pairing or a bond (what it
+    /// wrote, if anything, bluetoothd refused).
+    case notPaired
     /// Another failure, as bluetoothd reported it.
     case bluetooth(BlueZError)
 
@@ -34,6 +37,7 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case .withoutPasskey: return "without-passkey"
         case .notCompleted: return "not-completed"
+        case .notPaired: return "not-paired"
         case .bluetooth: return "bluetooth"
         }
     }
@@ -45,6 +49,7 @@ public enum PairingFailure: Equatable, Sendable, CustomStringConvertible {
         case .cancelled: return "cancelled"
         case .withoutPasskey: return "it asked to pair without a passkey (secure mode pairs with a passkey only)"
         case .notCompleted: return "it left before the pairing completed (a wrong passkey?)"
+        case .notPaired: return "it connected and left without pairing (bluetoothd refused anything it wrote)"
         case .bluetooth(let error): return error.description
         }
     }

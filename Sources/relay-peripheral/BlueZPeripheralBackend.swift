@@ -156,7 +156,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
                 driver.handle(.disconnected(known))
             }
         case .disconnected(let id, _, _):
-            if let known = connectedDevices.removeValue(forKey: id) { driver.handle(.disconnected(known)) }
+            if let known = connectedDevices.removeValue(forKey: id) { centralLeft(id, known) }
         }
     }
 
@@ -177,8 +177,14 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             connectedDevices[device.id] = device.address
             driver.handle(.connected(device.address))
         } else if let known = connectedDevices.removeValue(forKey: device.id) {
-            driver.handle(.disconnected(known))
+            centralLeft(device.id, known)
         }
+    }
+
+    /// A connected central left; in secure mode, one without a bond is a failed attempt.
+    private func centralLeft(_ id: DeviceID, _ address: BluetoothAddress) {
+        if agent != nil, pairedDevices[id] != true { driver.handle(.pairing(.leftUnpaired(address))) }
+        driver.handle(.disconnected(address))
     }
 
     // MARK: Pairing (--secure)

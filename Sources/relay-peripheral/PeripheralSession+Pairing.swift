@@ -24,14 +24,17 @@ enum PairingInput: Equatable, Sendable {
     case cancelled
     /// `central`'s device object turned `Paired`.
     case paired(BluetoothAddress)
+    /// `central` is leaving (its `disconnected` follows) with no bond.
+    case leftUnpaired(BluetoothAddress)
     /// bluetoothd refused to register the agent.
     case agentFailed(BlueZError)
 }
 
 /// The peripheral's side of pairing: it shows each attempt's passkey once, reports a bond, and
-/// reports (at a bounded rate) attempts that failed: refused without a passkey, cancelled, or a
+/// reports (at a bounded rate) attempts that failed: refused without a passkey, cancelled, a
 /// central that left after seeing a passkey without bonding (bluetoothd tells a peripheral of a
-/// wrong passkey only that way).
+/// wrong passkey only that way), or one that left without trying (bluetoothd refused its values
+/// unseen: this is all the peripheral can know of it).
 extension PeripheralSession {
     mutating func pairingChanged(_ input: PairingInput) -> [PeripheralAction] {
         switch input {
@@ -51,6 +54,10 @@ extension PeripheralSession {
             pairing.shown[central] = nil
             pairing.paired += 1
             return [.report(.pairing(.paired(PeerName(.central, central))))]
+        case .leftUnpaired(let central):
+            // One shown a passkey is reported as not completed when it is gone (`pairingLeft`).
+            guard pairing.shown[central] == nil else { return [] }
+            return pairingFailed(central, .notPaired)
         case .agentFailed(let error):
             return [.report(.error(.agent(error), from: nil))]
         }

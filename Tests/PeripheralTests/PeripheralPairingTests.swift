@@ -87,6 +87,26 @@ final class PeripheralPairingTests: XCTestCase {
         XCTAssertEqual(failure.fields[1].1, .string("without-passkey"))
     }
 
+    /// A central that connects and leaves without a bond (an intruder that writes without
+    /// pairing: bluetoothd refuses its values unseen) is a failed attempt; one shown a passkey is
+    /// reported once, as not completed.
+    func testACentralLeavingWithoutPairingIsAFailedAttempt() {
+        var session = secureSession()
+        _ = session.handle(.connected(centralB))
+        let failure = session.handle(.pairing(.leftUnpaired(centralB))).events
+        XCTAssertEqual(failure, [.pairing(.failed(PeerName(.central, centralB), .notPaired))])
+        XCTAssertEqual(failure[0].fields[1].1, .string("not-paired"))
+        XCTAssertTrue(failure[0].humanDescription.contains("without pairing"), failure[0].humanDescription)
+        _ = session.handle(.disconnected(centralB))
+
+        _ = session.handle(.pairing(.passkeyShown(centralA, Passkey(1)!, entered: 0)))
+        XCTAssertEqual(session.handle(.pairing(.leftUnpaired(centralA))).events, [])
+        XCTAssertEqual(
+            session.handle(.disconnected(centralA)).events.filter { $0.name == "pairing-failed" },
+            [.pairing(.failed(PeerName(.central, centralA), .notCompleted))])
+        XCTAssertEqual(session.pairing.failed, 2)
+    }
+
     func testAnAgentRefusedByBluetoothdIsAnError() {
         var session = secureSession()
         let events = session.handle(.pairing(.agentFailed(BlueZError(.alreadyExists, "taken")))).events

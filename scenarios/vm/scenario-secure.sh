@@ -6,7 +6,8 @@
 #   passkey: both sides report `pairing-failed` and nothing is subscribed. Then `connect` again
 #   and the right passkey: `paired` on both, counters and messages both ways. bleak on hci2,
 #   not paired, writes six counters and 300 bytes without subscribing: bluetoothd drops them
-#   (write commands to secure-write values), the peripheral never shows them. bluetoothd is
+#   (write commands to secure-write values), the peripheral never shows them and reports the
+#   attempt (`pairing-failed`, `not-paired`) when bleak leaves. bluetoothd is
 #   killed and restarted: the central reconnects by itself on the kept bond, no passkey asked,
 #   and counters and messages go both ways again. The peripheral runs with --allow naming the
 #   central: the bonded central is served, and the intruder's values never reach the peripheral
@@ -100,7 +101,9 @@ others=$(grep '"event":"error"' "$c" | grep -v 'pairing failed (wrong passkey)' 
 [ -z "$others" ] || fail "central error: $(head -n 1 <<< "$others")"
 [ "$(count "$c" '"event":"pairing-failed"')" = 1 ] || fail "the central reported $(count "$c" '"event":"pairing-failed"') failed pairings"
 status=$(grep '"event":"status"' "$p" | tail -n 1)
-grep -q '"secure":{"paired":1,"failed":1' <<< "$status" || fail "status: $status"
+grep -q '"secure":{"paired":1,"failed":2' <<< "$status" || fail "status: $status"
+grep '"event":"pairing-failed"' "$p" | grep "\"address\":\"$intruder\"" | grep -q '"reason":"not-paired"' ||
+  fail "the peripheral did not report the intruder: $(grep '"event":"pairing-failed"' "$p")"
 grep -q "\"allow\":{\"centrals\":\[\"$central_address\"\],\"dropped\":0}" <<< "$status" ||
   fail "--allow saw values bluetoothd should have refused: $status"
 echo "PASS secure (wrong passkey refused, paired, intruder's writes dropped, bond kept over a bluetoothd restart)"
