@@ -110,14 +110,21 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(sender.counts.resentBytes, 299)
     }
 
-    /// The repair arrived and the first transmission did not (its last byte is missing): what was
-    /// in flight behind it was lost with it, and goes again at once.
-    func testARepairArrivingAloneShowsTheBurstWasLost() {
+    /// Seven frames of 100 bytes sent at 0, none acknowledged: the timer runs out at 1 and the
+    /// first frame goes again, all but its last byte.
+    private func timedOutOnTheFirstOfSevenFrames() -> (Sender, TransferID) {
         var sender = sender(window: 10_000)
         let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).count, 7)
         _ = sender.tick(at: 1)
         XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<99])
+        return (sender, transfer)
+    }
+
+    /// The repair arrived and the first transmission did not (its last byte is missing): what was
+    /// in flight behind it was lost with it, and goes again at once.
+    func testARepairArrivingAloneShowsTheBurstWasLost() {
+        var (sender, transfer) = timedOutOnTheFirstOfSevenFrames()
         _ = sender.acknowledge(ack(transfer, 99), from: "p", at: 1.2)
         XCTAssertEqual(
             drain(&sender, at: 1.2).map(\.range), [99..<199, 199..<299, 299..<399, 399..<499, 499..<599, 599..<650])
@@ -126,11 +133,7 @@ final class TransferSenderTests: XCTestCase {
     /// The first transmission arrives late, behind a stalled receiver (its last byte is held): the
     /// time-out was a delay, so what was in flight behind it is waited for, not sent again.
     func testALateFirstTransmissionIsNotTakenForALostBurst() {
-        var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
-        XCTAssertEqual(drain(&sender).count, 7)
-        _ = sender.tick(at: 1)
-        XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<99])
+        var (sender, transfer) = timedOutOnTheFirstOfSevenFrames()
         _ = sender.acknowledge(ack(transfer, 100), from: "p", at: 1.2)
         XCTAssertEqual(drain(&sender, at: 1.2).map(\.range), [], "the rest is on its way")
         _ = sender.acknowledge(ack(transfer, 650), from: "p", at: 1.3)
