@@ -140,7 +140,7 @@ extension CentralSession {
             return actions
                 + abandon(
                     peer, "\(peer) requires pairing, and pairing failed (\(failure)): connect again to retry",
-                    disconnectReason: "pairing failed")
+                    disconnectReason: "pairing failed", alreadyReported: true)
         }
         devices[id]?.paired = true
         var actions: [CentralAction] = [.report(.pairing(.paired(name)))]

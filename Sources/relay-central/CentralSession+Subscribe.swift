@@ -84,9 +84,11 @@ extension CentralSession {
     }
 
     /// Gives up on a link being set up: reports `message`, fails `connect`, disconnects.
-    mutating func abandon(_ peer: Peer, _ message: String, disconnectReason reason: String) -> [CentralAction] {
+    mutating func abandon(
+        _ peer: Peer, _ message: String, disconnectReason reason: String, alreadyReported: Bool = false
+    ) -> [CentralAction] {
         autoConnect = nil
-        return [.report(.error(message))] + failConnect(message) + leave(peer, reason: reason)
+        return (alreadyReported ? [] : [.report(.error(message))]) + failConnect(message) + leave(peer, reason: reason)
     }
 
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {

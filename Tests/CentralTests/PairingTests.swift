@@ -80,8 +80,10 @@ final class PairingTests: XCTestCase {
         XCTAssertEqual(events.first?.fields[1].1, .string("wrong-passkey"))
         XCTAssertTrue(failed.contains(.disconnect(SessionHarness.peerID)), "\(failed)")
         XCTAssertFalse(failed.contains(.startNotify(SessionHarness.notifyID)), "nothing is subscribed")
-        guard case .error(let line)? = events.dropFirst().first else { return XCTFail("\(events)") }
-        XCTAssertTrue(line.contains("requires pairing") && line.contains("wrong passkey"), line)
+        XCTAssertEqual(
+            events.filter { if case .error = $0 { return true } else { return false } }, [],
+            "the pairing-failed line says it all")
+        XCTAssertEqual(events.first?.humanDescription, "pairing with \(SessionHarness.peerName) failed: wrong passkey")
     }
 
     func testARefusedSubscriptionPairsOnceThenSubscribesAgain() {
