@@ -254,6 +254,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             track.lastSentAt = now
             let repeated = track.transmitted.overlap(with: range) > 0
             again = again || repeated
+            // The witness sent again (to repair it, or heard in a frame for another recipient):
+            // once held, it no longer tells which transmission arrived.
+            if let witness = track.timeoutWitness, witness.overlaps(range) { track.timeoutWitness = nil }
             track.flights.append(Flight(range: range, sequence: sequence, at: now, isRetransmission: repeated))
             track.sent.insert(range)
             track.transmitted.insert(range)
@@ -478,17 +481,22 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                     let first = track.flights.indices.min {
                         track.flights[$0].range.lowerBound < track.flights[$1].range.lowerBound
                     }!
+                    // Only a first transmission gives a witness (a repair's late copy proves
+                    // nothing of what the first time-out found missing, whose witness stays), and
+                    // only when bytes before it are missing too (else nothing would go again).
                     let timedOut = track.flights.remove(at: first)
                     var repaired = timedOut.range
-                    track.timeoutWitness = nil
-                    if repaired.count > 1, !track.held.contains((repaired.upperBound - 1)..<repaired.upperBound) {
-                        let witness = (repaired.upperBound - 1)..<repaired.upperBound
-                        repaired = repaired.lowerBound..<witness.lowerBound
-                        track.timeoutWitness = witness
-                        track.flights.append(
-                            Flight(
-                                range: witness, sequence: timedOut.sequence, at: now,
-                                isRetransmission: timedOut.isRetransmission))
+                    let last = (repaired.upperBound - 1)..<repaired.upperBound
+                    if !timedOut.isRetransmission {
+                        track.timeoutWitness = nil
+                        if repaired.count > 1, !track.held.contains(last),
+                            !track.held.missing(in: repaired.lowerBound..<last.lowerBound).isEmpty
+                        {
+                            repaired = repaired.lowerBound..<last.lowerBound
+                            track.timeoutWitness = last
+                            track.flights.append(
+                                Flight(range: last, sequence: timedOut.sequence, at: now, isRetransmission: false))
+                        }
                     }
                     for gap in track.held.missing(in: repaired) { track.sent.remove(gap) }
                     track.flights = track.flights.map {

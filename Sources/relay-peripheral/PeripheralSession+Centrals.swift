@@ -49,6 +49,8 @@ extension PeripheralSession {
     }
 
     mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
+        identities[address] = nil
+        pairing.reported.remove(address)
         sessionsLinkDown(at: address)
         let uartLines = uartCentralLeft(address)
         guard var central = centrals.removeValue(forKey: address) else { return uartLines }

@@ -7,6 +7,8 @@ import RelayProtocol
 struct PeripheralPairing: Sendable {
     /// Centrals shown a passkey that have not bonded yet.
     var shown: [BluetoothAddress: Passkey] = [:]
+    /// Connected centrals whose failed attempt was reported already (not again when they leave).
+    var reported: Set<BluetoothAddress> = []
     /// Bonds made and attempts failed since the start (for `status`).
     var paired = 0
     var failed = 0
@@ -55,8 +57,9 @@ extension PeripheralSession {
             pairing.paired += 1
             return [.report(.pairing(.paired(PeerName(.central, central))))]
         case .leftUnpaired(let central):
-            // One shown a passkey is reported as not completed when it is gone (`pairingLeft`).
-            guard pairing.shown[central] == nil else { return [] }
+            // One shown a passkey is reported as not completed when it is gone (`pairingLeft`);
+            // one whose attempt was refused or cancelled was reported then.
+            guard pairing.shown[central] == nil, !pairing.reported.contains(central) else { return [] }
             return pairingFailed(central, .notPaired)
         case .agentFailed(let error):
             return [.report(.error(.agent(error), from: nil))]
@@ -71,6 +74,7 @@ extension PeripheralSession {
 
     private mutating func pairingFailed(_ central: BluetoothAddress, _ failure: PairingFailure) -> [PeripheralAction] {
         pairing.failed += 1
+        if failure != .notCompleted { pairing.reported.insert(central) }
         guard case .allow = pairing.failureReports.admit(now: now) else { return [] }
         return [.report(.pairing(.failed(PeerName(.central, central), failure)))]
     }

@@ -244,7 +244,6 @@ struct PeripheralSession {
         case .connected(let address):
             return ensureCentral(address)
         case .disconnected(let address):
-            identities[address] = nil
             return disconnect(address, reason: "disconnected") + pairingLeft(address)
         case .identityResolved(let address, let identity):
             identities[address] = identity

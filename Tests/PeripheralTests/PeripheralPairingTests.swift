@@ -105,6 +105,20 @@ final class PeripheralPairingTests: XCTestCase {
             session.handle(.disconnected(centralA)).events.filter { $0.name == "pairing-failed" },
             [.pairing(.failed(PeerName(.central, centralA), .notCompleted))])
         XCTAssertEqual(session.pairing.failed, 2)
+
+        // Refused (or cancelled) and then gone: reported once, when it was refused.
+        _ = session.handle(.connected(centralB))
+        XCTAssertEqual(
+            session.handle(.pairing(.refusedWithoutPasskey(centralB))).events,
+            [.pairing(.failed(PeerName(.central, centralB), .withoutPasskey))])
+        XCTAssertEqual(session.handle(.pairing(.leftUnpaired(centralB))).events, [])
+        _ = session.handle(.disconnected(centralB))
+        XCTAssertEqual(session.pairing.failed, 3)
+        // Its next connection is a new attempt (after the 5 s the reports are paced over).
+        _ = session.handle(.connected(centralB), at: 60)
+        XCTAssertEqual(
+            session.handle(.pairing(.leftUnpaired(centralB)), at: 60).events,
+            [.pairing(.failed(PeerName(.central, centralB), .notPaired))])
     }
 
     func testAnAgentRefusedByBluetoothdIsAnError() {

@@ -130,6 +130,28 @@ final class TransferSenderTests: XCTestCase {
             drain(&sender, at: 1.2).map(\.range), [99..<199, 199..<299, 299..<399, 399..<499, 499..<599, 599..<650])
     }
 
+    /// A second time-out, on the repair: the first witness still decides. Here the repair's second
+    /// copy arrives and the witness does not: the burst before the first time-out was lost.
+    func testASecondTimeOutKeepsTheFirstWitness() {
+        var (sender, transfer) = timedOutOnTheFirstOfSevenFrames()
+        _ = sender.tick(at: sender.nextDeadline!)
+        XCTAssertEqual(drain(&sender, at: 3).map(\.range), [0..<99], "the repair again, whole")
+        _ = sender.acknowledge(ack(transfer, 99), from: "p", at: 3.1)
+        XCTAssertEqual(drain(&sender, at: 3.1).first?.range, 99..<199, "the rest goes again at once")
+    }
+
+    /// A frame whose last byte alone is missing (the rest came in another recipient's repair)
+    /// goes again whole on a time-out: no witness, or nothing would be sent.
+    func testATimeOutOnAFrameMissingOnlyItsLastByteResendsThatByte() {
+        var sender = sender(window: 10_000)
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 300, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).count, 3)
+        _ = sender.acknowledge(ack(transfer, 0, [0..<99, 100..<300]), from: "p", at: 0.1)
+        XCTAssertEqual(drain(&sender, at: 0.1).map(\.range), [], "not yet: 3 transmissions later needed")
+        _ = sender.tick(at: sender.nextDeadline!)
+        XCTAssertEqual(drain(&sender, at: 1.1).map(\.range), [99..<100])
+    }
+
     /// The first transmission arrives late, behind a stalled receiver (its last byte is held): the
     /// time-out was a delay, so what was in flight behind it is waited for, not sent again.
     func testALateFirstTransmissionIsNotTakenForALostBurst() {
