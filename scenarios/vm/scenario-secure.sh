@@ -42,6 +42,8 @@ wait_for_line "$c" '"event":"pairing-failed"' 60 || fail "the central did not re
 wait_for_line "$p" '"event":"pairing-failed"' 30 || fail "the peripheral did not report the failed pairing"
 grep '"event":"pairing-failed"' "$c" | grep -q '"reason":"wrong-passkey"' ||
   fail "the central's failure: $(grep '"event":"pairing-failed"' "$c")"
+grep '"event":"pairing-failed"' "$p" | grep "\"address\":\"$central_address\"" | grep -q '"reason":"not-completed"' ||
+  fail "the peripheral's failure: $(grep '"event":"pairing-failed"' "$p")"
 grep -q '"event":"subscribed"' "$p" && fail "a central subscribed without a bond"
 grep -q '"event":"ready"' "$c" && fail "the central became ready without a bond"
 
