@@ -5,14 +5,16 @@ import RelayBlueZ
 enum PeripheralGattProfile {
     /// The service our GATT application serves. Notifications may go through an `AcquireNotify`
     /// socket (flow control by writable readiness; `notifyPath` `.socket`) or `PropertiesChanged`
-    /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
-    /// central (an acquired write socket would not on BlueZ 5.66).
+    /// signals only (`.signal`). Writes come through `WriteValue`, which names its central in every
+    /// call, or through a central's own `AcquireWrite` socket where bluetoothd gives one per
+    /// device (5.69 and later; `WriteSocketPolicy` decides, and never takes 5.66's shared one
+    /// while a second central is connected).
     /// `sessions`: also the session characteristic (protocol 2; not with `--protocol 1`).
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
     /// centrals to pair before they subscribe.
     static func localService(
-        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false
+        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false, writeSockets: Bool = true
     )
         -> LocalService
     {
@@ -20,11 +22,14 @@ enum PeripheralGattProfile {
             uuid: RelayProfile.service, primary: true,
             characteristics: [
                 LocalCharacteristic(
-                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure)),
+                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure),
+                    supportsAcquireWrite: writeSockets),
                 LocalCharacteristic(
                     uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
                     supportsAcquireNotify: notifyPath == .socket),
-            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure)] : [])
+            ]
+                + (sessions
+                    ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure, writeSockets: writeSockets)] : [])
                 + (secure ? [LocalCharacteristic(uuid: RelayProfile.pairingCharacteristic, flags: [.secureRead])] : []))
     }
 
@@ -43,11 +48,13 @@ enum PeripheralGattProfile {
 
     /// Protocol 2's characteristic: relay centrals write hellos, data, acknowledgements and
     /// counters there and subscribe to it (and only they: the original apps never see it).
-    static func sessionCharacteristic(notifyPath: NotifyPath, secure: Bool = false) -> LocalCharacteristic {
+    static func sessionCharacteristic(
+        notifyPath: NotifyPath, secure: Bool = false, writeSockets: Bool = true
+    ) -> LocalCharacteristic {
         LocalCharacteristic(
             uuid: RelayProfile.sessionCharacteristic,
             flags: locked([.writeWithoutResponse, .notify], secure),
-            supportsAcquireNotify: notifyPath == .socket)
+            supportsAcquireWrite: writeSockets, supportsAcquireNotify: notifyPath == .socket)
     }
 
     /// The Nordic UART Service for phone UART apps: RX takes writes with and without response
