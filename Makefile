@@ -102,12 +102,11 @@ package-test: package
 # (BlueZ 5.66) and Debian 13 (BlueZ 5.82) root file systems (scripts/vm/build-rootfs.sh: no
 # Swift, no -dev package), each booted in the VM with its own kernel and a btvirt built from its
 # own bluez: the article flow, messages both ways, bleak and bless, the power-cycle and
-# bluetoothd-restart faults, three centrals at once, --allow and the write sockets, with the
-# installed programs.
+# bluetoothd-restart faults, three centrals at once and --allow, with the installed programs.
 VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
 RELEASES = debian-12 debian-13
 PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
-  fault-three-centrals allow write-sockets
+  fault-three-centrals allow
 .PHONY: vm-package-test
 vm-package-test: package-test
 	scripts/install-deps.sh rootfs

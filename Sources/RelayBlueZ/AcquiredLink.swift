@@ -88,14 +88,6 @@ public final class AcquiredLink {
         return descriptor
     }
 
-    /// Delivers the datagrams already waiting (as `.received` events), then closes the
-    /// descriptor: nothing the peer sent before is lost. `.closed` follows only if the peer had
-    /// hung up already.
-    public func drainAndClose() {
-        if fd >= 0 { drain() }
-        close()
-    }
-
     /// Closes the descriptor (releases the acquisition in BlueZ). No event follows.
     public func close() {
         if let token { loop.cancel(token) }

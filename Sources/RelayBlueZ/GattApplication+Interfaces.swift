@@ -52,12 +52,12 @@ extension GattApplication {
         }
         if spec.supportsAcquireWrite {
             properties.append(
-                ExportedProperty("WriteAcquired", signature: .boolean) { [weak self] in
-                    self?.writeAcquiredProperty(uuid)
+                ExportedProperty("WriteAcquired", signature: .boolean) { [weak state] in
+                    .boolean(state?.writeLink?.isOpen == true)
                 })
             methods.append(
                 ExportedMethod("AcquireWrite", input: "a{sv}", output: "hq") { [weak self] call in
-                    self?.handleAcquireWrite(uuid, call) ?? .failure(Self.gone)
+                    self?.handleAcquire(uuid, call, forWrite: true) ?? .failure(Self.gone)
                 })
         }
         if spec.supportsAcquireNotify {
@@ -67,7 +67,7 @@ extension GattApplication {
                 })
             methods.append(
                 ExportedMethod("AcquireNotify", input: "a{sv}", output: "hq") { [weak self] call in
-                    self?.handleAcquireNotify(uuid, call) ?? .failure(Self.gone)
+                    self?.handleAcquire(uuid, call, forWrite: false) ?? .failure(Self.gone)
                 })
         }
         return ExportedInterface(BlueZInterface.gattCharacteristic, methods: methods, properties: properties)
@@ -129,13 +129,16 @@ extension GattApplication {
         return .success([])
     }
 
-    func handleAcquireNotify(_ uuid: BluetoothUUID, _ call: DBusMethodCall) -> Result<[DBusValue], DBusRemoteError> {
+    func handleAcquire(
+        _ uuid: BluetoothUUID, _ call: DBusMethodCall, forWrite: Bool
+    ) -> Result<[DBusValue], DBusRemoteError> {
         guard let state = characteristics[uuid] else { return .failure(Self.gone) }
+        let existing = forWrite ? state.writeLink : state.notifyLink
         // One socket per characteristic. BlueZ 5.69 and later ask once per device: a refusal
         // with NotPermitted (not Failed) makes bluetoothd subscribe that device with
         // StartNotify instead, and `notify` then sends by signal, which reaches every device.
-        if state.notifyLink?.isOpen == true {
-            return .failure(GattError.notPermitted("Notify acquired").remote)
+        if existing?.isOpen == true {
+            return .failure(GattError.notPermitted(forWrite ? "Write acquired" : "Notify acquired").remote)
         }
         let request = options(call, at: 0)
         let mtu = request.mtu ?? .default
@@ -146,24 +149,30 @@ extension GattApplication {
         }
         let link = AcquiredLink(fd: fds[0], mtu: mtu, loop: client.loop)
         let handedOver = FileDescriptor(owning: fds[1])
+        let propertyName = forWrite ? "WriteAcquired" : "NotifyAcquired"
         link.onEvent = { [weak self, weak state, weak link] event in
             guard let self, let state, let link else { return }
             switch event {
-            case .received:
-                self.onEvent?(.confirmed(uuid))
+            case .received(let bytes):
+                if forWrite {
+                    self.onEvent?(.written(uuid, value: bytes, request))
+                    state.value = bytes
+                } else {
+                    self.onEvent?(.confirmed(uuid))
+                }
             case .writable:
-                self.onEvent?(.notifyWritable(uuid))
+                if !forWrite { self.onEvent?(.notifyWritable(uuid)) }
             case .closed:
-                if state.notifyLink === link { state.notifyLink = nil }
+                if forWrite, state.writeLink === link { state.writeLink = nil }
+                if !forWrite, state.notifyLink === link { state.notifyLink = nil }
                 try? state.object?.emitPropertiesChanged(
-                    interface: BlueZInterface.gattCharacteristic, names: ["NotifyAcquired"])
-                self.onEvent?(.notifyReleased(uuid))
+                    interface: BlueZInterface.gattCharacteristic, names: [propertyName])
+                self.onEvent?(forWrite ? .writeReleased(uuid) : .notifyReleased(uuid))
             }
         }
-        state.notifyLink = link
-        try? state.object?.emitPropertiesChanged(
-            interface: BlueZInterface.gattCharacteristic, names: ["NotifyAcquired"])
-        onEvent?(.notifyAcquired(uuid, request))
+        if forWrite { state.writeLink = link } else { state.notifyLink = link }
+        try? state.object?.emitPropertiesChanged(interface: BlueZInterface.gattCharacteristic, names: [propertyName])
+        onEvent?(forWrite ? .writeAcquired(uuid, request) : .notifyAcquired(uuid, request))
         return .success([.unixFD(handedOver), .uint16(UInt16(mtu.value))])
     }
 }

@@ -1,6 +1,5 @@
 import RelayDBus
 import RelayProtocol
-import RelayRuntime
 
 #if canImport(Glibc)
     import Glibc
@@ -12,9 +11,7 @@ import RelayRuntime
 /// Reads are answered from each characteristic's current value (honouring `offset`); writes
 /// update it and are reported; `notify` updates it and hands it to BlueZ through
 /// `PropertiesChanged` (sent only to bluetoothd) or the socket BlueZ acquired with
-/// `AcquireNotify` (one socket per characteristic, whatever the BlueZ version). Write sockets
-/// (`AcquireWrite`) are taken per device as `WriteSocketPolicy` allows, which needs to hear of
-/// connections (`deviceConnected`, `deviceDisconnected`). Only the
+/// `AcquireNotify` (one socket per characteristic, whatever the BlueZ version). Only the
 /// current owner of `org.bluez` may call the objects (the D-Bus layer's policy); others get
 /// `AccessDenied`.
 public final class GattApplication {
@@ -34,9 +31,6 @@ public final class GattApplication {
     var characteristics: [BluetoothUUID: CharacteristicState] = [:]
     private var objects: [ExportedObject] = []
     private var ownerObserver: Int?
-    /// When write sockets are taken, and what bluetoothd showed of their sharing.
-    public internal(set) var writeSockets = WriteSocketPolicy(characteristics: [])
-    var writeSocketTimer: EventLoop.Token?
     /// The current registration, if any.
     public private(set) var registration: BlueZRegistration?
 
@@ -47,8 +41,7 @@ public final class GattApplication {
         var value: [UInt8]
         var notifySessions = 0
         var notifyLink: AcquiredLink?
-        /// Write sockets, one per device that has one (nil: a call that named no device).
-        var writeLinks: [DeviceID?: AcquiredLink] = [:]
+        var writeLink: AcquiredLink?
         var object: ExportedObject?
 
         init(spec: LocalCharacteristic, path: ObjectPath, service: ObjectPath) {
@@ -109,8 +102,6 @@ public final class GattApplication {
         }
         objects = created
         characteristics = states
-        writeSockets = WriteSocketPolicy(
-            characteristics: services.flatMap(\.characteristics).filter(\.supportsAcquireWrite).map(\.uuid))
         if ownerObserver == nil {
             ownerObserver = client.observeOwner { [weak self] owner in
                 if owner == nil { self?.bluetoothdWentAway() }
@@ -122,9 +113,8 @@ public final class GattApplication {
     public func unexport() {
         for state in characteristics.values {
             state.notifyLink?.close()
-            closeWriteLinks(state)
+            state.writeLink?.close()
         }
-        _ = writeSockets.reset()
         for object in objects.reversed() { client.connection.unexport(object.path) }
         objects = []
         characteristics = [:]
@@ -169,20 +159,13 @@ public final class GattApplication {
             state.notifySessions = 0
             state.notifyLink?.close()
             state.notifyLink = nil
-            closeWriteLinks(state)
+            state.writeLink?.close()
+            state.writeLink = nil
         }
-        perform(writeSockets.reset())
-    }
-
-    private func closeWriteLinks(_ state: CharacteristicState) {
-        let links = state.writeLinks
-        state.writeLinks = [:]
-        for link in links.values { link.close() }
     }
 
     private func bluetoothdWentAway() {
         guard let registration, registration.isActive else { return }
-        perform(writeSockets.reset())
         registration.invalidate()
         onEvent?(.unregistered)
     }

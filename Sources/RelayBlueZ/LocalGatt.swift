@@ -4,8 +4,9 @@ public struct LocalCharacteristic: Sendable {
     public var flags: CharacteristicFlags
     /// The initial value (answered to reads until written or notified).
     public var value: [UInt8]
-    /// Offer `AcquireWrite` (the `WriteAcquired` property) as `WriteSocketPolicy` allows: BlueZ
-    /// may then deliver a device's writes through a socket of its own.
+    /// Offer `AcquireWrite` (the `WriteAcquired` property): BlueZ may then deliver write
+    /// commands through a socket. Note: BlueZ opens one socket per characteristic, so the
+    /// writer's device is only known for the first writer.
     public var supportsAcquireWrite: Bool
     /// Offer `AcquireNotify` (the `NotifyAcquired` property): BlueZ then takes notifications
     /// through a socket, with writable-ready as flow control.
@@ -54,9 +55,8 @@ public enum GattServerEvent: Sendable {
     case notifyWritable(BluetoothUUID)
     /// BlueZ acquired the write socket (`AcquireWrite`).
     case writeAcquired(BluetoothUUID, GattRequest)
-    /// A write socket was opened or closed, or their sharing was learnt (`devicesWithWriteSockets`
-    /// and `writeSockets` tell the rest).
-    case writeSocketsChanged(WriteSocketSharing)
+    /// The write socket was closed.
+    case writeReleased(BluetoothUUID)
     /// An indication was confirmed.
     case confirmed(BluetoothUUID)
     /// BlueZ released the application, or bluetoothd went away: register again to serve.

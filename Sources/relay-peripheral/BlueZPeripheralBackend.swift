@@ -12,7 +12,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private let choice: AdapterChoice?
     private let notifyPath: NotifyPath
     private let sessions: Bool
-    private let writeSockets: Bool
     private var client: BlueZClient?
     private var application: GattApplication?
     private var advertisement: LEAdvertisement?
@@ -25,18 +24,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
-    /// `sessions`: serve the session characteristic (protocol 2). `writeSockets`: offer
-    /// `AcquireWrite` (as `WriteSocketPolicy` allows); off, every write comes through `WriteValue`.
+    /// `sessions`: serve the session characteristic (protocol 2).
     init(
         driver: PeripheralDriver, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket,
-        sessions: Bool = true, writeSockets: Bool = true
+        sessions: Bool = true
     ) {
         self.driver = driver
         self.loop = loop
         self.choice = choice
         self.notifyPath = notifyPath
         self.sessions = sessions
-        self.writeSockets = writeSockets
     }
 
     /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
@@ -61,10 +58,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         let secure = driver.session.configuration.secure
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
-            services: [
-                PeripheralGattProfile.localService(
-                    notifyPath: notifyPath, sessions: sessions, secure: secure, writeSockets: writeSockets)
-            ]
+            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions, secure: secure)]
                 + (driver.session.configuration.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
         if secure {
             let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/peripheral/agent")
@@ -158,7 +152,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .added(let device), .changed(let device, _):
             noteDevice(device)
         case .removed(let id, let address):
-            application?.deviceDisconnected(id)
             if let known = connectedDevices.removeValue(forKey: id) ?? address {
                 driver.handle(.disconnected(known))
             }
@@ -182,7 +175,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
                 return
             }
             connectedDevices[device.id] = device.address
-            application?.deviceConnected(device.id)
             driver.handle(.connected(device.address))
         } else if let known = connectedDevices.removeValue(forKey: device.id) {
             centralLeft(device.id, known)
@@ -191,7 +183,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     /// A connected central left; in secure mode, one without a bond is a failed attempt.
     private func centralLeft(_ id: DeviceID, _ address: BluetoothAddress) {
-        application?.deviceDisconnected(id)
         if agent != nil, pairedDevices[id] != true { driver.handle(.pairing(.leftUnpaired(address))) }
         driver.handle(.disconnected(address))
     }
@@ -267,12 +258,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             if uuid == UARTProfile.txCharacteristic { driver.handle(.uartNotifyStopped) }
         case .notifyWritable:
             driver.handle(.notifyWritable)
-        case .writeSocketsChanged(let sharing):
-            let centrals = (application?.devicesWithWriteSockets ?? []).compactMap {
-                connectedDevices[$0] ?? client?.tree.device($0)?.address
-            }
-            driver.handle(.writeSockets(WriteSockets(sharing: sharing, centrals: centrals.sorted())))
-        case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .confirmed, .unregistered:
+        case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
             break
         }
     }

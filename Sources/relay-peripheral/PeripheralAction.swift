@@ -111,15 +111,6 @@ enum PeripheralInput: Equatable, Sendable {
     case pairing(PairingInput)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)
-    /// bluetoothd's write sockets: how it shares them, and the centrals writing through one.
-    case writeSockets(WriteSockets)
-}
-
-/// Which centrals' writes come through a write socket of their own (`AcquireWrite`), the rest
-/// coming through `WriteValue`, and what bluetoothd showed of how it shares those sockets.
-struct WriteSockets: Equatable, Sendable {
-    var sharing: WriteSocketSharing = .unknown
-    var centrals: [BluetoothAddress] = []
 }
 
 /// Why a registration failed; the line is made in `description`.

@@ -5,16 +5,14 @@ import RelayBlueZ
 enum PeripheralGattProfile {
     /// The service our GATT application serves. Notifications may go through an `AcquireNotify`
     /// socket (flow control by writable readiness; `notifyPath` `.socket`) or `PropertiesChanged`
-    /// signals only (`.signal`). Writes come through `WriteValue`, which names its central in every
-    /// call, or through a central's own `AcquireWrite` socket where bluetoothd gives one per
-    /// device (5.69 and later; `WriteSocketPolicy` decides, and never takes 5.66's shared one
-    /// while a second central is connected).
+    /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
+    /// central (an acquired write socket would not on BlueZ 5.66).
     /// `sessions`: also the session characteristic (protocol 2; not with `--protocol 1`).
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
     /// centrals to pair before they subscribe.
     static func localService(
-        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false, writeSockets: Bool = true
+        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false
     )
         -> LocalService
     {
@@ -22,14 +20,11 @@ enum PeripheralGattProfile {
             uuid: RelayProfile.service, primary: true,
             characteristics: [
                 LocalCharacteristic(
-                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure),
-                    supportsAcquireWrite: writeSockets),
+                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure)),
                 LocalCharacteristic(
                     uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
                     supportsAcquireNotify: notifyPath == .socket),
-            ]
-                + (sessions
-                    ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure, writeSockets: writeSockets)] : [])
+            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure)] : [])
                 + (secure ? [LocalCharacteristic(uuid: RelayProfile.pairingCharacteristic, flags: [.secureRead])] : []))
     }
 
@@ -48,13 +43,11 @@ enum PeripheralGattProfile {
 
     /// Protocol 2's characteristic: relay centrals write hellos, data, acknowledgements and
     /// counters there and subscribe to it (and only they: the original apps never see it).
-    static func sessionCharacteristic(
-        notifyPath: NotifyPath, secure: Bool = false, writeSockets: Bool = true
-    ) -> LocalCharacteristic {
+    static func sessionCharacteristic(notifyPath: NotifyPath, secure: Bool = false) -> LocalCharacteristic {
         LocalCharacteristic(
             uuid: RelayProfile.sessionCharacteristic,
             flags: locked([.writeWithoutResponse, .notify], secure),
-            supportsAcquireWrite: writeSockets, supportsAcquireNotify: notifyPath == .socket)
+            supportsAcquireNotify: notifyPath == .socket)
     }
 
     /// The Nordic UART Service for phone UART apps: RX takes writes with and without response

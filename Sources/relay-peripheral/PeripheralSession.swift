@@ -84,8 +84,6 @@ struct PeripheralSession {
     var notAllowedValues = 0
     /// The identity addresses of connected centrals that bonded under another address.
     var identities: [BluetoothAddress: BluetoothAddress] = [:]
-    /// bluetoothd's write sockets, as the backend last reported them.
-    var writeSockets = WriteSockets()
     var notAllowedReports = RateLimiter(limit: 3, per: 5)
     private var nextTicket = 0
     /// `--trace`: every value written or notified (nil: off).
@@ -291,9 +289,6 @@ struct PeripheralSession {
         case .tick(let now):
             self.now = max(self.now, now)
             return dropStalledMessages(at: now) + deliveryTick() + uartIdleLines(at: now)
-        case .writeSockets(let sockets):
-            writeSockets = sockets
-            return []
         }
     }
 

@@ -43,8 +43,6 @@ struct PeripheralStatus: Equatable, Sendable {
     let allow: Allow?
     /// `--secure`: bonds made and attempts failed since the start (nil: open mode).
     let secure: Secure?
-    /// How writes arrive: bluetoothd's write-socket sharing and the centrals with a socket.
-    let writeSockets: WriteSockets
 
     /// `--secure` as `status` shows it.
     struct Secure: Equatable, Sendable {
@@ -89,7 +87,6 @@ struct PeripheralStatus: Equatable, Sendable {
         allow = session.configuration.allowedCentrals.map {
             Allow(centrals: $0.sorted(), dropped: session.notAllowedValues)
         }
-        writeSockets = session.writeSockets
         secure =
             session.configuration.secure
             ? Secure(
@@ -118,13 +115,6 @@ struct PeripheralStatus: Equatable, Sendable {
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
             ("delivery", delivery.json),
-            (
-                "writes",
-                .object([
-                    ("sockets", .string(writeSockets.sharing.rawValue)),
-                    ("through", .array(writeSockets.centrals.map { .string($0.description) })),
-                ])
-            ),
             (
                 "nus",
                 uart.map { uart in
@@ -180,21 +170,6 @@ struct PeripheralStatus: Equatable, Sendable {
         ]
     }
 
-    /// Where writes come from, in words.
-    private var writesLine: String {
-        let sharing: String
-        switch writeSockets.sharing {
-        case .unknown: sharing = "bluetoothd's write sockets not yet known"
-        case .perDevice: sharing = "bluetoothd gives each central a write socket"
-        case .shared: sharing = "bluetoothd shares one write socket (WriteValue only)"
-        }
-        let through =
-            writeSockets.centrals.isEmpty
-            ? "all through WriteValue"
-            : "socket for \(writeSockets.centrals.map(\.description).joined(separator: ", ")), others WriteValue"
-        return "\(through); \(sharing)"
-    }
-
     var humanDescription: String {
         var lines = [
             "adapter:     \(adapter.summary)",
@@ -204,7 +179,6 @@ struct PeripheralStatus: Equatable, Sendable {
             "sending:     \(notifying ? "subscribed" : "nobody subscribed"), MTU \(sendingMTU), \(pendingSends) queued",
             "received:    \(messagesReceived) message\(messagesReceived == 1 ? "" : "s")",
             "delivery:    \(delivery.line)",
-            "writes:      \(writesLine)",
             "centrals:    \(centrals.isEmpty ? "none" : String(centrals.count))",
         ]
         if let allow {

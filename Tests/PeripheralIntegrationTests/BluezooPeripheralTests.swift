@@ -29,12 +29,7 @@ final class BluezooPeripheralTests: XCTestCase {
         var lines: [String] = []
         let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
         let controller = PeripheralDriver(configuration: .init(), loop: loop, console: console)
-        // bluezoo's AcquireWrite emulation drops a write when the application refuses a socket
-        // and asks again while its cached WriteAcquired lags; bluetoothd queues and falls back
-        // to WriteValue instead. The write sockets are played as bluetoothd plays them in
-        // BluezooAcquireTests and run on real bluetoothd in the VM scenarios.
-        let backend = BlueZPeripheralBackend(
-            driver: controller, loop: loop, adapter: .name("hci0"), writeSockets: false)
+        let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
         controller.backend = backend
         backend.start(bus: .address(bus.address))
         wait("powered on", loop) { controller.session.adapter == .poweredOn }

@@ -110,7 +110,7 @@ final class BluezooAcquireTests: BluezooTestCase {
         try application.export()
         let path = try XCTUnwrap(application.characteristics[notifyUUID]?.path)
         func acquire(_ device: String) -> Result<[DBusValue], DBusRemoteError> {
-            application.handleAcquireNotify(
+            application.handleAcquire(
                 notifyUUID,
                 DBusMethodCall(
                     sender: ":1.0", path: path, interface: "org.bluez.GattCharacteristic1", member: "AcquireNotify",
@@ -119,7 +119,8 @@ final class BluezooAcquireTests: BluezooTestCase {
                             "device": .objectPath(try! ObjectPath("/org/bluez/hci0/\(device)")),
                             "mtu": .uint16(185),
                         ])
-                    ]))
+                    ]),
+                forWrite: false)
         }
         guard case .success(let reply) = acquire("dev_00_00_00_00_00_0A"),
             case .unixFD(let handed)? = reply.first
@@ -201,59 +202,5 @@ final class BluezooAcquireTests: BluezooTestCase {
         wait("bluetoothd back with its adapters") { appeared == 2 && peripheral.tree.adapters.count == 2 }
         _ = try complete("RegisterApplication again") { application.register(adapter: hci0.id, completion: $0) }
         XCTAssertNotNil(application.registration)
-    }
-    /// Write sockets as bluetoothd hands them out: the first device alone gets one and its
-    /// datagrams are its writes; when a second device connects while their sharing is unknown the
-    /// socket is read to the end and closed, and bluetoothd is refused (it then sends through
-    /// `WriteValue`) and no longer offered one.
-    func testWriteSocketIsClosedWhenASecondCentralConnectsBeforeSharingIsKnown() throws {
-        let peripheral = try startedClient()
-        let application = relayApplication(peripheral, acquire: true)
-        try application.export()
-        var written: [([UInt8], DeviceID?)] = []
-        var sharings: [WriteSocketSharing] = []
-        application.onEvent = { event in
-            if case .written(_, let value, let request) = event { written.append((value, request.deviceID)) }
-            if case .writeSocketsChanged(let sharing) = event { sharings.append(sharing) }
-        }
-        let path = try XCTUnwrap(application.characteristics[writeUUID]?.path)
-        let a = try XCTUnwrap(DeviceID(path: "/org/bluez/hci0/dev_00_00_00_00_00_0A"))
-        let b = try XCTUnwrap(DeviceID(path: "/org/bluez/hci0/dev_00_00_00_00_00_0B"))
-        func acquire(_ device: DeviceID) -> Result<[DBusValue], DBusRemoteError> {
-            application.handleAcquireWrite(
-                writeUUID,
-                DBusMethodCall(
-                    sender: ":1.0", path: path, interface: "org.bluez.GattCharacteristic1", member: "AcquireWrite",
-                    arguments: [
-                        .stringDict(["device": .objectPath(try! ObjectPath(device.description)), "mtu": .uint16(247)])
-                    ]))
-        }
-        XCTAssertEqual(application.writeAcquiredProperty(writeUUID), .boolean(false))
-        application.deviceConnected(a)
-        guard case .success(let reply) = acquire(a), case .unixFD(let handed)? = reply.first else {
-            return XCTFail("the only central's AcquireWrite refused")
-        }
-        XCTAssertEqual(reply.last, .uint16(247))
-        let socketOfA = try XCTUnwrap(handed.rawValue)
-        XCTAssertEqual(application.devicesWithWriteSockets, [a])
-        XCTAssertEqual(application.writeAcquiredProperty(writeUUID), .boolean(true))
-        XCTAssertEqual(send(socketOfA, [1, 0, 0, 0], 4, 0), 4)
-        wait("the datagram arrives as a's write") { written.count == 1 }
-        XCTAssertEqual(written.first?.0, [1, 0, 0, 0])
-        XCTAssertEqual(written.first?.1, a)
-
-        // Queued, not yet read, when b connects: still reported as a's, then the socket closes.
-        XCTAssertEqual(send(socketOfA, [2, 0, 0, 0], 4, 0), 4)
-        application.deviceConnected(b)
-        XCTAssertEqual(written.map(\.0), [[1, 0, 0, 0], [2, 0, 0, 0]])
-        XCTAssertEqual(written.last?.1, a)
-        XCTAssertEqual(application.devicesWithWriteSockets, [])
-        var byte: UInt8 = 0
-        XCTAssertEqual(recv(socketOfA, &byte, 1, Int32(MSG_DONTWAIT)), 0, "bluetoothd's end sees the close")
-        XCTAssertNil(application.writeAcquiredProperty(writeUUID), "no longer offered")
-        guard case .failure(let refusal) = acquire(b) else { return XCTFail("b got a socket a's writes could use") }
-        XCTAssertEqual(refusal.name, "org.bluez.Error.NotAvailable", "maps to no ATT error: bluetoothd falls back")
-        XCTAssertEqual(sharings.last, .unknown)
-        close(socketOfA)
     }
 }
