@@ -5,8 +5,10 @@ public struct LocalCharacteristic: Sendable {
     /// The initial value (answered to reads until written or notified).
     public var value: [UInt8]
     /// Offer `AcquireWrite` (the `WriteAcquired` property): BlueZ may then deliver write
-    /// commands through a socket. Note: BlueZ opens one socket per characteristic, so the
-    /// writer's device is only known for the first writer.
+    /// commands through a socket. Note: BlueZ 5.66 opens one socket per characteristic, so the
+    /// writer's device is only known for the first writer; and up to 5.82 at least, the writes
+    /// that arrive while the call is unanswered reach the socket with the bytes their ATT buffer
+    /// holds when it is answered (relay-peripheral does not offer it).
     public var supportsAcquireWrite: Bool
     /// Offer `AcquireNotify` (the `NotifyAcquired` property): BlueZ then takes notifications
     /// through a socket, with writable-ready as flow control.

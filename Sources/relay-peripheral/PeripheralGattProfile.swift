@@ -5,8 +5,11 @@ import RelayBlueZ
 enum PeripheralGattProfile {
     /// The service our GATT application serves. Notifications may go through an `AcquireNotify`
     /// socket (flow control by writable readiness; `notifyPath` `.socket`) or `PropertiesChanged`
-    /// signals only (`.signal`); writes always come through `WriteValue`, so every write names its
-    /// central (an acquired write socket would not on BlueZ 5.66).
+    /// signals only (`.signal`); writes always come through `WriteValue`, which names its central
+    /// and carries its own bytes. No `AcquireWrite`: BlueZ 5.66 shares one write socket between
+    /// centrals, and every version up to 5.82 at least flushes the writes that arrive while an
+    /// `AcquireWrite` call is unanswered into the socket it returns, whoever sent them, each with
+    /// whatever its ATT buffer holds by then (docs/reliability.md, known limits of BlueZ).
     /// `sessions`: also the session characteristic (protocol 2; not with `--protocol 1`).
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay

@@ -65,6 +65,33 @@ final class PeripheralOptionsTests: XCTestCase {
         XCTAssertEqual(notify(.signal)?.flags, [.read, .notify], "the characteristic itself is the same")
     }
 
+    /// No characteristic offers `AcquireWrite`, with any option: bluetoothd (5.66 to 5.82 at least)
+    /// would put every central's writes into the first central's socket on 5.66, and on every
+    /// version flushes the writes that arrive while an `AcquireWrite` call is unanswered, whoever
+    /// sent them, into the socket it returns, each carrying whatever its ATT buffer holds by then
+    /// (`pending_write_new` keeps a pointer, not a copy: a counter arrived as the next frame's
+    /// first four bytes on BlueZ 5.82 in the test bed). `WriteValue` names its central and
+    /// carries its own bytes.
+    func testNoCharacteristicOffersAcquireWrite() {
+        var services: [LocalService] = [
+            PeripheralGattProfile.uartService(), PeripheralGattProfile.uartService(secure: true),
+        ]
+        for path in [NotifyPath.socket, .signal] {
+            for sessions in [true, false] {
+                for secure in [true, false] {
+                    services.append(
+                        PeripheralGattProfile.localService(notifyPath: path, sessions: sessions, secure: secure))
+                }
+            }
+        }
+        let characteristics = services.flatMap(\.characteristics)
+        XCTAssertTrue(characteristics.contains { $0.uuid == RelayProfile.sessionCharacteristic })
+        XCTAssertTrue(characteristics.contains { $0.uuid == UARTProfile.rxCharacteristic })
+        for characteristic in characteristics {
+            XCTAssertFalse(characteristic.supportsAcquireWrite, "\(characteristic.uuid)")
+        }
+    }
+
     func testUsageErrors() {
         let bad: [[String]] = [
             ["--adapter"], ["--adapter", "wlan0"], ["--adapter", "00:AA"], ["--name", ""],
