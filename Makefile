@@ -1,13 +1,14 @@
 # relay: the two-laptop BLE messaging demo on BlueZ.
 #   make demo   build, boot the real-BlueZ VM and run both programs side by side
-#   make test   unit + integration tests, then the real-bluetoothd scenarios in the VM
+#   make test   unit + integration tests, then the real-bluetoothd scenarios in the VM, then the
+#               time table (scripts/test-suite)
 #   make bench  benchmarks (release build)
 #   make package  dist/relay_<version>_amd64.deb and a .tar.gz (no Swift needed to run them)
 #   make format the code in the project's style (make lint checks it; make test runs lint)
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: all build deps test unit-test demo bench bench-codec bench-ble clean package package-test
+.PHONY: all build deps test unit-test simulation demo bench bench-codec bench-ble clean package package-test
 
 all: build
 
@@ -19,9 +20,19 @@ build: deps
 
 # The bluezoo integration tests fail instead of skipping when bluezoo cannot be had.
 unit-test: deps
-	RELAY_REQUIRE_BLUEZOO=1 RELAY_SIMULATION_MESSAGES=10000 $(SWIFT) test
+	RELAY_REQUIRE_BLUEZOO=1 $(SWIFT) test
 
-test: lint unit-test hostile-input package-test vm-test vm-package-test
+# The delivery simulation of the unit tests at full size (10 000 messages each way), in a release
+# build: the debug build took six minutes for it.
+simulation: deps
+	$(SWIFT) build -c release --product relay-simulation
+	.build/release/relay-simulation --messages 10000
+
+# Every stage below in turn (lint unit-test simulation hostile-input package-test vm-test, then
+# the package scenarios per release), each timed; ends with the time table, also written to the
+# run's output folder (timings.md).
+test:
+	scripts/test-suite
 
 # The code style (.swift-format): swift format ships with the toolchain.
 .PHONY: lint format
@@ -42,9 +53,11 @@ hostile-input: build
 vm-setup:
 	scripts/bluez-vm setup
 
-vm-test: build
+# The scenarios run release builds (scripts/release-bin: the package's when the tree is HEAD's).
+vm-test: deps
 	scripts/python-env.sh > /dev/null
-	scenarios/vm/run-scenarios.sh --no-build
+	RELAY_BIN=$$(scripts/release-bin) && RELAY_BIN=$$RELAY_BIN scenarios/vm/run-scenarios.sh --no-build \
+	  $(if $(RELAY_TEST_OUT),--out $(RELAY_TEST_OUT)/host)
 
 vm-smoke:
 	scripts/python-env.sh > /dev/null
@@ -107,15 +120,17 @@ VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Rel
 RELEASES = debian-12 debian-13
 PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
   fault-three-centrals allow
-.PHONY: vm-package-test
+.PHONY: vm-package-test vm-package-release
 vm-package-test: package-test
+	for release in $(RELEASES); do $(MAKE) --no-print-directory vm-package-release RELEASE=$$release || exit 1; done
+
+# One release's package scenarios (RELEASE=debian-12 or debian-13), with the package already built.
+vm-package-release:
 	scripts/install-deps.sh rootfs
-	for release in $(RELEASES); do \
-	  root=$$(scripts/vm/build-rootfs.sh $$release dist/relay_$(VERSION)_amd64.deb) || exit 1; \
-	  echo "$$release: $$(cat $$root/.relay-rootfs)"; \
-	  RELAY_VM_ROOT=$$root RELAY_BIN=/usr/bin scenarios/vm/run-scenarios.sh --no-build \
-	    --out "$$(scripts/bluez-vm outdir $$release)" $(PACKAGE_SCENARIOS) || exit 1; \
-	done
+	root=$$(scripts/vm/build-rootfs.sh $(RELEASE) dist/relay_$(VERSION)_amd64.deb) || exit 1; \
+	echo "$(RELEASE): $$(cat $$root/.relay-rootfs)"; \
+	RELAY_VM_ROOT=$$root RELAY_BIN=/usr/bin scenarios/vm/run-scenarios.sh --no-build \
+	  --out "$(if $(RELAY_TEST_OUT),$(RELAY_TEST_OUT)/$(RELEASE),$$(scripts/bluez-vm outdir $(RELEASE)))" $(PACKAGE_SCENARIOS)
 
 clean:
 	rm -rf .build .build-package dist

@@ -75,9 +75,19 @@ let package = Package(
         // Test support shared by the integration tests: a private dbus-daemon, bluezoo.
         .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),
 
+        // The delivery simulation (two endpoints on a lossy, dropping link; time simulated): a
+        // library for the unit tests and relay-simulation, which make test runs at full size in a
+        // release build.
+        .target(
+            name: "RelaySimulation", dependencies: ["RelayEndpoint", "RelayProtocol", "RelayTestSupport"],
+            path: "Tests/Simulation"),
+        .executableTarget(name: "relay-simulation", dependencies: ["RelaySimulation"], path: "Tests/SimulationRunner"),
+
         // Unit tests: pure values, state machines, codecs, files and pipes; no bus.
         .testTarget(name: "RelayProtocolTests", dependencies: ["RelayProtocol", "RelayTestSupport"]),
-        .testTarget(name: "RelayEndpointTests", dependencies: ["RelayEndpoint", "RelayProtocol", "RelayCLI", "RelayTestSupport"]),
+        .testTarget(
+            name: "RelayEndpointTests",
+            dependencies: ["RelayEndpoint", "RelayProtocol", "RelayCLI", "RelayTestSupport", "RelaySimulation"]),
         .testTarget(name: "RelayRuntimeTests", dependencies: ["RelayRuntime"]),
         .testTarget(name: "RelayCLITests", dependencies: ["RelayCLI"]),
         .testTarget(name: "RelayREPLTests", dependencies: ["RelayREPL", "RelayCLI", "RelayRuntime"]),

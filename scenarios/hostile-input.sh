@@ -65,7 +65,7 @@ run_repl() { # program
   [ $status = 124 ] || [ $status = 137 ] && { fail "$program hung on hostile input"; return; }
   [ $status -ge 128 ] && { fail "$program crashed (status $status): $(tail -n 3 "$work/$program.err")"; return; }
   [ $status = 1 ] || fail "$program exited $status, expected 1 (some lines failed)"
-  lines=$(python3 "$repo/scenarios/relay_driver.py" values "$log" error line | tr '\n' ' ' | sed 's/ $//')
+  lines=$(python3 "$repo/scenarios/relay_events.py" values "$log" error line | tr '\n' ' ' | sed 's/ $//')
   [ "$lines" = "$expected_lines" ] || fail "$program: errors on lines [$lines], expected [$expected_lines]"
   errors=$(grep -c '"event":"error"' "$log")
   [ "$errors" = 20 ] || fail "$program: $errors error lines, expected 20"

@@ -14,21 +14,15 @@ text. Standard library only.
     found = central.wait("discovered", since=mark, timeout=30, name="sample")
     central.stop()
 
-Command line, for shell scenarios (scenarios/vm/lib.sh: json_values, json_count):
-
-    relay_driver.py values FILE EVENT FIELD          FIELD of every EVENT line, one per line
-    relay_driver.py count FILE EVENT [FIELD=VALUE...] how many EVENT lines (with those values)
-
-Lines that are not JSON objects are skipped; a missing file reads as empty. A value prints
-as itself when it is a string (JSON-quoted if it holds a line break), as JSON otherwise
-(numbers, true/false, null, lists and objects compact); an event without FIELD prints nothing.
+Lines are parsed by scenarios/relay_events.py (parse_line), whose command line the shell
+scenarios use to read a program's log afterwards (scenarios/vm/lib.sh: json_values, json_count).
 """
-import json
 import os
 import subprocess
-import sys
 import threading
 import time
+
+from relay_events import parse_line
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -65,15 +59,6 @@ class Event(dict):
     @property
     def name(self):
         return self.get("event")
-
-
-def parse_line(text):
-    """The JSON object of a line, or None for anything else."""
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def matcher(name, where=None, fields=None):
@@ -311,55 +296,3 @@ def status_kib(pid, field):
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return None
-
-
-# The command line.
-
-def read_events(path):
-    """The JSON objects of a --json log, in order (other lines skipped; a missing file is empty)."""
-    try:
-        handle = open(path, encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    with handle:
-        return [event for event in map(parse_line, handle) if event is not None]
-
-
-def shown(value):
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False) if ("\n" in value or "\r" in value) else value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def main(arguments):
-    usage = ("usage: relay_driver.py values FILE EVENT FIELD\n"
-             "       relay_driver.py count FILE EVENT [FIELD=VALUE...]")
-    if len(arguments) == 4 and arguments[0] == "values":
-        _, path, name, field = arguments
-        lines = [shown(event[field]) for event in read_events(path) if event.get("event") == name and field in event]
-        output = "".join(line + "\n" for line in lines)
-    elif len(arguments) >= 3 and arguments[0] == "count":
-        _, path, name, *conditions = arguments
-        wanted = []
-        for condition in conditions:
-            key, equals, value = condition.partition("=")
-            if not equals:
-                print(usage, file=sys.stderr)
-                return 64
-            wanted.append((key, value))
-        count = sum(1 for event in read_events(path) if event.get("event") == name
-                    and all(key in event and shown(event[key]) == value for key, value in wanted))
-        output = f"{count}\n"
-    else:
-        print(usage, file=sys.stderr)
-        return 64
-    try:
-        sys.stdout.write(output)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head -n 1`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,5 +1,6 @@
 import RelayEndpoint
 import RelayProtocol
+import RelaySimulation
 import XCTest
 
 /// On a link that loses nothing but queues a window's worth (a BLE link through bluetoothd: 48 KB/s,

@@ -14,29 +14,34 @@ status_json() { # outfile fd
   grep '"event":"status"' "$1" | tail -n 1
 }
 json_field() { # json path
-  "${python:-python3}" -c 'import json, sys
+  python3 -I -S -c 'import json, sys
 value = json.loads(sys.argv[1])
 for key in sys.argv[2].split("."):
     value = value[key]
 print(json.dumps(value) if not isinstance(value, str) else value)' "$1" "$2"
 }
-wait_progress() { # outfile direction bytes [seconds]
-  local ticks=0 limit=$((${4:-60} * 5))
-  until "${python:-python3}" - "$1" "$2" "$3" <<'PY'
-import json, sys
-path, direction, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3])
-best = 0
-for line in open(path, errors="replace"):
-    if '"event":"progress"' in line:
-        event = json.loads(line)
-        if event.get("direction") == direction:
-            best = max(best, event["bytes"])
-sys.exit(0 if best >= wanted else 1)
-PY
-  do
-    ticks=$((ticks + 1))
-    [ $ticks -gt $limit ] && return 1
-    sleep 0.2
+wait_progress() { # outfile direction bytes [seconds]: read as lib.sh's follow reads
+  local file=$1 wanted=$3 fd="" line="" partial="" end
+  local pattern='"event":"progress".*"direction":"'$2'","bytes":([0-9]+)'
+  end=$((${EPOCHREALTIME/./} + ${4:-60} * 1000000))
+  while :; do
+    [ -z "$fd" ] && [ -r "$file" ] && exec {fd}< "$file"
+    if [ -n "$fd" ]; then
+      while IFS= read -r -u "$fd" line; do
+        line=$partial$line partial=""
+        if [[ $line =~ $pattern ]] && [ "${BASH_REMATCH[1]}" -ge "$wanted" ]; then
+          exec {fd}<&-
+          return 0
+        fi
+        line=""
+      done
+      partial+=$line
+    fi
+    if [ "${EPOCHREALTIME/./}" -ge "$end" ]; then
+      [ -n "$fd" ] && exec {fd}<&-
+      return 1
+    fi
+    pause 0.2
   done
 }
 random_file() { head -c "$2" /dev/urandom > "$1"; }

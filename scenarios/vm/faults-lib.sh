@@ -15,14 +15,7 @@
 #                                default 90) and ready: a counter and a message each way
 field() { json_values "$1" "$2" "$3" | tr '\n' ','; }
 count() { grep -cE -- "$2" "$1" 2>/dev/null || true; }
-wait_for_count() {
-  local file=$1 pattern=$2 wanted=$3 seconds=${4:-30} ticks=0
-  until [ "$(count "$file" "$pattern")" -ge "$wanted" ]; do
-    ticks=$((ticks + 1))
-    [ $ticks -gt $((seconds * 10)) ] && return 1
-    sleep 0.1
-  done
-}
+wait_for_count() { follow "$1" "$2" "$3" "${4:-30}"; }
 fifos=$(mktemp -d /tmp/relay-fifos.XXXX)
 open_input() { # name fd
   mkfifo "$fifos/$1.in"
@@ -75,6 +68,6 @@ wait_receiving() {
   until [ "$(receiving "$1" "$(status_now)")" -gt 0 ] 2>/dev/null; do
     ticks=$((ticks + 1))
     [ $ticks -gt "$2" ] && return 1
-    sleep 1
+    pause 1
   done
 }

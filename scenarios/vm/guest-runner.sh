@@ -9,42 +9,72 @@
 #   # vm-air: PROFILE       the radio's timing: laptop, phone, old or off (default: $RELAY_VM_AIR,
 #                           else laptop; docs/test-bed.md)
 #   # vm-air-extra: SPEC    more btvirt --air settings (retransmissions, link loss, a seed)
-# Writes "PASS name seconds" / "FAIL name reason" lines to $RELAY_VM_OUT/results.
+# Writes "PASS name seconds" / "FAIL name reason" lines to $RELAY_VM_OUT/results, and into each
+# scenario's folder `cpu` (the guest's CPU counters before Bluetooth came up and after it went
+# down: cpu_mark below) and `acct` (the process accounting records of that
+# span), from which the suite's time table says where the guest's time went.
 set -uo pipefail
 repo=${RELAY_REPO:?}
 root_out=${RELAY_VM_OUT:?}
 results=$root_out/results
 : > "$results"
+# shellcheck source=../../scripts/vm/pause.sh
+source "$repo/scripts/vm/pause.sh"
+accounting=/run/relay-vm-acct
+python3 "$repo/scenarios/vm/guest_cpu.py" enable "$accounting" 2> "$root_out/accounting.err" || accounting=""
 
-uptime_seconds() { local up _; read -r up _ < /proc/uptime; echo "$up"; }
-scenario_setting() { # file key default
-  local value
-  value=$(sed -n "s/^# $2: *\([0-9][0-9]*\).*/\1/p" "$1" | head -n 1)
-  echo "${value:-$3}"
+# One line for scenarios/vm/guest_cpu.py: uptime, the guest's CPU counters (/proc/stat) and the
+# CPU ticks of the long-lived dbus-daemon; read with bash alone (no process under TCG's costs).
+cpu_mark() {
+  local up _ counters stat comm dbus=0 fields
+  read -r up _ < /proc/uptime
+  read -r _ counters < /proc/stat
+  for stat in /proc/[0-9]*/stat; do
+    read -r comm < "${stat%/stat}/comm" 2>/dev/null || continue
+    [ "$comm" = dbus-daemon ] || continue
+    read -r fields < "$stat" 2>/dev/null || continue
+    fields=${fields##*) }
+    read -r -a fields <<< "$fields"
+    dbus=$((dbus + fields[11] + fields[12]))
+  done
+  echo "$up $counters $dbus"
 }
-scenario_word() { # file key default: a setting that is one word (no spaces)
-  local value
-  value=$(sed -n "s/^# $2: *\([^ ]*\).*/\1/p" "$1" | head -n 1)
-  echo "${value:-$3}"
+# The scenario's "# vm-KEY: VALUE" lines, read by bash: settings[KEY]=VALUE (its first word).
+read_settings() { # file
+  local line key value
+  settings=()
+  while IFS= read -r line; do
+    [[ $line =~ ^#\ vm-([a-z-]+):\ *([^ ]*) ]] || continue
+    key=${BASH_REMATCH[1]} value=${BASH_REMATCH[2]}
+    [ -n "${settings[$key]+set}" ] || settings[$key]=$value
+  done < "$1"
 }
+declare -A settings=()
 
 run_scenario() { # file
-  local file=$1 name dir controllers seconds started pid status=0 ticks=0 reason elapsed
-  name=$(basename "$file" .sh)
+  local file=$1 name dir controllers seconds started pid status=0 reason elapsed
+  name=${file##*/}
+  name=${name%.sh}
   name=${name#scenario-}
   dir=$root_out/$name
-  rm -rf "$dir"
+  [ -e "$dir" ] && rm -rf "$dir"
   mkdir -p "$dir"
-  controllers=$(scenario_setting "$file" vm-controllers 2)
-  seconds=$(scenario_setting "$file" vm-timeout 300)
+  # The accounting file is appended to by the kernel: emptied here, copied at the end.
+  [ -n "$accounting" ] && : > "$accounting"
+  cpu_mark > "$dir/cpu"
+  read_settings "$file"
+  controllers=${settings[controllers]:-2}
+  seconds=${settings[timeout]:-300}
+  [[ $controllers =~ ^[0-9]+$ ]] || controllers=2
+  [[ $seconds =~ ^[0-9]+$ ]] || seconds=300
   local bluetooth=(--controllers "$controllers" --logs "$dir"
-    --air "$(scenario_word "$file" vm-air "${RELAY_VM_AIR:-laptop}")"
-    --air-extra "$(scenario_word "$file" vm-air-extra "${RELAY_VM_AIR_EXTRA:-}")")
+    --air "${settings[air]:-${RELAY_VM_AIR:-laptop}}"
+    --air-extra "${settings[air-extra]:-${RELAY_VM_AIR_EXTRA:-}}")
   [ "${RELAY_VM_BTMON:-0}" = 1 ] && bluetooth+=(--btmon)
   if ! "$repo/scripts/vm/guest-bluetooth" up "${bluetooth[@]}" 2> "$dir/bluetooth-up.err"; then
     reason="Bluetooth did not come up ($(tail -n 1 "$dir/bluetooth-up.err"))"
   else
-    started=$(uptime_seconds)
+    started=${EPOCHREALTIME/./}
     (
       # shellcheck source=/dev/null
       source /run/relay-vm/bluetooth.env
@@ -53,18 +83,18 @@ run_scenario() { # file
     ) > "$dir/output.log" 2>&1 &
     pid=$!
     while kill -0 "$pid" 2>/dev/null; do
-      ticks=$((ticks + 1))
-      if [ $ticks -gt $((seconds * 10)) ]; then
+      if [ "${EPOCHREALTIME/./}" -gt $((started + seconds * 1000000)) ]; then
         echo "killed after $seconds s" > "$dir/reason"
         kill -TERM -- "-$pid" 2>/dev/null
-        sleep 2
+        pause 2
         break
       fi
-      sleep 0.1
+      pause 0.1
     done
     wait "$pid" || status=$?
     kill -KILL -- "-$pid" 2>/dev/null
-    elapsed=$(awk -v a="$started" -v b="$(uptime_seconds)" 'BEGIN { printf "%.1f", b - a }')
+    elapsed=$(((${EPOCHREALTIME/./} - started) / 100000))
+    elapsed=$((elapsed / 10)).$((elapsed % 10))
     if [ $status -eq 0 ] && [ ! -s "$dir/reason" ]; then
       reason=""
     elif [ -s "$dir/reason" ]; then
@@ -77,6 +107,8 @@ run_scenario() { # file
   fi
   dmesg > "$dir/dmesg.log" 2>&1
   "$repo/scripts/vm/guest-bluetooth" down
+  cpu_mark >> "$dir/cpu"
+  [ -n "$accounting" ] && cat "$accounting" > "$dir/acct"
   if [ -z "$reason" ]; then
     echo "PASS $name ${elapsed}s"
     echo "PASS $name $elapsed" >> "$results"

@@ -11,11 +11,16 @@
 #   finish NAME [SECONDS]        wait for NAME (default 60 s, then kill it); its exit status
 #   stop NAME                    SIGTERM NAME and wait for it
 #   wait_for_line FILE REGEX [SECONDS]   until a line of FILE matches (default 30 s)
+#   follow FILE REGEX N SECONDS  until N lines of FILE match (false after SECONDS); reads only
+#                                what is new at each look, with bash's own read and regex (an
+#                                extended regular expression, as grep -E): no process per look
+#   pause SECONDS                sleep without a process (scripts/vm/pause.sh: under TCG each
+#                                process start costs the guest 75-100 ms of CPU)
 #   expect_values FILE WHAT VALUE...     fail unless FILE holds exactly these lines
 #   json_values FILE EVENT FIELD         FIELD of every EVENT line of a --json log, one per line
 #   json_list FILE EVENT FIELD           the same on one line, comma-separated (a,b,c)
 #   json_count FILE EVENT [FIELD=VALUE...]   how many EVENT lines (with those values)
-#                                (scenarios/relay_driver.py reads the JSON; its docstring says how)
+#                                (scenarios/relay_events.py reads the JSON; its docstring says how)
 #   fail REASON                  the scenario fails with REASON (the runner prints it)
 #   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
 #   btmgmt ARGS...               BlueZ's btmgmt on a pseudo-terminal (5.8x needs one)
@@ -25,10 +30,12 @@ set -euo pipefail
 out=${RELAY_VM_OUT:?}
 mkdir -p "$out"
 peers=$RELAY_REPO/scenarios/vm/peers
-driver=$RELAY_REPO/scenarios/relay_driver.py
+events=$RELAY_REPO/scenarios/relay_events.py
 bin=${RELAY_BIN:-$RELAY_REPO/.build/debug}
 python=${RELAY_PYTHON:-}
 declare -A started=()
+# shellcheck source=../../scripts/vm/pause.sh
+source "$RELAY_REPO/scripts/vm/pause.sh"
 
 fail() {
   echo "$*" > "$out/reason"
@@ -79,7 +86,7 @@ finish() {
       kill "$pid" 2>/dev/null || true
       break
     fi
-    sleep 0.1
+    pause 0.1
   done
   wait "$pid" || status=$?
   unset "started[$name]"
@@ -92,12 +99,28 @@ stop() {
   finish "$name" 10 || true
 }
 
-wait_for_line() {
-  local file=$1 pattern=$2 seconds=${3:-30} ticks=0
-  until grep -qE -- "$pattern" "$file" 2>/dev/null; do
-    ticks=$((ticks + 1))
-    [ $ticks -gt $((seconds * 10)) ] && return 1
-    sleep 0.1
+wait_for_line() { follow "$1" "$2" 1 "${3:-30}"; }
+
+follow() { # file pattern wanted seconds
+  local file=$1 pattern=$2 wanted=$3 fd="" line="" partial="" matched=0 end
+  end=$((${EPOCHREALTIME/./} + $4 * 1000000))
+  while :; do
+    [ -z "$fd" ] && [ -r "$file" ] && exec {fd}< "$file"
+    if [ -n "$fd" ]; then
+      # A line without its newline yet is kept and completed at the next look.
+      while [ "$matched" -lt "$wanted" ] && IFS= read -r -u "$fd" line; do
+        line=$partial$line partial=""
+        [[ $line =~ $pattern ]] && matched=$((matched + 1))
+        line=""
+      done
+      partial+=$line
+    fi
+    if [ "$matched" -ge "$wanted" ] || [ "${EPOCHREALTIME/./}" -ge "$end" ]; then
+      [ -n "$fd" ] && exec {fd}<&-
+      [ "$matched" -ge "$wanted" ]
+      return
+    fi
+    pause 0.1
   done
 }
 
@@ -111,10 +134,11 @@ expect_values() {
     fail "$what: expected [$(echo $expected)], got [$(echo $actual)]"
 }
 
-# The JSON reader needs only the standard library: the venv's python, else the system's.
-json_values() { "${python:-python3}" "$driver" values "$@"; }
+# The JSON reader needs only the standard library: the system's python3, isolated and without
+# site (no venv, no site-packages: a second or more of the guest's CPU less per read under TCG).
+json_values() { python3 -I -S "$events" values "$@"; }
 json_list() { json_values "$@" | paste -sd, -; }
-json_count() { "${python:-python3}" "$driver" count "$@"; }
+json_count() { python3 -I -S "$events" count "$@"; }
 
 cleanup_started() {
   local name

@@ -3,9 +3,9 @@
 # path (--notify-path socket) under a flood that makes bluetoothd drop notifications. bluetoothd
 # writes that socket without blocking and drops what does not fit; with a window large enough
 # (1 MiB here, both sides, and --flight 60 so that the flight is not kept to half a second of the
-# rate) and the central held still for 3 s (SIGSTOP: its reader thread not
-# scheduled, as on a loaded machine), the peripheral's notifications overflow it and bluetoothd
-# logs the drops ("sendmsg: Resource temporarily unavailable"). Every message must still be
+# rate) and the central held still (SIGSTOP: its reader thread not scheduled, as on a loaded
+# machine) until bluetoothd logs its first drop (at most 10 s), the peripheral's notifications
+# overflow it and bluetoothd logs the drops ("sendmsg: Resource temporarily unavailable"). Every message must still be
 # delivered intact: the lost frames are sent again.
 # vm-controllers: 2
 # vm-timeout: 360
@@ -28,7 +28,8 @@ wait_for_line "$c" '"event":"ready".*"notify":"socket","service":"relay","protoc
 for index in 1 2 3 4; do echo "send-file $out/m$index.bin" >&7; done
 wait_progress "$c" in 30000 120 || fail "the peripheral's messages did not get going"
 kill -STOP "${started[central]}"
-sleep 3
+# Held until bluetoothd's notification socket to it overflows (at most 10 s; checked below).
+wait_for_line "$out/bluetoothd.log" 'sendmsg: Resource temporarily unavailable' 10 || true
 kill -CONT "${started[central]}"
 wait_for_count "$p" '"event":"delivered"' 4 240 || fail "not every message was delivered: $(json_count "$p" delivered) of 4"
 status=$(status_json "$p" 7)

@@ -62,7 +62,8 @@ exchange_round 1 120
 start bleak bleak_central --adapter hci2 --no-subscribe --write 6 --send-bytes 300 --timeout 120 \
   --output "$out/bleak.values"
 finish bleak 130 || fail "bleak failed: $(tail -n 1 "$out/bleak.err")"
-sleep 2
+# Its leaving is reported before bluetoothd goes (checked below).
+wait_for_line "$p" "\"event\":\"pairing-failed\",.*\"address\":\"$intruder\"" 30 || true
 
 # 4. bluetoothd restarted: the bond is kept, the central reconnects without a passkey.
 bluez_on_bus() {

@@ -7,64 +7,109 @@ import RelayTestSupport
 /// duplicates and reorders them, and drops and restores the connection, all from one seed: each
 /// side sends `messages` messages of 0 to `maxSize` bytes to the other through `TransferSender`
 /// and `TransferReceiver`, every frame encoded and parsed by the wire codecs. Time is simulated.
-struct DeliverySimulation {
-    struct Settings {
-        var seed: UInt64 = 1
-        var messages = 100
-        var maxSize = 256 << 10
+public struct DeliverySimulation {
+    /// The link, the traffic and the seed.
+    public struct Settings: Sendable {
+        public var seed: UInt64 = 1
+        public var messages = 100
+        public var maxSize = 256 << 10
         /// Stream bytes per data frame.
-        var frameBytes = 2000
-        var window = 32 << 10
-        var lossRate = 0.10
+        public var frameBytes = 2000
+        public var window = 32 << 10
+        public var lossRate = 0.10
         /// Chance per frame that a burst starts: everything sent for the time of `burstLength`
         /// frames at full rate is lost.
-        var burstRate = 0.0005
-        var burstLength = 50
-        var duplicateRate = 0.01
+        public var burstRate = 0.0005
+        public var burstLength = 50
+        public var duplicateRate = 0.01
         /// Chance that a frame is held back behind up to `reorderSpan` later ones.
-        var reorderRate = 0.02
-        var reorderSpan = 4
-        var latency = 0.02
-        var jitter = 0.002
+        public var reorderRate = 0.02
+        public var reorderSpan = 4
+        public var latency = 0.02
+        public var jitter = 0.002
         /// Bytes a second each way.
-        var bandwidth = 1_000_000.0
+        public var bandwidth = 1_000_000.0
         /// Every `stallEvery` seconds (0: never) each side stalls for `stallLength` seconds: what
         /// reaches it meanwhile waits, in order, until it runs again (a loaded machine that does not
         /// schedule the receiver; nothing is lost).
-        var stallEvery = 0.0
-        var stallLength = 1.5
+        public var stallEvery = 0.0
+        public var stallLength = 1.5
         /// Connection drops per simulated hour, each down for `outage` seconds.
-        var dropsPerHour = 30.0
-        var outage: ClosedRange<Double> = 1...20
+        public var dropsPerHour = 30.0
+        public var outage: ClosedRange<Double> = 1...20
         /// Prints what happens to this side's transfer (debugging), e.g. (.a, 72).
-        var trace: (Side, UInt16)?
+        public var trace: (Side, UInt16)?
+
+        /// The seed of the suite's run (the unit test and `relay-simulation`).
+        public static let suiteSeed: UInt64 = 20_261_201
+
+        /// The default link (10 % loss, bursts, duplicates, reordering, 30 drops an hour) for `messages`
+        /// messages each way from `seed`.
+        public init(seed: UInt64 = 1, messages: Int = 100) {
+            self.seed = seed
+            self.messages = messages
+        }
     }
 
-    struct Report {
-        var delivered = [0, 0]
-        var lostFrames = 0
-        var lostDataBytes = 0
-        var lossEvents = 0
-        var outages = 0
-        var resentBytes = 0
+    /// What happened, counted over both sides.
+    public struct Report: Sendable {
+        public var delivered = [0, 0]
+        public var lostFrames = 0
+        public var lostDataBytes = 0
+        public var lossEvents = 0
+        public var outages = 0
+        public var resentBytes = 0
         /// Retransmission time-outs, both senders.
-        var timeouts = 0
-        var sentBytes = 0
-        var payloadBytes = 0
-        var maxOutOfOrder = 0
-        var maxInFlight = 0
-        var resumed = 0
-        var duplicateFrames = 0
-        var simulatedSeconds = 0.0
-        var failures: [String] = []
+        public var timeouts = 0
+        public var sentBytes = 0
+        public var payloadBytes = 0
+        public var maxOutOfOrder = 0
+        public var maxInFlight = 0
+        public var resumed = 0
+        public var duplicateFrames = 0
+        public var simulatedSeconds = 0.0
+        public var failures: [String] = []
+
+        /// An empty report: nothing delivered, lost or sent yet.
+        public init() {}
+
+        /// What the delivery machines promise on any link and did not keep: every message both ways
+        /// exactly once and intact, resending at most what was lost plus a window per loss event,
+        /// holding at most a window out of order, and (on a link that drops) resuming after drops.
+        /// Empty when every promise held.
+        public func brokenPromises(_ settings: Settings) -> [String] {
+            var broken = failures
+            if delivered != [settings.messages, settings.messages] {
+                broken.append("delivered \(delivered), expected \(settings.messages) each way")
+            }
+            if settings.dropsPerHour > 0, outages == 0 { broken.append("the link never dropped") }
+            if settings.dropsPerHour > 0, resumed == 0 { broken.append("no transfer resumed") }
+            let bound = lostDataBytes + settings.window * lossEvents
+            if resentBytes > bound {
+                broken.append(
+                    "resent \(resentBytes) bytes, more than what was lost plus a window per loss event (\(bound))")
+            }
+            if maxOutOfOrder > settings.window {
+                broken.append("held \(maxOutOfOrder) bytes out of order, more than the window (\(settings.window))")
+            }
+            return broken
+        }
+
+        /// One line of figures for a run of `settings`.
+        public func summary(_ settings: Settings) -> String {
+            "simulation: \(settings.messages) messages each way, \(payloadBytes) bytes, "
+                + "\(Int(simulatedSeconds)) s simulated, \(outages) drops, \(lostFrames) frames lost "
+                + "(\(lostDataBytes) data bytes, \(lossEvents) events), resent \(resentBytes) "
+                + "of \(sentBytes) bytes, \(resumed) resumes, max out of order \(maxOutOfOrder)"
+        }
     }
 
     /// The key each side files the other under.
-    enum Side: Int, Comparable, Sendable {
+    public enum Side: Int, Comparable, Sendable {
         case a = 0
         case b = 1
-        static func < (lhs: Side, rhs: Side) -> Bool { lhs.rawValue < rhs.rawValue }
-        var other: Side { self == .a ? .b : .a }
+        public static func < (lhs: Side, rhs: Side) -> Bool { lhs.rawValue < rhs.rawValue }
+        public var other: Side { self == .a ? .b : .a }
     }
 
     private struct InFlightFrame {
@@ -85,7 +130,7 @@ struct DeliverySimulation {
         var deliveredHandles = Set<Int>()
     }
 
-    let settings: Settings
+    public let settings: Settings
     private var random: SeededGenerator
     private var now = 0.0
     private var order = 0
@@ -97,9 +142,10 @@ struct DeliverySimulation {
     private var linkUp = true
     private var nextLinkChange: Double
     private let pattern: [UInt8]
-    private(set) var report = Report()
+    public private(set) var report = Report()
 
-    init(_ settings: Settings) {
+    /// A simulation of `settings`; nothing runs until `run`.
+    public init(_ settings: Settings) {
         self.settings = settings
         random = SeededGenerator(seed: settings.seed)
         var patternGenerator = SeededGenerator(seed: settings.seed ^ 0xA5A5)
@@ -120,7 +166,7 @@ struct DeliverySimulation {
     }
 
     /// Runs until every message arrived both ways (or `limit` simulated seconds passed).
-    mutating func run(limit: Double = 1e7) -> Report {
+    public mutating func run(limit: Double = 1e7) -> Report {
         for side in [Side.a, .b] {
             for _ in 0..<3 { queueMessage(from: side) }
         }
