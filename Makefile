@@ -28,9 +28,10 @@ simulation: deps
 	$(SWIFT) build -c release --product relay-simulation
 	.build/release/relay-simulation --messages 10000
 
-# Every stage below in turn (lint unit-test simulation hostile-input package-test vm-test, then
-# the package scenarios per release), each timed; ends with the time table, also written to the
-# run's output folder (timings.md).
+# Every stage below in turn (lint unit-test hostile-input package-test vm-test, then the package
+# scenarios per release; the simulation and the clean root file systems built beside the host's
+# scenarios at nice 19), each timed; ends with the time table, also written to the run's output
+# folder (timings.md). scripts/test-suite.
 test:
 	scripts/test-suite
 
@@ -123,6 +124,13 @@ PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fa
 .PHONY: vm-package-test vm-package-release
 vm-package-test: package-test
 	for release in $(RELEASES); do $(MAKE) --no-print-directory vm-package-release RELEASE=$$release || exit 1; done
+
+# The clean root file systems with the package installed, one per release (cached by the package's
+# hash; make test builds them beside the host's scenarios).
+.PHONY: rootfs
+rootfs:
+	scripts/install-deps.sh rootfs
+	for release in $(RELEASES); do scripts/vm/build-rootfs.sh $$release dist/relay_$(VERSION)_amd64.deb > /dev/null || exit 1; done
 
 # One release's package scenarios (RELEASE=debian-12 or debian-13), with the package already built.
 vm-package-release:

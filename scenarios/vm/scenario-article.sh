@@ -42,7 +42,7 @@ SCRIPT
 # scan started later (the other scenarios start the central first).
 start_fed peripheral "$out/peripheral.script" "$bin/relay-peripheral" --adapter hci0 --json
 wait_for_line "$p" '"event":"advertising"' 30 || true # the checks below tell what went wrong
-sleep 2
+pause 2
 start_fed central "$out/central.script" "$bin/relay-central" --scan-timeout 60 --adapter hci1 --json
 central_status=0 peripheral_status=0
 finish central "$limit" || central_status=$?

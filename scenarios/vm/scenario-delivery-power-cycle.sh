@@ -36,7 +36,7 @@ wait_progress "$c" out 200000 120 || fail "the central's message did not get goi
 kill -STOP "${started[central]}"
 btmgmt --index 0 power off > "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed: $(cat "$out/btmgmt.log")"
 wait_for_line "$p" '"state":"poweredOff"' 20 || fail "the peripheral did not report its adapter off"
-sleep 5
+pause 5
 btmgmt --index 0 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed"
 wait_for_count "$p" '"state":"poweredOn"' 2 20 || fail "the peripheral did not report its adapter on"
 kill -CONT "${started[central]}"
@@ -49,7 +49,7 @@ echo "send-file $out/p.bin" >&7
 wait_progress "$c" in 200000 120 || fail "the peripheral's message did not get going"
 btmgmt --index 1 power off >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed"
 wait_for_line "$c" '"state":"poweredOff"' 20 || fail "the central did not report its adapter off"
-sleep 5
+pause 5
 btmgmt --index 1 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed"
 wait_for_line "$p" '"event":"resumed"' 120 || fail "the peripheral did not resume"
 wait_for_line "$p" '"event":"delivered"' 180 || fail "the peripheral's message was not delivered"

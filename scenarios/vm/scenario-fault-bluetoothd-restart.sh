@@ -22,16 +22,16 @@ bluez_on_bus() {
 exchange_round 1 120
 old=$(cat "$state/bluetoothd.pid")
 kill -KILL "$old"
-while kill -0 "$old" 2>/dev/null; do sleep 0.05; done
+while kill -0 "$old" 2>/dev/null; do pause 0.05; done
 wait_for_line "$p" '"state":"notAvailable"' 20 ||
   fail "the peripheral did not notice bluetoothd leaving"
 wait_for_line "$c" '"state":"(notAvailable|unknown)"' 20 || fail "the central did not notice bluetoothd leaving"
-sleep 1
+pause 1
 # Started the way scripts/vm/guest-bluetooth does, outside this scenario's process group, and
 # recorded so that `guest-bluetooth down` stops it.
 setsid taskset -c 0 bluetoothd -n -E -f "$RELAY_REPO/scripts/vm/bluetoothd.conf" > "$out/bluetoothd-restarted.log" 2>&1 < /dev/null &
 echo $! > "$state/bluetoothd.pid"
-for _ in $(seq 200); do bluez_on_bus && break; sleep 0.1; done
+for _ in $(seq 200); do bluez_on_bus && break; pause 0.1; done
 bluez_on_bus || fail "bluetoothd did not come back on the bus"
 wait_for_count "$p" '"state":"poweredOn"' 2 30 || fail "the peripheral did not report Bluetooth back on"
 chrt -f -a -p 10 "$(cat "$state/bluetoothd.pid")" > /dev/null 2>&1 || true

@@ -25,7 +25,7 @@ exchange_round 1
 kill -STOP "${started[central]}"
 btmgmt --index 0 power off > "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed: $(cat "$out/btmgmt.log")"
 wait_for_line "$p" '"state":"poweredOff"' 20 || fail "the peripheral did not report its adapter powered off"
-sleep 1
+pause 1
 btmgmt --index 0 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed: $(cat "$out/btmgmt.log")"
 wait_for_count "$p" '"state":"poweredOn"' 2 20 || fail "the peripheral did not report its adapter powered on"
 kill -CONT "${started[central]}"
@@ -37,7 +37,7 @@ exchange_round 2
 btmgmt --index 1 power off >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power off failed: $(cat "$out/btmgmt.log")"
 wait_for_line "$c" '"state":"poweredOff"' 20 || fail "the central did not report its adapter powered off"
 wait_for_count "$p" '"event":"disconnected"' 2 30 || fail "the peripheral did not report the central gone"
-sleep 1
+pause 1
 btmgmt --index 1 power on >> "$out/btmgmt.log" 2>&1 || fail "btmgmt power on failed: $(cat "$out/btmgmt.log")"
 wait_for_count "$c" '"state":"poweredOn"' 2 20 || fail "the central did not report its adapter powered on"
 exchange_round 3

@@ -89,7 +89,7 @@ printf '%s\n' "notify" "notify" "notify" "send-file $out/bcast.bin" "send $text"
 for who in "${centrals[@]}"; do
   wait_for_count "$out/$who.out" '"event":"message"' 2 60 || fail "central $who got $(count "$out/$who.out" '"event":"message"') of 2 broadcast messages"
 done
-sleep 1  # a duplicated notification would come right behind
+pause 1  # a duplicated notification would come right behind
 for who in "${centrals[@]}"; do
   [ "$(counters_from "$who")" = "0,1,2," ] || fail "central $who got counters '$(counters_from "$who")', not 0,1,2"
   [ "$(messages_from "$who")" = "$(sha "$out/bcast.bin"),$(sha "$out/text")," ] ||
