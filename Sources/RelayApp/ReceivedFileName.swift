@@ -6,10 +6,11 @@
 /// 2. `/`, `\`, NUL and every control character (U+0000-U+001F, U+007F-U+009F), the line and
 ///    paragraph separators and the bidirectional controls (U+200E, U+200F, U+202A-U+202E,
 ///    U+2066-U+2069, which can make `gpj.exe` look like `exe.jpg`) become `_`;
-/// 3. a leading `.` or `-` becomes `_` (no hidden file, no `..`, nothing a shell takes for an
-///    option);
-/// 4. a name longer than `maximumLength` bytes is cut on a character boundary, keeping its
+/// 3. a name longer than `maximumLength` bytes is cut on a character boundary, keeping its
 ///    extension when that is short;
+/// 4. a leading `.` or `-` of what is left becomes `_` (no hidden file, no `..`, nothing a shell
+///    takes for an option): after the cut, which can drop a whole first character (`a` with 120
+///    combining accents is one character of 241 bytes) and leave the extension first;
 /// 5. an empty name becomes `file`.
 public struct ReceivedFileName: Equatable, Sendable, CustomStringConvertible {
     /// The longest safe name in bytes: room left for ` (99999)` and `.part` within Linux's 255.
@@ -32,12 +33,13 @@ public struct ReceivedFileName: Equatable, Sendable, CustomStringConvertible {
             case .emptyInput: break decoding
             }
         }
-        if let first = scalars.first, first == "." || first == "-" {
-            scalars.replaceSubrange(scalars.startIndex...scalars.startIndex, with: ["_"])
-        }
         var name = String(scalars)
         if name.utf8.count > Self.maximumLength { name = Self.cut(name) }
-        value = name.isEmpty ? "file" : name
+        var safe = name.unicodeScalars
+        if let first = safe.first, first == "." || first == "-" {
+            safe.replaceSubrange(safe.startIndex...safe.startIndex, with: ["_"])
+        }
+        value = safe.isEmpty ? "file" : String(safe)
     }
 
     /// Whether `scalar` may not appear in a saved name.

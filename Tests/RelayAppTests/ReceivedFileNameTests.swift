@@ -56,12 +56,22 @@ final class ReceivedFileNameTests: XCTestCase {
         for name in [long, longWithExtension] { assertSafe(name, "long") }
     }
 
+    /// A first character longer than the whole budget (`a` and 120 combining accents: 241 bytes) is
+    /// cut away whole; what is left must not become a dotfile (`.bash_login` runs at the next login
+    /// with `--save-dir ~`).
+    func testACutNeverLeavesADotfile() {
+        let accented = "a" + String(repeating: "\u{301}", count: 120)
+        XCTAssertEqual(safe(accented + ".bash_login"), "_bash_login")
+        XCTAssertEqual(safe(accented + "-rf"), "file", "no extension to keep: nothing is left")
+        XCTAssertEqual(safe(accented + "x.-rf"), "_-rf")
+    }
+
     func testSeededRandomNamesAreAlwaysOneSafeComponent() {
         var generator = SeededGenerator(seed: 0x5AFE)
         let alphabet: [[UInt8]] = [
             Array("/".utf8), Array(".".utf8), Array("..".utf8), Array("-".utf8), Array("\\".utf8), [0], [0x0A],
             [0x7F], [0xC2, 0x85], [0xFF], [0xC3], [0xE2, 0x80, 0xAE], Array("a".utf8), Array("写".utf8),
-            Array(" ".utf8), Array("(1)".utf8),
+            Array(" ".utf8), Array("(1)".utf8), Array("\u{301}".utf8),
         ]
         for round in 0..<5000 {
             var bytes: [UInt8] = []
