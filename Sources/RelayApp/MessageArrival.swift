@@ -31,11 +31,8 @@ public struct MessageArrival: Equatable, Sendable {
         report = ReceivedMessageReport(from: from, id: id, message: message, via: via)
         directory = saveDirectory
         if message.name.isEmpty {
-            let digits = String(number)
-            let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-            let sender = from.address?.pathComponent ?? "unknown"
-            let suffix = message.kind == .text ? "txt" : "bin"
-            name = ReceivedFileName(Array("message-\(padded)-\(sender).\(suffix)".utf8))
+            name = .numbered(
+                number, sender: from.address?.pathComponent ?? "unknown", suffix: message.kind == .text ? "txt" : "bin")
         } else {
             name = ReceivedFileName(message.name)
         }

@@ -6,12 +6,14 @@
 /// 2. `/`, `\`, NUL and every control character (U+0000-U+001F, U+007F-U+009F), the line and
 ///    paragraph separators and the bidirectional controls (U+200E, U+200F, U+202A-U+202E,
 ///    U+2066-U+2069, which can make `gpj.exe` look like `exe.jpg`) become `_`;
-/// 3. a name longer than `maximumLength` bytes is cut on a character boundary, keeping its
+/// 3. a name that begins with `message-` (in any case) gets `_` in front: those are the names of
+///    messages without one (`numbered`), which no sender may take ahead of them;
+/// 4. a name longer than `maximumLength` bytes is cut on a character boundary, keeping its
 ///    extension when that is short;
-/// 4. a leading `.` or `-` of what is left becomes `_` (no hidden file, no `..`, nothing a shell
+/// 5. a leading `.` or `-` of what is left becomes `_` (no hidden file, no `..`, nothing a shell
 ///    takes for an option): after the cut, which can drop a whole first character (`a` with 120
 ///    combining accents is one character of 241 bytes) and leave the extension first;
-/// 5. an empty name becomes `file`.
+/// 6. an empty name becomes `file`.
 public struct ReceivedFileName: Equatable, Sendable, CustomStringConvertible {
     /// The longest safe name in bytes: room left for ` (99999)` and `.part` within Linux's 255.
     public static let maximumLength = 240
@@ -21,8 +23,21 @@ public struct ReceivedFileName: Equatable, Sendable, CustomStringConvertible {
     /// The safe name.
     public let value: String
 
+    /// What the names of messages without one begin with (`numbered`).
+    static let numberedPrefix = "message-"
+
     /// The safe form of `bytes`, a name as the sender wrote it.
-    public init(_ bytes: [UInt8]) {
+    public init(_ bytes: [UInt8]) { self.init(bytes, fromSender: true) }
+
+    /// The name of the `number`-th message received (without a name of its own) from the sender
+    /// whose address, made a path component, is `sender`: `message-0001-00_AA_01_01_00_01.txt`.
+    public static func numbered(_ number: Int, sender: String, suffix: String) -> ReceivedFileName {
+        let digits = String(number)
+        let padded = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+        return ReceivedFileName(Array("\(numberedPrefix)\(padded)-\(sender).\(suffix)".utf8), fromSender: false)
+    }
+
+    private init(_ bytes: [UInt8], fromSender: Bool) {
         var scalars = String.UnicodeScalarView()
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
@@ -34,6 +49,7 @@ public struct ReceivedFileName: Equatable, Sendable, CustomStringConvertible {
             }
         }
         var name = String(scalars)
+        if fromSender, name.lowercased().hasPrefix(Self.numberedPrefix) { name = "_" + name }
         if name.utf8.count > Self.maximumLength { name = Self.cut(name) }
         var safe = name.unicodeScalars
         if let first = safe.first, first == "." || first == "-" {

@@ -56,6 +56,19 @@ final class ReceivedFileNameTests: XCTestCase {
         for name in [long, longWithExtension] { assertSafe(name, "long") }
     }
 
+    /// The names of messages without one are not a sender's to take: a sender's `message-...`
+    /// gets `_` in front (in any case: a save folder may be on a file system that ignores it).
+    func testASenderCannotTakeANumberedName() {
+        let numbered = ReceivedFileName.numbered(42, sender: "00_AA_01_02_00_02", suffix: "txt")
+        XCTAssertEqual(numbered.value, "message-0042-00_AA_01_02_00_02.txt")
+        XCTAssertEqual(safe(numbered.value), "_message-0042-00_AA_01_02_00_02.txt")
+        XCTAssertEqual(safe("MESSAGE-0042-00_AA_01_02_00_02.txt"), "_MESSAGE-0042-00_AA_01_02_00_02.txt")
+        XCTAssertEqual(safe("messages.txt"), "messages.txt")
+        let long = safe("message-" + String(repeating: "A", count: 400) + ".txt")
+        XCTAssertTrue(long.hasPrefix("_message-AAA") && long.hasSuffix("A.txt"), long)
+        assertSafe(long, "long message- name")
+    }
+
     /// A first character longer than the whole budget (`a` and 120 combining accents: 241 bytes) is
     /// cut away whole; what is left must not become a dotfile (`.bash_login` runs at the next login
     /// with `--save-dir ~`).
