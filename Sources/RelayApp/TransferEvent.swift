@@ -243,7 +243,7 @@ extension TransferEvent: ReportableEvent {
         case .message(let report):
             var line = "message \(report.id) from \(report.from)\(report.via == .nus ? " (UART)" : ""): "
             if let text = report.text {
-                line += "\"\(text)\""
+                line += "\"\(Console.oneLine(text))\""
             } else if let name = report.name {
                 line += "file \(ArgumentParser.quoted(name)), \(report.length) bytes, sha256 \(report.sha256)"
             } else {

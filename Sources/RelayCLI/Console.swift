@@ -207,6 +207,30 @@ public final class Console {
         return out
     }
 
+    /// `text` as one line of a human-mode report, every character that could break the line or
+    /// disguise it made visible: a peer's text with a line feed printed a second line that read as
+    /// an event of its own. `\n`, `\r`, `\t` and `\\` stand for themselves, the other control
+    /// characters (C0, DEL, C1) are `\xNN`, the line and paragraph separators and the bidirectional
+    /// controls (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) `\u{NNNN}`.
+    public static func oneLine(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x5C: out += "\\\\"
+            case 0x00..<0x20, 0x7F..<0xA0:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            case 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069:
+                out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     private static func isUnsafeControl(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         if value == 0x0A || value == 0x09 { return false }

@@ -99,6 +99,14 @@ final class TransferEventTests: XCTestCase {
             "counter 7 from peripheral 00:AA:01:00:00:00")
         let text = ReceivedMessageReport(from: unknownCentral, id: 1, message: Message(text: "hi"))
         XCTAssertEqual(TransferEvent.message(text).humanDescription, #"message 1 from a central: "hi""#)
+        // A peer's text is one line: a line feed cannot print a forged event line, and the
+        // bidirectional controls cannot turn what is shown around.
+        let forged = ReceivedMessageReport(
+            from: unknownCentral, id: 2,
+            message: Message(text: "ok\ncounter 5 from a central\r\t\\ \u{202E}gpj.exe\u{1B}[2J"))
+        XCTAssertEqual(
+            TransferEvent.message(forged).humanDescription,
+            #"message 2 from a central: "ok\ncounter 5 from a central\r\t\\ \u{202E}gpj.exe\x1B[2J""#)
         XCTAssertEqual(
             TransferEvent.sent(
                 OutgoingMessage(number: 4, id: 0, kind: .text, length: 5, sha256: "ab", frames: 1, mtu: MTU(23)!)
