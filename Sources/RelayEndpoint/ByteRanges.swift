@@ -108,6 +108,25 @@ public struct ByteRanges: Sendable, Equatable, CustomStringConvertible {
         range.count - missing(in: range).reduce(0) { $0 + $1.count }
     }
 
+    /// The parts of `range` that are in the set, in order.
+    public func intersection(with range: Range<Int>) -> [Range<Int>] {
+        guard !range.isEmpty else { return [] }
+        var pieces: [Range<Int>] = []
+        var index = firstIndex(endingAtOrAfter: range.lowerBound + 1)
+        while index < ranges.count, ranges[index].lowerBound < range.upperBound {
+            let piece =
+                max(ranges[index].lowerBound, range.lowerBound)..<min(ranges[index].upperBound, range.upperBound)
+            if !piece.isEmpty { pieces.append(piece) }
+            index += 1
+        }
+        return pieces
+    }
+
+    /// Keeps the lowest `count` ranges and forgets the rest.
+    public mutating func keepLowest(_ count: Int) {
+        if ranges.count > count { ranges.removeLast(ranges.count - count) }
+    }
+
     /// The index of the first range whose upper bound is at least `offset`.
     private func firstIndex(endingAtOrAfter offset: Int) -> Int {
         var low = 0

@@ -56,8 +56,14 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         let isRetransmission: Bool
     }
 
+    /// The most ranges of a recipient's holdings kept (the lowest): an honest receiver's holes are
+    /// a few losses within the window, and each acknowledgement names at most four ranges.
+    static var maximumHeldRanges: Int { 64 }
+
     private struct Track: Sendable {
         var held = ByteRanges()
+        /// The most bytes `held` ever counted.
+        var mostHeld = 0
         var sent = ByteRanges()
         var transmitted = ByteRanges()
         var flights: [Flight] = []
@@ -293,12 +299,21 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             }
             return actions + retireFinished()
         }
-        let before = track.held.count
-        track.held.insert(0..<Int(ack.received))
-        for span in ack.spans { track.held.insert(Int(span.start)..<Int(span.end)) }
-        if track.held.count > before {
+        // Only bytes sent to this recipient can be held: an acknowledgement of others (a broken or
+        // hostile peer) grows neither what is kept here nor the progress that keeps the delivery
+        // time-out away; and what is held beyond the first gaps is kept to a few ranges (a peer
+        // acknowledging every other byte made one range per byte), the rest sent again if missing.
+        for claimed in [0..<Int(ack.received)] + ack.spans.map({ Int($0.start)..<Int($0.end) }) {
+            for piece in track.transmitted.intersection(with: claimed) { track.held.insert(piece) }
+        }
+        track.held.keepLowest(Self.maximumHeldRanges)
+        // Progress is more held than ever before: ranges forgotten above and acknowledged again
+        // are not progress twice.
+        let held = track.held.count
+        if held > track.mostHeld {
             track.lastProgressAt = now
-            sampleRate(track.held.count - before, for: recipient, at: now)
+            sampleRate(held - track.mostHeld, for: recipient, at: now)
+            track.mostHeld = held
         }
         // Round trip from the newest first transmission now held; then losses: bytes sent well
         // before others that arrived. Only first transmissions count for both: a resent frame

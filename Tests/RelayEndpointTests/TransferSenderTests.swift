@@ -213,6 +213,32 @@ final class TransferSenderTests: XCTestCase {
             ])
     }
 
+    /// A peer that acknowledges bytes never sent to it (far beyond the stream, or one byte in two
+    /// at full rate) grows nothing: what it holds stays within what was sent, the ranges kept stay
+    /// few, and once nothing new can be claimed the delivery time-out fails the message.
+    func testAcknowledgementsOfBytesNeverSentGrowNothing() {
+        var sender = sender()
+        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 100_000, for: ["p"], at: 0)
+        XCTAssertEqual(drain(&sender).last?.range.upperBound, 1000, "a window's worth")
+        _ = sender.acknowledge(ack(transfer, Int(UInt32.max)), from: "p", at: 0.1)
+        XCTAssertEqual(sender.progress(of: 1, for: "p")?.bytes, 1000 - 11, "held: what was sent, not what was claimed")
+        var now = 0.1
+        var failed: [Sender.Action] = []
+        var offset = 1000
+        while now < 400, failed.isEmpty {
+            now += 0.5
+            // Four one-byte ranges a look, sent or not, over and over.
+            let spans = (0..<4).map { index in (offset + 2 * index)..<(offset + 2 * index + 1) }
+            offset = offset + 8 < 5000 ? offset + 8 : 1000
+            _ = sender.acknowledge(ack(transfer, 0, spans), from: "p", at: now)
+            _ = drain(&sender, at: now)
+            failed = sender.tick(at: now).filter { if case .failed = $0 { true } else { false } }
+            XCTAssertLessThanOrEqual(sender.progress(of: 1, for: "p")?.bytes ?? 0, 1000 - 11)
+        }
+        XCTAssertEqual(failed, [.failed(handle: 1, to: "p", .noProgress(seconds: 120))])
+        XCTAssertLessThan(now, 400, "the delivery time-out fired")
+    }
+
     func testAReceiverRefusalFailsTheMessage() {
         var sender = sender()
         let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
