@@ -99,7 +99,11 @@ half=$((mib << 9))
 rm -f "$data/psaved"/*
 head -c $((mib << 20)) /dev/urandom > "$data/send/cut.bin"
 echo "send-file $data/send/cut.bin" >&8
-timeout 120 bash -c "until [ -s '$data/psaved/cut.bin.part' ]; do pause 0.1; done" || fail "no cut.bin.part"
+deadline=$((${EPOCHREALTIME/./} + 120000000))
+until [ -s "$data/psaved/cut.bin.part" ]; do
+  past_us "$deadline" && fail "no cut.bin.part"
+  pause 0.1
+done
 kill -KILL "${started[central]}"
 wait "${started[central]}" 2>/dev/null || true
 unset 'started[central]'
