@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Protocol 2 (issue 15, test 2), inside the bluez-vm guest: bluetoothd killed and restarted in
 # the middle of a message each way. relay-peripheral (hci0) sends relay-central --reconnect
-# (hci1) 1 MiB; once that flows, the central sends 512 KiB; once that flows too, bluetoothd is
+# (hci1) 2 MiB; once that flows, the central sends 512 KiB; once that flows too, bluetoothd is
 # killed (SIGKILL) and started again. Both must resume (`resumed`, offset above 0) and deliver
 # intact. One after the other, each waited for: send-file reads a file through before its first
-# frame (about 120 KiB/s in the release builds in the guest, 45 in the debug build), so two
-# sends typed at once raced (the central's message was once delivered before the peripheral's
-# had begun). The 1 MiB take at least 25 s on the laptop radio; the central's message is under
-# way within about 10 s (20 s in the debug build, when the peripheral sent 2 MiB), and its
-# 512 KiB stay under way until the kill (checked).
+# frame (about 45 KiB/s in the debug build in the guest), so two sends typed at once raced (the
+# central's 512 KiB was once delivered before the peripheral's 2 MiB had begun). The 2 MiB take
+# at least 45 s on the laptop radio, and must: while the central receives, its own sending
+# crawls (400-500 bytes a second, issue 32), and with 1 MiB the peripheral's message was
+# delivered before the central's had sent 30 000 bytes (the cut then missed it).
 # vm-controllers: 2
 # vm-timeout: 540
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +18,7 @@ p=$out/peripheral.out c=$out/central.out
 state=/run/relay-vm
 size=524288
 random_file "$out/c.bin" $size
-random_file "$out/p.bin" $((size * 2))
+random_file "$out/p.bin" $((size * 4))
 
 open_input peripheral 7
 open_input central 8
