@@ -20,29 +20,8 @@ for key in sys.argv[2].split("."):
     value = value[key]
 print(json.dumps(value) if not isinstance(value, str) else value)' "$1" "$2"
 }
-wait_progress() { # outfile direction bytes [seconds]: read as lib.sh's follow reads
-  local file=$1 wanted=$3 fd="" line="" partial="" end
-  local pattern='"event":"progress".*"direction":"'$2'","bytes":([0-9]+)'
-  end=$((${EPOCHREALTIME/./} + ${4:-60} * 1000000))
-  while :; do
-    [ -z "$fd" ] && [ -r "$file" ] && exec {fd}< "$file"
-    if [ -n "$fd" ]; then
-      while IFS= read -r -u "$fd" line; do
-        line=$partial$line partial=""
-        if [[ $line =~ $pattern ]] && [ "${BASH_REMATCH[1]}" -ge "$wanted" ]; then
-          exec {fd}<&-
-          return 0
-        fi
-        line=""
-      done
-      partial+=$line
-    fi
-    if [ "${EPOCHREALTIME/./}" -ge "$end" ]; then
-      [ -n "$fd" ] && exec {fd}<&-
-      return 1
-    fi
-    pause 0.2
-  done
+wait_progress() { # outfile direction bytes [seconds]
+  follow "$1" '"event":"progress".*"direction":"'"$2"'","bytes":([0-9]+)' 1 "${4:-60}" "$3"
 }
 random_file() { head -c "$2" /dev/urandom > "$1"; }
 check_sent_bound() { # status-json stream-bytes window who

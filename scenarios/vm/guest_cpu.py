@@ -38,8 +38,9 @@ def enable(path):
 
 
 def group(comm, elapsed):
-    if comm.startswith("relay-"):
-        return comm if comm in ("relay-central",) else "relay-peripheral"
+    # A process's name is cut to 15 characters: relay-peripheral is "relay-periphera".
+    if comm == "relay-central" or comm == "relay-periphera":
+        return "relay-central" if comm == "relay-central" else "relay-peripheral"
     if comm in ("bluetoothd", "btvirt", "btmon", "dbus-daemon"):
         return comm
     if comm.startswith("python") or comm == "relay-python":

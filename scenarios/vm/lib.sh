@@ -11,7 +11,9 @@
 #   finish NAME [SECONDS]        wait for NAME (default 60 s, then kill it); its exit status
 #   stop NAME                    SIGTERM NAME and wait for it
 #   wait_for_line FILE REGEX [SECONDS]   until a line of FILE matches (default 30 s)
-#   follow FILE REGEX N SECONDS  until N lines of FILE match (false after SECONDS); reads only
+#   follow FILE REGEX N SECONDS [AT_LEAST]  until N lines of FILE match (with AT_LEAST: and
+#                                the regex's first group, a number, is at least that; false after
+#                                SECONDS); reads only
 #                                what is new at each look, with bash's own read and regex (an
 #                                extended regular expression, as grep -E): no process per look
 #   pause SECONDS                sleep without a process (scripts/vm/pause.sh: under TCG each
@@ -101,8 +103,8 @@ stop() {
 
 wait_for_line() { follow "$1" "$2" 1 "${3:-30}"; }
 
-follow() { # file pattern wanted seconds
-  local file=$1 pattern=$2 wanted=$3 fd="" line="" partial="" matched=0 end
+follow() { # file pattern wanted seconds [at-least]
+  local file=$1 pattern=$2 wanted=$3 least=${5:-} fd="" line="" partial="" matched=0 end
   end=$((${EPOCHREALTIME/./} + $4 * 1000000))
   while :; do
     [ -z "$fd" ] && [ -r "$file" ] && exec {fd}< "$file"
@@ -110,7 +112,9 @@ follow() { # file pattern wanted seconds
       # A line without its newline yet is kept and completed at the next look.
       while [ "$matched" -lt "$wanted" ] && IFS= read -r -u "$fd" line; do
         line=$partial$line partial=""
-        [[ $line =~ $pattern ]] && matched=$((matched + 1))
+        if [[ $line =~ $pattern ]] && { [ -z "$least" ] || [ "${BASH_REMATCH[1]}" -ge "$least" ]; }; then
+          matched=$((matched + 1))
+        fi
         line=""
       done
       partial+=$line
