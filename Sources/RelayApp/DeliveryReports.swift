@@ -22,10 +22,12 @@ public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
 }
 
 /// One sender's version-2 inbound side as both programs report it: the receiver's actions become
-/// events (paced like version 1: at most 5 `receiving` and 5 protocol errors a second) and arrivals.
+/// events (paced like version 1: at most 5 `receiving`, 5 `dropped` and 5 protocol errors a
+/// second) and arrivals.
 public struct InboundReports: Sendable {
     private var receivingReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
     private var errorReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
+    private var droppedReports = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
     /// When each message in progress was first heard of here, and how much of it was held then: its
     /// `progress` rate is what came since (a resumed message counts from the resume).
     private var starts: [TransferID: (time: Double, bytes: Int)] = [:]
@@ -34,6 +36,8 @@ public struct InboundReports: Sendable {
     /// The part file of each file in progress, named when its header came (the sender's name
     /// for it may change later: a resume from another address, a new peer's welcome).
     private var fileKeys: [TransferID: IncomingFileKey] = [:]
+    /// Files not saved because their sender is over `MessageArrivals.savesPerMinute`.
+    private var refusedFiles: Set<TransferID> = []
 
     public init() {}
 
@@ -52,9 +56,13 @@ public struct InboundReports: Sendable {
                 starts[transfer] = (now, 0)
                 names[transfer] = header.name.isEmpty ? nil : String(decoding: header.name, as: UTF8.self)
                 if !header.name.isEmpty, let directory {
-                    let key = IncomingFileKey(from: from, transfer: transfer)
-                    fileKeys[transfer] = key
-                    outcomes.append(.file(.open(key, directory: directory, name: ReceivedFileName(header.name))))
+                    if arrivals.admitSave(from: from, at: now) {
+                        let key = IncomingFileKey(from: from, transfer: transfer)
+                        fileKeys[transfer] = key
+                        outcomes.append(.file(.open(key, directory: directory, name: ReceivedFileName(header.name))))
+                    } else {
+                        refusedFiles.insert(transfer)
+                    }
                 }
                 guard case .allow = receivingReports.admit(now: now) else { continue }
                 let partial = PartialMessageReport(
@@ -74,14 +82,20 @@ public struct InboundReports: Sendable {
                 if let key = fileKeys[transfer] { outcomes.append(.file(.append(key, bytes))) }
             case .deliver(let transfer, _, let message):
                 forget(transfer)
-                outcomes.append(.deliver(arrivals.next(message, id: Int(transfer.value), from: from)))
+                outcomes.append(
+                    .deliver(arrivals.next(message, id: Int(transfer.value), from: from, transfer: transfer, at: now)))
             case .deliverFile(let transfer, let header, let sha256):
                 let key = fileKeys[transfer] ?? IncomingFileKey(from: from, transfer: transfer)
+                let refused = refusedFiles.contains(transfer)
                 forget(transfer)
-                outcomes.append(.deliver(arrivals.nextFile(key, header: header, sha256: sha256, from: from)))
+                outcomes.append(
+                    .deliver(arrivals.nextFile(key, header: header, sha256: sha256, from: from, refused: refused)))
             case .dropped(let dropped):
                 if let key = fileKeys[dropped.transfer] { outcomes.append(.file(.discard(key))) }
                 forget(dropped.transfer)
+                // A peer refusing itself one message after another (a bad header a frame) is not
+                // a line a frame.
+                guard case .allow = droppedReports.admit(now: now) else { continue }
                 let partial = PartialMessageReport(
                     id: Int(dropped.transfer.value), kind: dropped.header?.kind, received: dropped.received,
                     total: dropped.header.map { Int($0.length) })
@@ -95,6 +109,7 @@ public struct InboundReports: Sendable {
         starts[transfer] = nil
         names[transfer] = nil
         fileKeys[transfer] = nil
+        refusedFiles.remove(transfer)
     }
 
     /// A session frame from `from` that could not be parsed, reported unless too many came this second.

@@ -13,6 +13,9 @@ public struct DeliverySettings: Equatable, Sendable {
     public var deliveryTimeout = 120.0
     public var maxMessage = CommonOptions.defaultMaxMessage
     public var maxFile = CommonOptions.defaultMaxFile
+    /// Every message is saved (`--save-dir`): a message is acknowledged `delivered` only once it
+    /// is saved, and `notSaved` when that failed.
+    public var savesMessages = false
 
     /// Settings with a fixed token (tests), else the defaults.
     public init(token: SessionToken = SessionToken(1)!) {
@@ -30,6 +33,17 @@ public struct DeliverySettings: Equatable, Sendable {
         deliveryTimeout = options.deliveryTimeout
         maxMessage = options.maxMessage
         maxFile = options.maxFile
+        savesMessages = options.saveDirectory != nil
+    }
+
+    /// The most messages a program holds on their way at once (each `send-file` keeps its file
+    /// open until every recipient is done with it): a `send` beyond is refused. relay-central's
+    /// REPL waits for each `send` to be delivered, so only relay-peripheral can reach it.
+    public static let maximumMessagesOnTheirWay = 256
+
+    /// The refusal of a `send` while `maximumMessagesOnTheirWay` are on their way.
+    public static var queueFullReason: String {
+        "\(maximumMessagesOnTheirWay) messages are still on their way: wait for some to be delivered (status shows them)"
     }
 
     /// Whether version 2 is spoken at all.
@@ -43,6 +57,6 @@ public struct DeliverySettings: Equatable, Sendable {
     public var receiverConfiguration: TransferReceiver.Configuration {
         TransferReceiver.Configuration(
             window: window, maxMessage: maxMessage, maxFile: maxFile, resumeTimeout: resumeTimeout,
-            stallTimeout: deliveryTimeout)
+            stallTimeout: deliveryTimeout, acknowledgesAfterSaving: savesMessages)
     }
 }

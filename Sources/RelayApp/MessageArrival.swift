@@ -22,12 +22,19 @@ public struct MessageArrival: Equatable, Sendable {
     /// (`ReceivedFileName`), or for a message without one `message-0001-00_AA_01_01_00_01.txt`
     /// (`.bin` for binary messages; `unknown` when the sender's address is not known).
     public let name: ReceivedFileName
+    /// The version-2 transfer it came as (its sender waits for the save to hear `delivered`), or
+    /// nil (a version-1 message, a UART app's line).
+    public let transfer: TransferID?
+    /// Why it is not saved although there is a `--save-dir` (its sender saved too many too fast).
+    public internal(set) var refusal: String?
 
     /// The `number`-th message received, `id` from `from`.
     public init(
-        _ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?, via: MessageVia = .relay
+        _ message: Message, id: Int, from: PeerName, number: Int, saveDirectory: String?, via: MessageVia = .relay,
+        transfer: TransferID? = nil
     ) {
         content = .bytes(message.bytes)
+        self.transfer = transfer
         report = ReceivedMessageReport(from: from, id: id, message: message, via: via)
         directory = saveDirectory
         if message.name.isEmpty {
@@ -43,6 +50,7 @@ public struct MessageArrival: Equatable, Sendable {
         file key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName, saveDirectory: String?
     ) {
         content = .file(key)
+        transfer = key.transfer
         report = ReceivedMessageReport(from: from, id: Int(key.transfer.value), header: header, sha256: sha256)
         directory = saveDirectory
         name = ReceivedFileName(header.name)
@@ -55,6 +63,7 @@ public struct MessageArrival: Equatable, Sendable {
     public func perform(files: IncomingFiles) -> (report: ReceivedMessageReport, problem: String?) {
         var report = report
         guard let directory else { return (report, nil) }
+        if let refusal { return (report, refusal) }
         switch content {
         case .bytes(let bytes):
             switch FileWriter.writeNew(bytes, in: directory, candidate: name.candidate) {
@@ -68,6 +77,29 @@ public struct MessageArrival: Equatable, Sendable {
         }
         return (report, nil)
     }
+
+    /// What the session is told once `perform` saved the message (`saved`) or could not: nil
+    /// when no sender waits for it (nothing is saved, or a version-1 or UART message).
+    public func receipt(saved: Bool) -> SaveReceipt? {
+        guard directory != nil, let transfer else { return nil }
+        return SaveReceipt(from: report.from, transfer: transfer, saved: saved)
+    }
+}
+
+/// A version-2 message's save, done or failed: its sender's final acknowledgement waits for it.
+public struct SaveReceipt: Equatable, Sendable {
+    /// Who sent it.
+    public let from: PeerName
+    /// The transfer it came as.
+    public let transfer: TransferID
+    /// Whether it is on disk under its name.
+    public let saved: Bool
+
+    public init(from: PeerName, transfer: TransferID, saved: Bool) {
+        self.from = from
+        self.transfer = transfer
+        self.saved = saved
+    }
 }
 
 /// Numbers the complete messages a program receives (from 1, whoever sent them) and makes each
@@ -76,22 +108,66 @@ public struct MessageArrivals: Equatable, Sendable {
     /// Messages received so far.
     public private(set) var count = 0
     public let saveDirectory: String?
+    /// Each sender's saves: a burst of `savesPerMinute`, then one a second.
+    private var saveBudgets: [BluetoothAddress?: SaveBudget] = [:]
+
+    /// The most messages saved from one sender in a minute (a burst of this many, then one a
+    /// second): a peer writing one-byte messages, or one UART write of 255 lines, cannot fill
+    /// the folder with files.
+    public static let savesPerMinute = 60
 
     public init(saveDirectory: String?) {
         self.saveDirectory = saveDirectory
     }
 
-    /// The next message, `id` from `from` (`via` the relay service, or a UART app's line).
-    public mutating func next(_ message: Message, id: Int, from: PeerName, via: MessageVia = .relay) -> MessageArrival {
+    /// The next message, `id` from `from` (`via` the relay service, or a UART app's line), at
+    /// `now` (seconds): saved unless its sender is over `savesPerMinute`.
+    public mutating func next(
+        _ message: Message, id: Int, from: PeerName, via: MessageVia = .relay, transfer: TransferID? = nil,
+        at now: Double
+    ) -> MessageArrival {
         count += 1
-        return MessageArrival(message, id: id, from: from, number: count, saveDirectory: saveDirectory, via: via)
+        var arrival = MessageArrival(
+            message, id: id, from: from, number: count, saveDirectory: saveDirectory, via: via, transfer: transfer)
+        if saveDirectory != nil, !admitSave(from: from, at: now) { arrival.refusal = Self.refusal(from) }
+        return arrival
     }
 
     /// The next message: a file written as it came.
     public mutating func nextFile(
-        _ key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName
+        _ key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName, refused: Bool = false
     ) -> MessageArrival {
         count += 1
-        return MessageArrival(file: key, header: header, sha256: sha256, from: from, saveDirectory: saveDirectory)
+        var arrival = MessageArrival(
+            file: key, header: header, sha256: sha256, from: from, saveDirectory: saveDirectory)
+        if refused { arrival.refusal = Self.refusal(from) }
+        return arrival
     }
+
+    /// Whether `from` may have one more message saved at `now` (taken from its budget if so).
+    public mutating func admitSave(from: PeerName, at now: Double) -> Bool {
+        let limit = Double(Self.savesPerMinute)
+        var budget = saveBudgets[from.address] ?? SaveBudget(tokens: limit, at: now)
+        budget.tokens = min(limit, budget.tokens + max(0, now - budget.at) * limit / 60)
+        budget.at = now
+        // Full budgets are forgotten: senders that come and go leave nothing behind.
+        saveBudgets = saveBudgets.filter { $0.value.tokens + (now - $0.value.at) * limit / 60 < limit }
+        guard budget.tokens >= 1 else {
+            saveBudgets[from.address] = budget
+            return false
+        }
+        budget.tokens -= 1
+        saveBudgets[from.address] = budget
+        return true
+    }
+
+    static func refusal(_ from: PeerName) -> String {
+        "not saved: \(from) sent more than \(savesPerMinute) messages a minute"
+    }
+}
+
+/// What a sender may still have saved: tokens, refilled with time.
+private struct SaveBudget: Equatable, Sendable {
+    var tokens: Double
+    var at: Double
 }

@@ -99,11 +99,13 @@ extension GattApplication {
         let request = options(call, at: 1)
         if request.prepareAuthorize { return .success([]) }
         if let refusal = validateWrite?(uuid, value, request) { return .failure(refusal.remote) }
-        let offset = Int(request.offset)
-        guard offset <= state.value.count else {
-            return .failure(GattError.invalidOffset(offset: offset, length: state.value.count).remote)
+        if state.spec.keepsWrites {
+            let offset = Int(request.offset)
+            guard offset <= state.value.count else {
+                return .failure(GattError.invalidOffset(offset: offset, length: state.value.count).remote)
+            }
+            state.value = Array(state.value[..<offset]) + value
         }
-        state.value = Array(state.value[..<offset]) + value
         onEvent?(.written(uuid, value: value, request))
         return .success([])
     }
@@ -156,7 +158,7 @@ extension GattApplication {
             case .received(let bytes):
                 if forWrite {
                     self.onEvent?(.written(uuid, value: bytes, request))
-                    state.value = bytes
+                    if state.spec.keepsWrites { state.value = bytes }
                 } else {
                     self.onEvent?(.confirmed(uuid))
                 }

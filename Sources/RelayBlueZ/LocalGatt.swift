@@ -2,8 +2,11 @@
 public struct LocalCharacteristic: Sendable {
     public let uuid: BluetoothUUID
     public var flags: CharacteristicFlags
-    /// The initial value (answered to reads until written or notified).
+    /// The initial value (answered to reads until written, notified or set).
     public var value: [UInt8]
+    /// Whether a remote write becomes the value reads answer. When false, only the owner's
+    /// `GattApplication.setValue` changes it (the owner decides which writes count).
+    public var keepsWrites: Bool
     /// Offer `AcquireWrite` (the `WriteAcquired` property): BlueZ may then deliver write
     /// commands through a socket. Note: BlueZ 5.66 opens one socket per characteristic, so the
     /// writer's device is only known for the first writer; and up to 5.82 at least, the writes
@@ -15,12 +18,13 @@ public struct LocalCharacteristic: Sendable {
     public var supportsAcquireNotify: Bool
 
     public init(
-        uuid: BluetoothUUID, flags: CharacteristicFlags, value: [UInt8] = [],
+        uuid: BluetoothUUID, flags: CharacteristicFlags, value: [UInt8] = [], keepsWrites: Bool = true,
         supportsAcquireWrite: Bool = false, supportsAcquireNotify: Bool = false
     ) {
         self.uuid = uuid
         self.flags = flags
         self.value = value
+        self.keepsWrites = keepsWrites
         self.supportsAcquireWrite = supportsAcquireWrite
         self.supportsAcquireNotify = supportsAcquireNotify
     }

@@ -15,13 +15,28 @@ public enum FileWriter {
     /// How many names `writeNew` tries before it gives up.
     public static let maximumAttempts = 10_000
 
+    /// The free space a received file never takes: a file that would leave less on its disk is
+    /// not written on (its part file is removed).
+    public static let minimumFreeBytes = 64 << 20
+
+    /// The disk's free space is asked again each time a file grows by this much.
+    static let freeSpaceCheckInterval = 1 << 20
+
+    /// Bytes an unprivileged writer may still use on the file system of `fd`; nil when unknown.
+    static func freeBytes(_ fd: Int32) -> Int? {
+        var info = statvfs()
+        guard fstatvfs(fd, &info) == 0 else { return nil }
+        return Int(info.f_bavail) &* Int(info.f_frsize)
+    }
+
     /// Writes `bytes` as a new file in `directory` under the first of `candidate(0)`,
     /// `candidate(1)`, ... that names nothing there, and returns its path (see `PartFile`).
     public static func writeNew(
-        _ bytes: [UInt8], in directory: String, candidate: @escaping (Int) -> String
+        _ bytes: [UInt8], in directory: String, minimumFree: Int = minimumFreeBytes,
+        candidate: @escaping (Int) -> String
     ) -> Result<String, Failure> {
         let file: PartFile
-        switch PartFile.create(in: directory, candidate: candidate) {
+        switch PartFile.create(in: directory, minimumFree: minimumFree, candidate: candidate) {
         case .success(let created): file = created
         case .failure(let failure): return .failure(failure)
         }
@@ -68,9 +83,14 @@ public final class PartFile {
     /// Bytes written so far.
     public private(set) var length = 0
     private var done = false
+    /// The free space this file leaves on its disk, at least.
+    private let minimumFree: Int
 
-    private init(fd: Int32, folder: String, attempt: Int, candidate: @escaping (Int) -> String) {
+    private init(
+        fd: Int32, folder: String, attempt: Int, minimumFree: Int, candidate: @escaping (Int) -> String
+    ) {
         self.fd = fd
+        self.minimumFree = minimumFree
         self.folder = folder
         self.attempt = attempt
         self.candidate = candidate
@@ -81,9 +101,10 @@ public final class PartFile {
         if !done { discard() }
     }
 
-    /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`.
+    /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`; it is written
+    /// on only while its disk keeps `minimumFree` bytes free.
     public static func create(
-        in directory: String, candidate: @escaping (Int) -> String
+        in directory: String, minimumFree: Int = FileWriter.minimumFreeBytes, candidate: @escaping (Int) -> String
     ) -> Result<
         PartFile, FileWriter.Failure
     > {
@@ -96,7 +117,8 @@ public final class PartFile {
                 if errno == EEXIST { continue }
                 return .failure(FileWriter.Failure(path: path, reason: String(cString: strerror(errno))))
             }
-            return .success(PartFile(fd: fd, folder: folder, attempt: attempt, candidate: candidate))
+            return .success(
+                PartFile(fd: fd, folder: folder, attempt: attempt, minimumFree: minimumFree, candidate: candidate))
         }
         return .failure(
             FileWriter.Failure(
@@ -106,6 +128,15 @@ public final class PartFile {
     /// Appends `bytes`; on failure the part file is removed and the failure returned.
     public func append(_ bytes: [UInt8]) -> FileWriter.Failure? {
         guard !done else { return FileWriter.Failure(path: partPath, reason: "already closed") }
+        let interval = FileWriter.freeSpaceCheckInterval
+        if length == 0 || (length + bytes.count) / interval != length / interval,
+            let free = FileWriter.freeBytes(fd), free - bytes.count < minimumFree
+        {
+            discard()
+            return FileWriter.Failure(
+                path: partPath,
+                reason: "the disk would keep less than \(minimumFree >> 20) MiB free (\(free >> 20) MiB left)")
+        }
         if let problem = FileWriter.writeAll(bytes, to: fd) {
             discard()
             return FileWriter.Failure(path: partPath, reason: problem)

@@ -26,9 +26,8 @@ public struct TransferReceiver: Sendable {
         var digest: SHA256?
         /// Every stream byte below this is held (in `headerBytes` or `payload`).
         var received = 0
-        /// Bytes held beyond `received`: segments ascending by offset, never overlapping.
-        var pending: [(offset: Int, bytes: [UInt8])] = []
-        var pendingRanges = ByteRanges()
+        /// Bytes held beyond `received`.
+        var pending: OutOfOrderStore
         var crc = CRC32C()
         var lastFrameAt: Double
         var lastProgressAt: Double = -.infinity
@@ -49,6 +48,9 @@ public struct TransferReceiver: Sendable {
     /// The last finished transfers and how they ended, newest last (answers to duplicates).
     private var finished: [(transfer: TransferID, status: AcknowledgementStatus, streamLength: Int)] = []
     private var lastDuplicateAck: [TransferID: Double] = [:]
+    /// Complete messages handed over and not yet saved (`acknowledgesAfterSaving`), with their
+    /// stream lengths: their final acknowledgement waits for `saved`.
+    private var saving: [TransferID: Int] = [:]
     private var linked = true
     private var downSince: Double?
     /// When a delayed acknowledgement is due; nil when nothing is unacknowledged.
@@ -67,12 +69,24 @@ public struct TransferReceiver: Sendable {
     }
 
     /// Stream bytes held out of order (bounded by the window).
-    public var bufferedOutOfOrder: Int { partial?.pendingRanges.count ?? 0 }
+    public var bufferedOutOfOrder: Int { partial?.pending.count ?? 0 }
+
+    /// Bytes of memory held for the message in progress: what came in order of a text or binary
+    /// message (at most twice its bytes received, never its declared length) and the out-of-order
+    /// buffer (the window, once a byte came out of order).
+    public var heldMemory: Int {
+        guard let partial else { return 0 }
+        return partial.payload.capacity + partial.headerBytes.capacity + partial.pending.allocated
+    }
 
     // MARK: Frames
 
     /// A data frame from the sender.
     public mutating func receive(_ frame: DataFrame, at now: Double) -> [Action] {
+        if saving[frame.transfer] != nil {
+            counts.duplicateFrames += 1
+            return []  // answered once it is saved
+        }
         if let done = finished.last(where: { $0.transfer == frame.transfer }) {
             counts.duplicateFrames += 1
             return answerDuplicate(done.transfer, done.status, done.streamLength, at: now)
@@ -83,7 +97,11 @@ public struct TransferReceiver: Sendable {
                 return []
             }
             expected = frame.transfer
-            partial = Partial(transfer: frame.transfer, lastFrameAt: now)
+            partial = Partial(
+                transfer: frame.transfer,
+                pending: OutOfOrderStore(
+                    capacity: configuration.window, maximumRanges: configuration.maximumHeldRanges),
+                lastFrameAt: now)
         }
         guard var current = partial, current.transfer == frame.transfer else {
             counts.ignoredFrames += 1
@@ -110,6 +128,12 @@ public struct TransferReceiver: Sendable {
                 switch completed {
                 case .message(let message): actions.append(.deliver(current.transfer, header, message))
                 case .file(let digest): actions.append(.deliverFile(current.transfer, header, sha256: digest))
+                }
+                if configuration.acknowledgesAfterSaving {
+                    saving[current.transfer] = header.streamLength
+                    expected = current.transfer.next
+                    clearAck()
+                    return actions
                 }
             } else {
                 actions.append(
@@ -141,6 +165,19 @@ public struct TransferReceiver: Sendable {
         return []
     }
 
+    /// The owner saved (or failed to save) a message it was handed with `acknowledgesAfterSaving`:
+    /// its final acknowledgement, `delivered` or `notSaved`, goes now (or when the link is back).
+    public mutating func saved(_ transfer: TransferID, _ ok: Bool, at now: Double) -> [Action] {
+        guard let streamLength = saving.removeValue(forKey: transfer) else { return [] }
+        let status: AcknowledgementStatus = ok ? .delivered : .notSaved
+        remember(transfer, status, streamLength: streamLength)
+        lastDuplicateAck[transfer] = now
+        return linked ? [finalAcknowledgement(transfer, status, streamLength)] : []
+    }
+
+    /// Messages handed over that wait for `saved`.
+    public var awaitingSave: Int { saving.count }
+
     // MARK: The link
 
     /// The sender's link went down: acknowledgements wait, the partial message is kept.
@@ -169,7 +206,10 @@ public struct TransferReceiver: Sendable {
                         cause: .senderMovedOn)))
             remember(current.transfer, .gaveUp, streamLength: current.streamLength ?? current.received)
         }
-        if let done = finished.last(where: { $0.transfer == next }) {
+        if saving[next] != nil {
+            // Its final word goes once it is saved.
+            expected = next.next
+        } else if let done = finished.last(where: { $0.transfer == next }) {
             // The sender missed how it ended.
             expected = next.next
             actions.append(finalAcknowledgement(done.transfer, done.status, done.streamLength))
@@ -266,19 +306,17 @@ public struct TransferReceiver: Sendable {
             end = limit
             guard start < end else { return .kept(newGap: false) }
         }
-        if end <= current.received || current.pendingRanges.contains(start..<end) {
+        if end <= current.received || current.pending.held.contains(start..<end) {
             counts.duplicateFrames += 1
             return .kept(newGap: false)
         }
         if start > current.received {
             // Out of order: keep the parts not held yet.
-            let hadGap = !current.pendingRanges.isEmpty
-            for gap in current.pendingRanges.missing(in: start..<end) {
-                let from = gap.lowerBound - Int(frame.offset)
-                let segment = (offset: gap.lowerBound, bytes: Array(frame.bytes[from..<(from + gap.count)]))
-                let index = current.pending.firstIndex { $0.offset > gap.lowerBound } ?? current.pending.endIndex
-                current.pending.insert(segment, at: index)
-                current.pendingRanges.insert(gap)
+            let hadGap = !current.pending.held.isEmpty
+            let from = start - Int(frame.offset)
+            guard current.pending.keep(frame.bytes[from..<(end - Int(frame.offset))], at: start) else {
+                counts.fragmentedFrames += 1
+                return .kept(newGap: false)
             }
             return .kept(newGap: !hadGap)
         }
@@ -288,13 +326,8 @@ public struct TransferReceiver: Sendable {
         if let outcome = append(Array(frame.bytes[from..<(end - Int(frame.offset))]), to: &current, actions: &actions) {
             return outcome
         }
-        // Pending segments that now follow on (or that the frame partly covered).
-        while let first = current.pending.first, first.offset <= current.received {
-            current.pending.removeFirst()
-            let end = first.offset + first.bytes.count
-            current.pendingRanges.remove(first.offset..<end)
-            guard end > current.received else { continue }
-            let tail = Array(first.bytes[(current.received - first.offset)...])
+        // Bytes held out of order that now follow on (or that the frame partly covered).
+        while let tail = current.pending.take(from: current.received) {
             if let outcome = append(tail, to: &current, actions: &actions) { return outcome }
         }
         return .kept(newGap: false)
@@ -331,11 +364,8 @@ public struct TransferReceiver: Sendable {
             guard Int(header.length) <= limit else { return .finished(.tooLarge, nil) }
             current.header = header
             current.headerBytes = []
-            if header.name.isEmpty {
-                current.payload.reserveCapacity(Int(header.length))
-            } else {
-                current.digest = SHA256()
-            }
+            // A text or binary message's bytes grow as they come: its declared length reserves nothing.
+            if !header.name.isEmpty { current.digest = SHA256() }
             actions.append(.started(current.transfer, header))
         }
         guard let header = current.header else { return nil }
@@ -402,7 +432,7 @@ public struct TransferReceiver: Sendable {
     private mutating func acknowledgement(at now: Double) -> Action {
         clearAck()
         guard let current = partial else { preconditionFailure("an acknowledgement without a message") }
-        let spans = current.pendingRanges.ranges.prefix(Acknowledgement.maximumSpans).compactMap {
+        let spans = current.pending.held.ranges.prefix(Acknowledgement.maximumSpans).compactMap {
             ByteSpan(start: UInt32($0.lowerBound), end: UInt32($0.upperBound))
         }
         return .acknowledge(

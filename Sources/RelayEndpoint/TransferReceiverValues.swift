@@ -23,12 +23,18 @@ extension TransferReceiver {
         public var duplicateAckInterval: Double
         /// `progress` at most this often per message (seconds).
         public var progressInterval: Double
+        /// Whether a complete message waits for `saved` before its final acknowledgement (the
+        /// owner saves every message, `--save-dir`): `delivered` then means saved, and a save that
+        /// failed is acknowledged `notSaved`.
+        public var acknowledgesAfterSaving: Bool
+        /// The most separate ranges held out of order at once (more would cost time per frame).
+        public var maximumHeldRanges: Int
 
         public init(
             window: Int = 64 << 10, maxMessage: Int = 1 << 20, maxFile: Int = 100 << 20, resumeTimeout: Double = 60,
             stallTimeout: Double = 120,
             ackDelay: Double = 0.05, ackEvery: Int? = nil, duplicateAckInterval: Double = 0.5,
-            progressInterval: Double = 0.25
+            progressInterval: Double = 0.25, maximumHeldRanges: Int = 128, acknowledgesAfterSaving: Bool = false
         ) {
             self.window = window
             self.maxMessage = maxMessage
@@ -39,6 +45,8 @@ extension TransferReceiver {
             self.ackEvery = ackEvery ?? max(1, window / 4)
             self.duplicateAckInterval = duplicateAckInterval
             self.progressInterval = progressInterval
+            self.maximumHeldRanges = maximumHeldRanges
+            self.acknowledgesAfterSaving = acknowledgesAfterSaving
         }
     }
 
@@ -113,6 +121,9 @@ extension TransferReceiver {
         public var ignoredFrames = 0
         /// Frames (partly) beyond the window, cut off.
         public var beyondWindow = 0
+        /// Out-of-order frames refused because what is held out of order was already in
+        /// `maximumHeldRanges` pieces (the sender sends them again).
+        public var fragmentedFrames = 0
         /// Messages delivered.
         public var delivered = 0
     }

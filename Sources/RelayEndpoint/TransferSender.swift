@@ -474,8 +474,13 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 guard let index = currentIndex(of: recipient) else { continue }
                 var track = entries[index].tracks[recipient]!
                 if let last = track.lastProgressAt, now >= last + configuration.deliveryTimeout {
-                    actions += fail(
-                        index, recipient, .noProgress(seconds: Int(configuration.deliveryTimeout)), abort: .noProgress)
+                    // A recipient that took nothing for the delivery time-out fails every message
+                    // queued for it, not one per time-out: a silent peer would pin each in turn.
+                    // Each is aborted, in order, so an honest receiver's expected transfer follows.
+                    let failure = Failure.noProgress(seconds: Int(configuration.deliveryTimeout))
+                    for later in entries.indices[index...] {
+                        actions += fail(later, recipient, failure, abort: .noProgress)
+                    }
                     continue
                 }
                 if track.flights.isEmpty, !track.probe, let sent = track.lastSentAt,

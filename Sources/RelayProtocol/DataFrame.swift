@@ -79,6 +79,11 @@ public enum AcknowledgementStatus: UInt8, Sendable, Hashable, CustomStringConver
     case checksumMismatch = 0x04
     /// The message header is malformed (unknown kind, reserved bits, data past the end).
     case badHeader = 0x05
+    /// The whole message arrived with its CRC-32C checked, but the receiver could not save it
+    /// (`--save-dir`: the disk full, no free name, no permission). A relay of the release before
+    /// this status does not know it: it reports `unknown status 0x06` and its message fails at its
+    /// delivery time-out (it never reports it delivered).
+    case notSaved = 0x06
 
     /// Whether the receiver is done with the message (every status but `receiving`).
     public var isFinal: Bool { self != .receiving }
@@ -91,6 +96,7 @@ public enum AcknowledgementStatus: UInt8, Sendable, Hashable, CustomStringConver
         case .tooLarge: "too large for the receiver"
         case .checksumMismatch: "checksum mismatch at the receiver"
         case .badHeader: "refused by the receiver: malformed header"
+        case .notSaved: "not saved by the receiver"
         }
     }
 }

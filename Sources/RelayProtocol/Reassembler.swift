@@ -39,6 +39,10 @@ public struct Reassembler: Sendable {
         self.maxMessageLength = maxMessageLength
     }
 
+    /// Bytes of memory held for the message in progress: at most about twice its bytes received,
+    /// whatever length its first chunk declared.
+    public var heldMemory: Int { buffer.capacity }
+
     /// How far the message in progress has come; nil when no message is in progress.
     public var progress: ReassemblyProgress? {
         guard let current else { return nil }
@@ -81,7 +85,12 @@ public struct Reassembler: Sendable {
         do {
             header = try FrameHeader.parse(value)
         } catch {
-            return [fail(.invalidFrame(error), discarding: nil)]
+            // A first chunk refused (an unknown kind, say) names its message: its continuation
+            // chunks are ignored silently, as those of any refused message (one error a message).
+            let refused =
+                value.count >= 3 && value[0] == FrameHeader.markerByte && value[1] & FrameFlags.first.rawValue != 0
+                ? MessageID(value[2]) : nil
+            return [fail(.invalidFrame(error), discarding: refused)]
         }
         let payload = UnsafeRawBufferPointer(rebasing: value[header.encodedLength...])
         if let start = header.start {
@@ -109,8 +118,8 @@ public struct Reassembler: Sendable {
             events.append(fail(.lengthMismatch(id, declared: declared, received: payload.count), discarding: id))
             return events
         }
+        // The buffer grows as chunks come: a declared length reserves nothing.
         buffer = []
-        buffer.reserveCapacity(declared)
         buffer.append(contentsOf: payload.bindMemory(to: UInt8.self))
         var checksum = CRC32C()
         checksum.update(payload)

@@ -132,7 +132,7 @@ public enum SessionFrame: Sendable, Hashable {
 /// ```
 /// 0     0xB2
 /// 1     0x01 hello
-/// 2     version: the highest protocol version the central speaks (2)
+/// 2     version: the highest protocol version the central speaks (2; below 2 is refused)
 /// 3     flags: reserved, 0
 /// 4-7   the central's token, UInt32 LE (not 0)
 /// 8-13  the central's adapter address, as written (AA first)
@@ -181,6 +181,8 @@ public struct Hello: Sendable, Hashable {
     init(reading reader: inout WireReader) throws(SessionFrameError) {
         try SessionFrame.begin(&reader, .hello, required: Self.length)
         version = reader.uint8()
+        // The highest version the central speaks: 2 or later (a later central meets this one at 2).
+        guard version >= SessionFrame.version else { throw .unsupportedVersion(.hello, version) }
         let flags = reader.uint8()
         guard flags == 0 else { throw .reservedBits(.hello, flags) }
         guard let token = SessionToken(reader.uint32()) else { throw .zeroToken(.hello) }
@@ -197,7 +199,7 @@ public struct Hello: Sendable, Hashable {
 /// ```
 /// 0     0xB2
 /// 1     0x02 welcome
-/// 2     version: the version both speak (2)
+/// 2     version: the version both speak (2: the lower of the hello's and the peripheral's)
 /// 3     session number the peripheral gives this central (1-254)
 /// 4-7   the central's token, echoed, UInt32 LE
 /// 8-11  the peripheral's token, UInt32 LE (not 0)
@@ -248,6 +250,8 @@ public struct Welcome: Sendable, Hashable {
     init(reading reader: inout WireReader) throws(SessionFrameError) {
         try SessionFrame.begin(&reader, .welcome, required: Self.length)
         version = reader.uint8()
+        // The version both speak: this implementation's hello said 2, so nothing else can be.
+        guard version == SessionFrame.version else { throw .unsupportedVersion(.welcome, version) }
         session = try SessionNumber.one(reader.uint8(), in: .welcome)
         guard let central = SessionToken(reader.uint32()), let peripheral = SessionToken(reader.uint32()) else {
             throw .zeroToken(.welcome)

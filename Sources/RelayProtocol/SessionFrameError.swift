@@ -12,6 +12,9 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
     case trailingBytes(SessionFrameType, length: Int, expected: Int)
     /// Reserved bits are set.
     case reservedBits(SessionFrameType, UInt8)
+    /// A hello announcing a version below 2, or a welcome naming a version other than 2 (the only
+    /// one this implementation speaks, so the only one both can speak).
+    case unsupportedVersion(SessionFrameType, UInt8)
     /// A token field holds 0, which is not a token.
     case zeroToken(SessionFrameType)
     /// A session field holds 0 (or 255 where one central is meant).
@@ -36,6 +39,7 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
         case .trailingBytes(let type, let length, let expected):
             "\(type) frame of \(length) bytes, expected \(expected)"
         case .reservedBits(let type, let bits): "\(type) frame with reserved bits set (0x\(hexByte(bits)))"
+        case .unsupportedVersion(let type, let version): "\(type) frame of unsupported version \(version)"
         case .zeroToken(let type): "\(type) frame with token 0"
         case .invalidSession(let type, let value): "\(type) frame with session number \(value)"
         case .unknownStatus(let status): "acknowledgement with unknown status 0x\(hexByte(status))"

@@ -38,7 +38,7 @@ struct CentralDelivery: Sendable {
     var inbound = InboundReports()
     var streams = OutgoingStreams()
     /// Frames written before anything else: hellos, acknowledgements, aborts.
-    var control: [SessionFrame] = []
+    var control = ControlFrames()
     /// Messages typed while the handshake decides the version: (number, message, command).
     var waiting: [(number: Int, message: Message, token: CommandToken?)] = []
     /// The command waiting for each message's `sent`, by message number.

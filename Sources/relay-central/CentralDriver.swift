@@ -123,6 +123,7 @@ final class CentralDriver {
             let (report, problem) = arrival.perform(files: incomingFiles)
             if let problem { console.report(CentralEvent.error(problem)) }
             console.report(CentralEvent.transfer(.message(report)))
+            if let receipt = arrival.receipt(saved: problem == nil) { feed(.saved(receipt)) }
         case .file(let step):
             if let problem = incomingFiles.perform(step) { console.report(CentralEvent.error(problem)) }
         case .pair(let id): backend?.pair(id)

@@ -78,6 +78,8 @@ enum CentralInput: Equatable, Sendable {
     case relayCharacteristicRemoved(CharacteristicID)
     /// The delivery timer (`CentralSession.deliveryDeadline`) fired.
     case deliveryTimerFired
+    /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
+    case saved(SaveReceipt)
     /// Our agent was asked for the passkey of a pairing with the device.
     case passkeyRequested(DeviceID)
     /// bluetoothd cancelled the agent's request.

@@ -14,7 +14,8 @@ extension CentralSession {
     /// The link is set up on the session characteristic: greet the peripheral.
     mutating func startGreeting() -> [CentralAction] {
         delivery.phase = .greeting(attempt: 1, since: now)
-        delivery.control = [delivery.hello(address: adapter?.address)]
+        delivery.control.removeAll()
+        delivery.control.append(delivery.hello(address: adapter?.address))
         return pump()
     }
 
@@ -68,7 +69,7 @@ extension CentralSession {
         }
         // Version 1: subscribe to the notify characteristic and write to the write characteristic.
         delivery.phase = .fallback
-        delivery.control = []
+        delivery.control.removeAll()
         relay.session = nil
         relay.notifying = false
         relay.notifyVia = nil
@@ -180,6 +181,13 @@ extension CentralSession {
         }
     }
 
+    /// A message from the peripheral is saved (or is not): its final acknowledgement says which.
+    mutating func saved(_ receipt: SaveReceipt) -> [CentralAction] {
+        guard receipt.from == peripheralName, delivery.receiver != nil else { return [] }
+        let actions = delivery.receiver!.saved(receipt.transfer, receipt.saved, at: now)
+        return performInbound(actions) + pump()
+    }
+
     // MARK: Time and the link
 
     /// The delivery timer fired: what is due in the handshake, the sender and the receiver.
@@ -198,7 +206,7 @@ extension CentralSession {
     /// The link ended. Kept for a resume unless `keep` is false (a disconnect asked for, quitting):
     /// then what is pending fails, with `reason`.
     mutating func deliveryLinkEnded(keep: Bool, reason: String) -> [CentralAction] {
-        delivery.control = []
+        delivery.control.removeAll()
         let wasEstablished = delivery.session != nil
         delivery.phase = .idle
         var actions: [CentralAction] = []

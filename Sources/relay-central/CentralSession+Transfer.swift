@@ -15,8 +15,8 @@ extension CentralSession {
             inFlight = .uart(value)
             return [.write(value.bytes, via: path, to: relay.write)]
         }
-        if relay.session != nil, !delivery.control.isEmpty {
-            let frame = delivery.control.removeFirst().fitting((relay.mtu ?? .default).maxValueLength(.write))
+        if relay.session != nil, let next = delivery.control.popFirst() {
+            let frame = next.fitting((relay.mtu ?? .default).maxValueLength(.write))
             inFlight = .control
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
         }
@@ -137,7 +137,7 @@ extension CentralSession {
                 lastReceived = counter
                 actions.append(.report(.transfer(.counter(from: sender, counter))))
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender)))
+                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: now)))
             case .receiving, .protocolError, .dropped:
                 if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
             }

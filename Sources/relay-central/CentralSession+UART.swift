@@ -155,7 +155,7 @@ extension CentralSession {
         let from = PeerName(.peripheral, uart.device)
         return lines.map { line in
             uart.received += 1
-            return .deliver(arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus))
+            return .deliver(arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus, at: now))
         }
     }
 }

@@ -329,6 +329,7 @@ struct CentralSession {
         case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
         case .deliveryTimerFired: return deliveryTimerFired()
+        case .saved(let receipt): return saved(receipt)
         case .passkeyRequested(let id): return passkeyRequested(id)
         case .pairingCancelled: return pairingCancelled()
         case .pairFinished(let id, let error): return pairFinished(id, error)

@@ -339,8 +339,12 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    func setNotifyReadValue(_ value: [UInt8]) {
-        application?.setValue(value, for: RelayProfile.notifyCharacteristic)
+    func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {
+        switch characteristic {
+        case .write: application?.setValue(value, for: RelayProfile.writeCharacteristic)
+        case .notify: application?.setValue(value, for: RelayProfile.notifyCharacteristic)
+        case .session, .uartTX: break  // not readable
+        }
     }
 
     func shutdown(then done: @escaping () -> Void) {

@@ -27,8 +27,8 @@ enum PeripheralAction: Equatable, Sendable {
     case note(String)
     /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
     case notify([UInt8], on: RelayCharacteristic)
-    /// Set what a read of the notify characteristic returns.
-    case setNotifyReadValue([UInt8])
+    /// Set what a read of `of` (the write or the notify characteristic) returns.
+    case setReadValue([UInt8], of: RelayCharacteristic)
     /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).
     case pauseSending(seconds: Double)
     /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
@@ -111,6 +111,8 @@ enum PeripheralInput: Equatable, Sendable {
     case pairing(PairingInput)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)
+    /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
+    case saved(SaveReceipt)
 }
 
 /// Why a registration failed; the line is made in `description`.

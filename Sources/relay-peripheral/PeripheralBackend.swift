@@ -12,8 +12,8 @@ protocol PeripheralBackend: AnyObject {
     func unregisterAdvertisement()
     /// Notify one value on `characteristic` to the centrals subscribed to it.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome
-    /// Set the value a read of the notify characteristic returns.
-    func setNotifyReadValue(_ value: [UInt8])
+    /// Set the value a read of `characteristic` (the write or the notify characteristic) returns.
+    func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic)
     /// Unregister everything and release the bus, then call `done`.
     func shutdown(then done: @escaping () -> Void)
 }

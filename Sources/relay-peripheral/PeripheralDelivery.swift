@@ -1,4 +1,5 @@
 import RelayApp
+import RelayCLI
 import RelayEndpoint
 import RelayProtocol
 
@@ -18,22 +19,31 @@ struct PeripheralDelivery: Sendable {
         var inbound = InboundReports()
         /// Whether its link is up (a disconnect or unsubscription puts it away until its next hello).
         var linked = true
+        /// When its link went down (nil while linked).
+        var awaySince: Double?
+        /// When its last `subscribed` line was reported (hellos on a live link are paced).
+        var reportedAt = -Double.infinity
         /// Counters received on the session characteristic.
         var counters = 0
     }
+
+    /// A live session's hellos give a `subscribed` line at most this often (seconds).
+    static let helloReportInterval = 5.0
 
     let settings: DeliverySettings
     var sessions: [SessionNumber: Session] = [:]
     var sender: TransferSender<SessionNumber>
     var streams = OutgoingStreams()
     /// Frames notified before anything else: welcomes, acknowledgements, aborts.
-    var control: [SessionFrame] = []
+    var control = ControlFrames()
     /// Messages whose every byte went out once.
     var fullySent: Set<Int> = []
     /// Messages that failed for some central, for the exit status of a scripted run.
     var failed = 0
     /// Protocol errors on the session characteristic from writers without a session.
     var strangers = InboundReports()
+    /// Hellos refused because they carried another central's token (paced like protocol errors).
+    var refusedHellos = RateLimiter(limit: InboundPipeline.reportsPerSecond, per: 1)
 
     init(settings: DeliverySettings) {
         self.settings = settings
@@ -46,6 +56,13 @@ struct PeripheralDelivery: Sendable {
     /// The lowest session number not in use.
     var freeNumber: SessionNumber? {
         SessionNumber.assignable.lazy.compactMap(SessionNumber.init).first { sessions[$0] == nil }
+    }
+
+    /// The session away the longest, if any: the one to end when a hello needs a number and all
+    /// 254 are taken (addresses that come and go cannot lock honest centrals out).
+    var longestAway: SessionNumber? {
+        sessions.values.filter { !$0.linked }.min { ($0.awaySince ?? 0, $0.number) < ($1.awaySince ?? 0, $1.number) }?
+            .number
     }
 
     /// Sessions whose link is up.

@@ -89,13 +89,14 @@ final class PeripheralDriver {
             case .note(let text): console.print(text)
             case .notify(let value, let characteristic):
                 handle(.notifyOutcome(backend?.notify(value, on: characteristic) ?? .failed(.noBluetoothd)))
-            case .setNotifyReadValue(let value): backend?.setNotifyReadValue(value)
+            case .setReadValue(let value, let characteristic): backend?.setReadValue(value, of: characteristic)
             case .pauseSending(let seconds):
                 loop.schedule(after: seconds) { [weak self] in self?.handle(.sendTimerFired) }
             case .deliver(let arrival):
                 let (report, problem) = arrival.perform(files: incomingFiles)
                 if let problem { console.report(PeripheralEvent.error(.saveFailed(problem), from: nil)) }
                 console.report(PeripheralEvent.transfer(.message(report)))
+                if let receipt = arrival.receipt(saved: problem == nil) { handle(.saved(receipt)) }
             case .file(let step):
                 if let problem = incomingFiles.perform(step) {
                     console.report(PeripheralEvent.error(.saveFailed(problem), from: nil))

@@ -42,6 +42,9 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
     case saveFailed(String)
     /// A relay central said hello while every session number (254) was taken.
     case sessionsFull
+    /// A hello carried the token of the session of the central at `owner` (another address):
+    /// refused; `suppressed` more were not reported.
+    case anotherCentralsToken(owner: BluetoothAddress, suppressed: Int)
     /// A central outside `--allow` wrote a value, dropped; `suppressed` more were not reported.
     case notAllowed(suppressed: Int)
     /// `--secure`: bluetoothd refused the pairing agent (no passkey can be shown).
@@ -63,6 +66,9 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
                 + "peripheral's objects\(more)"
         case .saveFailed(let text): return text
         case .sessionsFull: return "254 relay centrals are in session already: no session for this one"
+        case .anotherCentralsToken(let owner, let suppressed):
+            let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
+            return "hello refused: it carries the token of \(owner)'s session (a session stays with its central)\(more)"
         case .notAllowed(let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
             return "value dropped: this central is not in --allow\(more)"

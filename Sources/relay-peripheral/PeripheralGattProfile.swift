@@ -22,8 +22,10 @@ enum PeripheralGattProfile {
         LocalService(
             uuid: RelayProfile.service, primary: true,
             characteristics: [
+                // Reads answer the last counter an admitted central wrote (the session sets it).
                 LocalCharacteristic(
-                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure)),
+                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure),
+                    keepsWrites: false),
                 LocalCharacteristic(
                     uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
                     supportsAcquireNotify: notifyPath == .socket),

@@ -24,7 +24,7 @@ extension PeripheralSession {
         }
         switch value {
         case .counter(let counter):
-            lastWritten = bytes
+            actions.append(rememberWritten(counter))
             if let number = address.flatMap(sessionNumber(at:)) { delivery.sessions[number]?.counters += 1 }
             actions.append(.report(.transfer(.counter(from: PeerName(.central, address), counter))))
             if configuration.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
@@ -64,6 +64,14 @@ extension PeripheralSession {
     /// A hello: a new session, a session coming back (resume), or a central that restarted.
     private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?) -> [PeripheralAction] {
         let address = writer ?? hello.address
+        // A token is notified in clear in its welcome, which every subscriber hears: it says which
+        // process a hello comes from, never which central may have a session. A hello with the
+        // token of another central's session is refused (no takeover of its messages, its
+        // acknowledgements or its part files).
+        if let known = delivery.session(of: hello.token), !isSameCentral(known.address, address) {
+            guard case .allow(let suppressed) = delivery.refusedHellos.admit(now: now) else { return [] }
+            return [.report(.error(.anotherCentralsToken(owner: known.address, suppressed: suppressed), from: address))]
+        }
         // A relay central hears the session characteristic only.
         centrals[address]?.inSession = true
         centrals[address]?.subscribed = false
@@ -76,35 +84,52 @@ extension PeripheralSession {
             var session = known
             session.address = address
             session.linked = true
+            session.awaySince = nil
+            // A hello again on a live link (its welcome was lost, a reconnection bluetoothd had not
+            // yet reported as a disconnection, or a flood) is answered every time and reported at
+            // most every 5 s.
+            let report = !known.linked || now - known.reportedAt >= PeripheralDelivery.helloReportInterval
+            if report { session.reportedAt = now }
             delivery.sender.linkUp(number, window: window, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
-            actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
+            if report {
+                actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
+            }
             actions += performInbound(received, of: number)
         } else {
             // A central process that restarted leaves its old session behind: it is gone.
             for old in delivery.sessions.values where old.address == address {
                 actions += endSession(old.number, because: "the central restarted")
             }
+            if delivery.freeNumber == nil, let away = delivery.longestAway {
+                actions += endSession(away, because: "its number was needed while it was away")
+            }
             guard let free = delivery.freeNumber else {
-                return [.report(.error(.sessionsFull, from: address))]
+                return actions + [.report(.error(.sessionsFull, from: address))]
             }
             number = free
             var receiver = TransferReceiver(configuration: delivery.settings.receiverConfiguration, session: number)
             let received = receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = PeripheralDelivery.Session(
-                number: number, token: hello.token, address: address, receiver: receiver)
+                number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now)
             delivery.sender.linkUp(number, window: window, at: now)
             actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
         }
-        delivery.control.insert(
+        delivery.control.putFirst(
             .welcome(
                 Welcome(
                     session: number, central: hello.token, peripheral: delivery.settings.token,
-                    window: UInt32(delivery.settings.window), next: delivery.sender.nextTransfer(for: number))),
-            at: 0)
+                    window: UInt32(delivery.settings.window), next: delivery.sender.nextTransfer(for: number))))
         return actions + startSending()
+    }
+
+    /// Whether `first` and `second` are one central: the same address, or one the other's identity
+    /// (bluetoothd resolved a private address once it paired).
+    private func isSameCentral(_ first: BluetoothAddress, _ second: BluetoothAddress) -> Bool {
+        first == second || identities[first] == second || identities[second] == first
+            || (identities[first] != nil && identities[first] == identities[second])
     }
 
     /// Ends a session for good: its messages fail, its partial message is dropped.
@@ -121,6 +146,7 @@ extension PeripheralSession {
     mutating func sessionsLinkDown(at address: BluetoothAddress) {
         for (number, session) in delivery.sessions where session.address == address && session.linked {
             delivery.sessions[number]?.linked = false
+            delivery.sessions[number]?.awaySince = now
             delivery.sessions[number]?.receiver.linkDown(at: now)
             delivery.sender.linkDown(number, at: now)
         }
@@ -131,7 +157,7 @@ extension PeripheralSession {
     mutating func sessionNotifyStopped() -> [PeripheralAction] {
         let leaving = delivery.linkedSessions
         for session in leaving { sessionsLinkDown(at: session.address) }
-        delivery.control = []
+        delivery.control.removeAll()
         return leaving.map { .report(.unsubscribed($0.address)) }
     }
 
@@ -158,9 +184,9 @@ extension PeripheralSession {
     /// The next value for the session characteristic: a welcome, acknowledgement or abort, a
     /// counter, then data.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
-        if !delivery.control.isEmpty {
+        if let next = delivery.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
-            let frame = delivery.control.removeFirst().fitting(sessionMTU.maxValueLength(.notification))
+            let frame = next.fitting(sessionMTU.maxValueLength(.notification))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
         }
         if !sessionCounters.isEmpty {
@@ -192,6 +218,15 @@ extension PeripheralSession {
         }
         return OutgoingValue(
             bytes: SessionFrame.data(frame).encoded, counter: nil, completion: completion, target: .session)
+    }
+
+    /// A central's message is saved (or is not): its final acknowledgement says which.
+    mutating func saved(_ receipt: SaveReceipt) -> [PeripheralAction] {
+        guard
+            let number = delivery.sessions.first(where: { PeerName(.central, $0.value.address) == receipt.from })?.key
+        else { return [] }
+        let received = delivery.sessions[number]!.receiver.saved(receipt.transfer, receipt.saved, at: now)
+        return performInbound(received, of: number) + startSending()
     }
 
     // MARK: Time

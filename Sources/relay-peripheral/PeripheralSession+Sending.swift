@@ -95,7 +95,7 @@ extension PeripheralSession {
             if let counter = value.counter { lastNotified = counter }
             // A frame changed the characteristic's value: reads return the last counter.
             if value.counter == nil, value.target == .notify {
-                actions.append(.setNotifyReadValue(lastNotified?.encoded ?? []))
+                actions.append(.setReadValue(lastNotified?.encoded ?? [], of: .notify))
             }
             if let completion = value.completion { actions.append(.report(completion)) }
             actions += value.alsoReport.map { .report($0) }

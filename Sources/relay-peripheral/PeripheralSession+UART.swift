@@ -104,6 +104,6 @@ extension PeripheralSession {
     private mutating func deliverUARTLine(_ line: String, from: BluetoothAddress?) -> PeripheralAction {
         uart.received += 1
         return .deliver(
-            arrivals.next(Message(text: line), id: uart.received, from: PeerName(.central, from), via: .nus))
+            arrivals.next(Message(text: line), id: uart.received, from: PeerName(.central, from), via: .nus, at: now))
     }
 }

@@ -33,19 +33,19 @@ extension PeripheralSession {
         _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
     ) -> [PeripheralAction] {
         var actions = noteWriter(address, mtu: mtu)
-        lastWritten = bytes
         var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
         let sender = PeerName(.central, address)
         for event in central.inbound.receive(bytes, at: time) {
             switch event {
             case .counter(let value):
+                actions.append(rememberWritten(value))
                 actions.append(.report(.transfer(.counter(from: sender, value))))
                 if configuration.echo, hasSubscribers, isPoweredOn {
                     outbox.append(counter: value, tag: subscriberCount)
                     actions += startSending()
                 }
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender)))
+                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: time)))
             case .receiving:
                 break  // the peripheral shows a message in progress in `status` only
             case .protocolError, .dropped:
@@ -54,6 +54,13 @@ extension PeripheralSession {
         }
         if let address { centrals[address] = central } else { anonymous = central }
         return actions
+    }
+
+    /// `counter`, written by an admitted central, becomes what a read of the write characteristic
+    /// returns (frames and refused centrals' values never do).
+    mutating func rememberWritten(_ counter: Counter) -> PeripheralAction {
+        lastWritten = counter
+        return .setReadValue(counter.encoded, of: .write)
     }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.

@@ -66,8 +66,8 @@ struct PeripheralSession {
     var counter = Counter(0)
     /// The last counter handed to bluetoothd (what a read of the notify characteristic returns).
     var lastNotified: Counter?
-    /// The last value any central wrote (what a read of the write characteristic returns).
-    var lastWritten: [UInt8]?
+    /// The last counter an admitted central wrote (what a read of the write characteristic returns).
+    var lastWritten: Counter?
     /// Complete messages received from every central (numbered for `--save-dir`).
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
@@ -183,6 +183,9 @@ struct PeripheralSession {
         guard message.length <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")
         }
+        guard delivery.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
+            throw CommandError(DeliverySettings.queueFullReason)
+        }
         let number = nextMessageNumber
         nextMessageNumber += 1
         _ = enqueueForSessions(message, number: number)
@@ -207,22 +210,6 @@ struct PeripheralSession {
         guard text ? hasAudience : hasSubscribers else {
             throw CommandError("no central is subscribed to notifications (wait for 'subscribed')")
         }
-    }
-
-    // MARK: Reads
-
-    /// The value a central reads, from `offset`.
-    func read(_ characteristic: RelayCharacteristic, offset: Int) -> Result<[UInt8], GattError> {
-        let value: [UInt8]
-        switch characteristic {
-        case .write: value = lastWritten ?? []
-        case .notify: value = lastNotified?.encoded ?? []
-        case .session, .uartTX: value = []
-        }
-        guard offset >= 0, offset <= value.count else {
-            return .failure(.invalidOffset(offset: offset, length: value.count))
-        }
-        return .success(Array(value[offset...]))
     }
 
     // MARK: Inputs
@@ -289,6 +276,8 @@ struct PeripheralSession {
         case .tick(let now):
             self.now = max(self.now, now)
             return dropStalledMessages(at: now) + deliveryTick() + uartIdleLines(at: now)
+        case .saved(let receipt):
+            return saved(receipt)
         }
     }
 

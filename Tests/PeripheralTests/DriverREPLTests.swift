@@ -18,6 +18,7 @@ final class FakeBackend: PeripheralBackend {
     var notified: [[UInt8]] = []
     var calls: [String] = []
     var notifyReadValue: [UInt8] = []
+    var writeReadValue: [UInt8] = []
     /// Every `blockEvery`-th notify reports `.wouldBlock` (a full socket), when set.
     var blockEvery: Int?
     /// After a `.wouldBlock`, the central unsubscribes instead of the socket draining.
@@ -64,7 +65,9 @@ final class FakeBackend: PeripheralBackend {
         notified.append(value)
         return .sent(throughSocket: pacesItself)
     }
-    func setNotifyReadValue(_ value: [UInt8]) { notifyReadValue = value }
+    func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {
+        if characteristic == .notify { notifyReadValue = value } else { writeReadValue = value }
+    }
     func shutdown(then done: @escaping () -> Void) {
         calls.append("shutdown")
         loop.post(done)

@@ -61,6 +61,28 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertTrue(session.hasSubscribers)
     }
 
+    func testALaterCentralIsWelcomedAtVersion2AndAVersion1HelloIsRefused() throws {
+        var session = session()
+        _ = session.handle(.connected(centralA))
+        let later = SessionFrame.hello(
+            Hello(version: 3, token: Self.tokenA, address: centralA, window: 65536, next: TransferID(1))
+        ).encoded
+        _ = session.handle(.sessionWritten(later, from: centralA, mtu: MTU(517), time: 0))
+        let welcomes = sessionFrames(drain(&session).values).compactMap { frame -> Welcome? in
+            if case .welcome(let welcome) = frame { return welcome } else { return nil }
+        }
+        XCTAssertEqual(welcomes.map(\.version), [2], "the version both speak")
+        _ = session.handle(.connected(centralB))
+        var old = hello(Self.tokenB, centralB)
+        old[2] = 1
+        let events = session.handle(.sessionWritten(old, from: centralB, mtu: MTU(517), time: 0.1), at: 0.1).events
+        XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "\(events)")
+        XCTAssertFalse(
+            sessionFrames(drain(&session).values).contains { frame in
+                if case .welcome = frame { return true } else { return false }
+            }, "no welcome for a hello of version 1")
+    }
+
     func testACentralsMessageIsDeliveredAndAcknowledgedToItsSession() throws {
         var session = session()
         let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
@@ -81,6 +103,45 @@ final class PeripheralDeliveryTests: XCTestCase {
             session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil, time: 2)).events.filter {
                 $0.name == "message"
             }, [])
+    }
+
+    func testWithASaveFolderACentralHearsDeliveredOnlyOnceItsMessageIsSaved() throws {
+        var configuration = PeripheralSession.Configuration()
+        configuration.delivery = DeliverySettings(token: Self.peripheralToken)
+        configuration.delivery.savesMessages = true
+        configuration.saveDirectory = "/nonexistent/received"
+        var session = PeripheralSession.advertising(configuration)
+        let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        var arrivals: [MessageArrival] = []
+        for transfer: UInt16 in [1, 2] {
+            let message = Message(text: "message \(transfer)")
+            let stream = MessageHeader(of: message).encoded + message.bytes
+            let data = SessionFrame.data(
+                DataFrame(session: number, transfer: TransferID(transfer), offset: 0, bytes: stream))
+            let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+            arrivals += actions.compactMap { if case .deliver(let arrival) = $0 { return arrival } else { return nil } }
+            XCTAssertEqual(sessionFrames(drain(&session).values), [], "nothing is acknowledged before the save")
+        }
+        XCTAssertEqual(arrivals.map(\.transfer), [TransferID(1), TransferID(2)])
+        // The driver saved the first and could not save the second.
+        for (arrival, saved) in zip(arrivals, [true, false]) {
+            let receipt = try XCTUnwrap(arrival.receipt(saved: saved))
+            XCTAssertEqual(receipt.from, PeerName(.central, centralA))
+            _ = session.handle(.saved(receipt), at: 2)
+        }
+        XCTAssertEqual(
+            sessionFrames(drain(&session).values).compactMap { frame -> AcknowledgementStatus? in
+                if case .acknowledgement(let ack) = frame, ack.session == number {
+                    return ack.status
+                } else {
+                    return nil
+                }
+            }, [.delivered, .notSaved])
+        // Without a save folder there is nothing to wait for.
+        var withoutFolder = MessageArrivals(saveDirectory: nil)
+        let unsaved = withoutFolder.next(
+            Message(text: "x"), id: 3, from: PeerName(.central, centralA), transfer: TransferID(3), at: 3)
+        XCTAssertNil(unsaved.receipt(saved: true))
     }
 
     func testASendReachesSessionsOnTheSessionCharacteristicAndVersion1CentralsAsFrames() throws {
@@ -152,6 +213,116 @@ final class PeripheralDeliveryTests: XCTestCase {
             "what it holds, so the central resends only the rest")
     }
 
+    func testAnotherCentralWithAVictimsTokenTakesNothingOver() throws {
+        var session = session()
+        let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        // A's message is half way in.
+        let message = Message(text: String(repeating: "v", count: 300))
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        let first = SessionFrame.data(
+            DataFrame(session: number, transfer: TransferID(1), offset: 0, bytes: Array(stream[0..<150])))
+        _ = session.handle(.sessionWritten(first.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+        _ = drain(&session)
+        // B heard A's welcome (every subscriber does) and says hello with A's token.
+        _ = session.handle(.connected(centralB))
+        var errors: [PeripheralEvent] = []
+        for attempt in 0..<8 {
+            let time = 2 + Double(attempt) * 0.01
+            errors += session.handle(
+                .sessionWritten(hello(Self.tokenA, centralB), from: centralB, mtu: nil, time: time), at: time
+            )
+            .events.filter { $0.name == "error" }
+        }
+        XCTAssertEqual(errors.count, 5, "paced: \(errors)")
+        XCTAssertEqual(
+            errors.first,
+            .error(.anotherCentralsToken(owner: centralA, suppressed: 0), from: centralB))
+        XCTAssertFalse(
+            sessionFrames(drain(&session).values).contains { if case .welcome = $0 { true } else { false } },
+            "no welcome for the taker")
+        XCTAssertEqual(session.delivery.sessions[number]?.address, centralA, "the session stays with A")
+        // B's frames for A's session are not A's; A's own rest completes the message, once.
+        let rest = SessionFrame.data(
+            DataFrame(session: number, transfer: TransferID(1), offset: 150, bytes: Array(stream[150...])))
+        XCTAssertEqual(
+            session.handle(.sessionWritten(rest.encoded, from: centralB, mtu: nil, time: 3), at: 3).events
+                .compactMap(\.messageReport), [])
+        XCTAssertEqual(
+            session.handle(.sessionWritten(rest.encoded, from: centralA, mtu: nil, time: 4), at: 4).events
+                .compactMap(\.messageReport?.text), [String(repeating: "v", count: 300)])
+    }
+
+    func testFloodsOfHellosAndBadMessagesArePacedAndBounded() throws {
+        var session = session()
+        let hostile = try XCTUnwrap(greet(&session, Self.tokenB, centralB))
+        let honest = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        // 200 hellos on a live link: answered, not reported, one welcome queued at a time.
+        var lines: [PeripheralEvent] = []
+        for index in 0..<200 {
+            let time = 1 + Double(index) * 0.001
+            lines +=
+                session.handle(
+                    .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time
+                )
+                .events
+        }
+        XCTAssertEqual(lines.filter { $0.name == "subscribed" }, [], "one subscribed per link")
+        XCTAssertEqual(
+            session.delivery.control.frames.filter { if case .welcome = $0 { true } else { false } }.count, 1)
+        // 500 messages whose headers are malformed, one a frame: each is refused and acknowledged,
+        // at most 5 dropped lines a second and 16 frames queued for that session.
+        var badHeader = MessageHeader(of: Message(text: "x")).encoded
+        badHeader[0] = 0x7F  // an unknown kind
+        for index in 0..<500 {
+            let data = SessionFrame.data(
+                DataFrame(session: hostile, transfer: TransferID(UInt16(1 + index)), offset: 0, bytes: badHeader + [1]))
+            lines += session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil, time: 2), at: 2).events
+        }
+        XCTAssertEqual(lines.filter { $0.name == "dropped" }.count, 5)
+        XCTAssertLessThanOrEqual(session.delivery.control.count, ControlFrames.maximumPerSession + 1)
+        // The honest central's message is acknowledged all the same.
+        let message = Message(text: "honest")
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        let data = SessionFrame.data(DataFrame(session: honest, transfer: TransferID(1), offset: 0, bytes: stream))
+        XCTAssertEqual(
+            session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 2.5), at: 2.5).events
+                .compactMap(\.messageReport?.text), ["honest"])
+        XCTAssertTrue(
+            sessionFrames(drain(&session).values).contains {
+                if case .acknowledgement(let ack) = $0 {
+                    ack.session == honest && ack.status == .delivered
+                } else {
+                    false
+                }
+            })
+    }
+
+    func testAddressesThatComeAndGoCannotUseUpTheSessionNumbers() throws {
+        var session = session()
+        func address(_ index: Int) -> BluetoothAddress {
+            BluetoothAddress(bytes: [0x00, 0xBB, 0x00, 0x00, UInt8(index >> 8), UInt8(index & 0xFF)])!
+        }
+        // 254 centrals, each saying hello and leaving (their sessions wait for a resume).
+        for index in 0..<254 {
+            _ = try XCTUnwrap(greet(&session, SessionToken(UInt32(100 + index))!, address(index)))
+            _ = session.handle(.disconnected(address(index)), at: Double(index) * 0.01)
+        }
+        XCTAssertEqual(session.delivery.sessions.count, 254)
+        // An honest central still gets a number: the session away the longest gives its own up.
+        let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        XCTAssertEqual(number, SessionNumber(1), "the first to leave")
+        XCTAssertNil(session.delivery.session(of: SessionToken(100)!))
+        // With every number held by a live link, the hello is refused with one line.
+        var full = session
+        for index in 1..<254 {
+            _ = try XCTUnwrap(greet(&full, SessionToken(UInt32(1000 + index))!, address(1000 + index)))
+        }
+        _ = full.handle(.connected(centralB))
+        let refused = full.handle(
+            .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: 9), at: 9)
+        XCTAssertEqual(refused.events.filter { $0.name == "error" }, [.error(.sessionsFull, from: centralB)])
+    }
+
     func testACentralThatRestartedLosesItsOldSession() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
@@ -208,6 +379,24 @@ final class PeripheralDeliveryTests: XCTestCase {
     /// A message sent long after the last input is timed from the command, not from that input:
     /// the session's clock stood at the handshake, so the first frame went again at the next tick
     /// (one time-out and a duplicate per message, seen in the test bed).
+    func testSendsToACentralThatNeverAcknowledgesAreBoundedAndFailTogether() throws {
+        var session = session()
+        _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        for index in 0..<DeliverySettings.maximumMessagesOnTheirWay {
+            _ = try session.send(Message(text: "message \(index)"), at: 1)
+        }
+        XCTAssertThrowsError(try session.send(Message(text: "one more"), at: 1)) { error in
+            XCTAssertEqual("\(error)", DeliverySettings.queueFullReason)
+        }
+        _ = drain(&session)
+        // The central never acknowledges: at the delivery time-out every message fails at once.
+        let failed = session.handle(.tick(now: 1 + 120)).events.filter { $0.name == "failed" }
+        XCTAssertEqual(failed.count, DeliverySettings.maximumMessagesOnTheirWay)
+        _ = drain(&session)
+        XCTAssertEqual(session.delivery.streams.count, 0, "every stream (and file) let go")
+        XCTAssertNoThrow(try session.send(Message(text: "room again"), at: 122))
+    }
+
     func testASendIsTimedFromTheCommand() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))

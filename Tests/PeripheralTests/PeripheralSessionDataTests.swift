@@ -45,20 +45,24 @@ final class PeripheralSessionDataTests: XCTestCase {
         XCTAssertEqual(session.lastNotified, Counter(42))
     }
 
-    func testReadsReturnLastWrittenAndLastNotifiedHonouringOffset() throws {
-        var session = PeripheralSession.advertising()
-        XCTAssertEqual(session.read(.write, offset: 0), .success([]))
-        XCTAssertEqual(session.read(.notify, offset: 0), .success([]))
-        _ = session.handle(.written([1, 2, 3, 4, 5, 6], from: centralA, mtu: nil, time: 0))
-        XCTAssertEqual(session.read(.write, offset: 0), .success([1, 2, 3, 4, 5, 6]))
-        XCTAssertEqual(session.read(.write, offset: 4), .success([5, 6]))
-        XCTAssertEqual(session.read(.write, offset: 6), .success([]))
-        XCTAssertEqual(session.read(.write, offset: 7), .failure(.invalidOffset(offset: 7, length: 6)))
-        _ = session.handle(.notifyStarted(from: nil, mtu: nil))
-        _ = try session.notify(value: 0x0403_0201, at: 0)
-        XCTAssertEqual(session.read(.notify, offset: 0), .success([]), "not notified until handed to bluetoothd")
-        _ = session.drain()
-        XCTAssertEqual(session.read(.notify, offset: 1), .success([2, 3, 4]))
+    func testReadsOfTheWriteCharacteristicAnswerTheLastCounterAnAdmittedCentralWrote() {
+        var configuration = PeripheralSession.Configuration()
+        configuration.allowedCentrals = [centralA]
+        var session = PeripheralSession.advertising(configuration)
+        func readValues(_ actions: [PeripheralAction]) -> [[UInt8]] {
+            actions.compactMap {
+                if case .setReadValue(let value, .write) = $0 { return value } else { return nil }
+            }
+        }
+        let counter = session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil, time: 0))
+        XCTAssertEqual(readValues(counter), [Counter(7).encoded])
+        XCTAssertEqual(session.lastWritten, Counter(7))
+        // Not a counter, or not from an admitted central: what reads answer stays the same.
+        let frame = session.handle(.written([0xB1, 0x00, 3, 2, 9], from: centralA, mtu: nil, time: 0.1))
+        XCTAssertEqual(readValues(frame), [], "a frame is not what the original apps read")
+        let refused = session.handle(.written(Counter(9).encoded, from: centralB, mtu: nil, time: 0.2))
+        XCTAssertEqual(readValues(refused), [], "a central --allow refuses changes nothing")
+        XCTAssertEqual(session.lastWritten, Counter(7))
     }
 
     func testMessagesFromTwoCentralsAreReassembledSeparately() {

@@ -1,6 +1,7 @@
 import Foundation
 import RelayApp
 import RelayBlueZ
+import RelayCLI
 import RelayEndpoint
 import RelayProtocol
 import XCTest
@@ -69,5 +70,42 @@ final class IncomingFilesTests: XCTestCase {
             "cannot save the message as \(directory)/missing/a.bin: No such file or directory (check --save-dir)")
         XCTAssertNil(files.perform(.append(key, [1])), "its later bytes are skipped quietly")
         XCTAssertEqual(files.commit(key).problem, problem, "and the message says it was not saved")
+    }
+
+    // MARK: Limits (issue 30, item 3)
+
+    func testAFileThatWouldLeaveTooLittleFreeSpaceIsNotWrittenOn() throws {
+        // Asking to keep more free than any disk has: the first bytes are refused.
+        let result = FileWriter.writeNew([1, 2, 3], in: directory, minimumFree: Int.max / 2) { "a\($0).bin" }
+        guard case .failure(let failure) = result else { return XCTFail("written: \(result)") }
+        XCTAssertTrue(failure.reason.hasPrefix("the disk would keep less than "), failure.reason)
+        XCTAssertEqual(listing, [], "no part file is left")
+        // With the real reserve (64 MiB) a small file is written on a disk that has it.
+        XCTAssertNoThrow(try FileWriter.writeNew([1, 2, 3], in: directory) { "b\($0).bin" }.get())
+        XCTAssertEqual(listing, ["b0.bin"])
+    }
+
+    func testASenderIsSavedSixtyMessagesAMinuteThenOneASecond() {
+        var arrivals = MessageArrivals(saveDirectory: directory)
+        let sender = PeerName(.central, BluetoothAddress("00:AA:01:01:00:01"))
+        let other = PeerName(.central, BluetoothAddress("00:AA:01:02:00:02"))
+        let burst = (0..<61).map { arrivals.next(Message(text: "m\($0)"), id: $0, from: sender, at: 10) }
+        XCTAssertEqual(burst.filter { $0.refusal == nil }.count, MessageArrivals.savesPerMinute)
+        let refused = burst.last!
+        XCTAssertEqual(refused.refusal, "not saved: central 00:AA:01:01:00:01 sent more than 60 messages a minute")
+        let (report, problem) = refused.perform(files: IncomingFiles())
+        XCTAssertNil(report.saved)
+        XCTAssertEqual(problem, refused.refusal, "reported as the problem")
+        XCTAssertNil(arrivals.next(Message(text: "other"), id: 0, from: other, at: 10).refusal, "each sender its own")
+        XCTAssertNotNil(arrivals.next(Message(text: "x"), id: 61, from: sender, at: 10.5).refusal)
+        XCTAssertNil(arrivals.next(Message(text: "y"), id: 62, from: sender, at: 11.1).refusal, "one a second")
+        XCTAssertEqual(listing.count, 0, "nothing was performed but the refusal")
+        // A protocol-2 message refused this way is acknowledged not saved.
+        let transferred = (0..<2).map {
+            arrivals.next(Message(text: "t"), id: $0, from: sender, transfer: TransferID(UInt16($0)), at: 11.2)
+        }
+        XCTAssertEqual(
+            transferred.last?.receipt(saved: transferred.last!.perform(files: IncomingFiles()).problem == nil)?.saved,
+            false)
     }
 }

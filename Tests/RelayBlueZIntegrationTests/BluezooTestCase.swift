@@ -71,7 +71,7 @@ class BluezooTestCase: XCTestCase {
         return client
     }
 
-    func relayApplication(_ client: BlueZClient, acquire: Bool = false) -> GattApplication {
+    func relayApplication(_ client: BlueZClient, acquire: Bool = false, keepsWrites: Bool = true) -> GattApplication {
         GattApplication(
             client: client,
             services: [
@@ -79,7 +79,7 @@ class BluezooTestCase: XCTestCase {
                     uuid: serviceUUID,
                     characteristics: [
                         LocalCharacteristic(
-                            uuid: writeUUID, flags: [.read, .writeWithoutResponse],
+                            uuid: writeUUID, flags: [.read, .writeWithoutResponse], keepsWrites: keepsWrites,
                             supportsAcquireWrite: acquire),
                         LocalCharacteristic(
                             uuid: notifyUUID, flags: [.read, .notify], value: [0, 0, 0, 0],

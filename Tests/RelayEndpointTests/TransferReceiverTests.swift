@@ -275,4 +275,118 @@ final class TransferReceiverTests: XCTestCase {
         XCTAssertEqual(dropped.header?.name, Array("a".utf8))
         XCTAssertTrue(delivered(actions).isEmpty)
     }
+
+    // MARK: A hostile sender (issue 30, items 4 and 11)
+
+    func testOneByteInTwoAcrossTheWindowHoldsAtMostTheRangeLimitInTheWindowsMemory() {
+        let message = Message(binary: (0..<5000).map { UInt8($0 % 253) })
+        let bytes = stream(message)
+        var receiver = receiver(window: 2000)
+        _ = receiver.receive(frame(bytes, 0..<10), at: 0)
+        // One byte in two up to the window: every frame a new range.
+        for offset in stride(from: 11, to: 2010, by: 2) {
+            _ = receiver.receive(frame(bytes, offset..<(offset + 1)), at: 0.001)
+        }
+        XCTAssertEqual(receiver.bufferedOutOfOrder, 128, "128 ranges of one byte held, the rest refused")
+        XCTAssertEqual(receiver.counts.fragmentedFrames, 1000 - 128)
+        XCTAssertLessThanOrEqual(receiver.heldMemory, 2000 + 64, "the window's buffer, not a heap array a byte")
+        // The honest bytes then come in order: the message is whole, once.
+        var all: [TransferReceiver.Action] = []
+        for start in stride(from: 10, to: bytes.count, by: 100) {
+            all += receiver.receive(frame(bytes, start..<min(bytes.count, start + 100)), at: 0.01)
+        }
+        XCTAssertEqual(delivered(all), [message])
+        XCTAssertEqual(receiver.heldMemory, 0, "nothing is held once it is delivered")
+    }
+
+    func testADeclaredLengthReservesNothingBeforeItsBytesCome() {
+        let message = Message(binary: [UInt8](repeating: 9, count: 1 << 20))
+        let bytes = stream(message)
+        var receiver = receiver(window: 64 << 10, maxMessage: 1 << 20)
+        _ = receiver.receive(frame(bytes, 0..<20), at: 0)
+        XCTAssertEqual(receiver.inProgress?.total, 1 << 20)
+        XCTAssertLessThan(receiver.heldMemory, 1024, "the 1 MiB declared is not reserved")
+        _ = receiver.receive(frame(bytes, 20..<10_020), at: 0.01)
+        XCTAssertLessThanOrEqual(receiver.heldMemory, 2 * 10_020, "memory follows the bytes received")
+    }
+
+    func testSeededFramesInAnyOrderWithFewRangesArriveWhole() {
+        var generator = SeededGenerator(seed: 30)
+        for round in 0..<20 {
+            let length = Int.random(in: 1...6000, using: &generator)
+            let message = Message(binary: (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let bytes = stream(message)
+            let window = Int.random(in: 50...1500, using: &generator)
+            var receiver = TransferReceiver(
+                configuration: TransferReceiver.Configuration(
+                    window: window, ackEvery: 10_000, maximumHeldRanges: Int.random(in: 1...6, using: &generator)),
+                session: session)
+            _ = receiver.linkUp(next: transfer, at: 0)
+            var all: [TransferReceiver.Action] = []
+            // A sender resending every frame in a new order until the message is whole (frames of
+            // random sizes, overlapping from one pass to the next).
+            for pass in 0..<400 where delivered(all).isEmpty {
+                var cuts = [0]
+                while cuts.last! < bytes.count {
+                    cuts.append(min(bytes.count, cuts.last! + .random(in: 1...97, using: &generator)))
+                }
+                let frames = zip(cuts, cuts.dropFirst()).map { $0..<$1 }.shuffled(using: &generator)
+                for range in frames { all += receiver.receive(frame(bytes, range), at: Double(pass)) }
+            }
+            XCTAssertEqual(delivered(all), [message], "round \(round): window \(window)")
+            XCTAssertEqual(receiver.counts.delivered, 1)
+        }
+    }
+
+    // MARK: Delivered means saved (issue 30, item 7)
+
+    func testWithSavingTheFinalWordWaitsForTheSaveAndAFailedSaveIsNotSaved() {
+        let first = Message(text: "first")
+        let second = Message(text: "second")
+        var receiver = TransferReceiver(
+            configuration: TransferReceiver.Configuration(
+                window: 1000, ackEvery: 10_000, acknowledgesAfterSaving: true),
+            session: session)
+        _ = receiver.linkUp(next: transfer, at: 0)
+        let bytes = stream(first)
+        let done = receiver.receive(frame(bytes, 0..<bytes.count), at: 1)
+        XCTAssertEqual(delivered(done), [first])
+        XCTAssertEqual(acks(done), [], "no final word before the save")
+        XCTAssertEqual(receiver.awaitingSave, 1)
+        XCTAssertEqual(receiver.receive(frame(bytes, 0..<bytes.count), at: 2), [], "a resend waits too")
+        // The save failed: the sender hears notSaved, and again for a duplicate later.
+        XCTAssertEqual(
+            acks(receiver.saved(transfer, false, at: 3)),
+            [Acknowledgement(status: .notSaved, session: session, transfer: transfer, received: 0)])
+        XCTAssertEqual(acks(receiver.receive(frame(bytes, 0..<bytes.count), at: 4)).map(\.status), [.notSaved])
+        XCTAssertEqual(receiver.saved(transfer, true, at: 5), [], "said once")
+        // The next message is saved: delivered, with its stream length.
+        let next = stream(second)
+        let nextDone = receiver.receive(frame(next, 0..<next.count, transfer: transfer.next), at: 6)
+        XCTAssertEqual(delivered(nextDone), [second])
+        XCTAssertEqual(acks(nextDone), [])
+        XCTAssertEqual(
+            acks(receiver.saved(transfer.next, true, at: 6.1)),
+            [
+                Acknowledgement(
+                    status: .delivered, session: session, transfer: transfer.next, received: UInt32(next.count))
+            ])
+        XCTAssertEqual(receiver.awaitingSave, 0)
+        XCTAssertEqual(AcknowledgementStatus.notSaved.description, "not saved by the receiver")
+    }
+
+    func testASaveThatEndsWhileTheLinkIsDownIsToldWhenTheSenderIsBack() {
+        var receiver = TransferReceiver(
+            configuration: TransferReceiver.Configuration(
+                window: 1000, ackEvery: 10_000, acknowledgesAfterSaving: true),
+            session: session)
+        _ = receiver.linkUp(next: transfer, at: 0)
+        let bytes = stream(Message(text: "kept"))
+        _ = receiver.receive(frame(bytes, 0..<bytes.count), at: 1)
+        receiver.linkDown(at: 1.5)
+        XCTAssertEqual(receiver.saved(transfer, true, at: 2), [], "nobody to tell")
+        XCTAssertEqual(
+            acks(receiver.linkUp(next: transfer, at: 3)).map(\.status), [.delivered], "told on the way back")
+        XCTAssertEqual(receiver.expected, transfer.next)
+    }
 }

@@ -213,6 +213,36 @@ final class TransferSenderTests: XCTestCase {
             ])
     }
 
+    /// A recipient that never acknowledges fails every message queued for it at one time-out, not
+    /// one per time-out in turn; a recipient that does acknowledge keeps its messages.
+    func testASilentRecipientFailsEveryQueuedMessageAtOneTimeOut() {
+        var sender = sender(recipients: ["silent", "honest"])
+        let transfers = (1...3).map {
+            sender.enqueue(handle: $0, headerLength: 11, streamLength: 150, for: ["silent", "honest"], at: 0)
+        }
+        _ = drain(&sender)
+        _ = sender.acknowledge(ack(transfers[0], 150, status: .delivered), from: "honest", at: 1)
+        _ = drain(&sender, at: 1)
+        var actions: [Sender.Action] = []
+        var now = 0.0
+        while !actions.contains(where: { if case .failed = $0 { true } else { false } }) {
+            now = sender.nextDeadline ?? 500
+            XCTAssertLessThan(now, 130)
+            actions = sender.tick(at: now)
+            _ = drain(&sender, at: now)
+            if now >= 130 { break }
+        }
+        XCTAssertEqual(now, 120, accuracy: 1e-9)
+        XCTAssertEqual(
+            actions.filter { if case .failed = $0 { true } else { false } },
+            (1...3).map { .failed(handle: $0, to: "silent", .noProgress(seconds: 120)) },
+            "all three at once")
+        XCTAssertEqual(
+            actions.compactMap { if case .abort(_, let transfer, _) = $0 { transfer } else { nil } }, transfers,
+            "aborted in order")
+        XCTAssertEqual(sender.pendingCount, 2, "the honest recipient's two are still on their way")
+    }
+
     /// A peer that acknowledges bytes never sent to it (far beyond the stream, or one byte in two
     /// at full rate) grows nothing: what it holds stays within what was sent, the ranges kept stay
     /// few, and once nothing new can be claimed the delivery time-out fails the message.

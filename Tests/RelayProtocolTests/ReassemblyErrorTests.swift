@@ -50,6 +50,15 @@ final class ReassemblyErrorTests: XCTestCase {
         assertFrameError(value, .unknownKind(0x7F))
     }
 
+    func testAMessageOfUnknownKindCostsOneErrorWithItsContinuations() {
+        var reassembler = Reassembler()
+        var first = values[0]
+        first[5] = 0x03  // kind 0x03: no kind this implementation knows
+        let events = feed([first] + values[1...], to: &reassembler)
+        XCTAssertEqual(events, [.error(.invalidFrame(.unknownKind(0x03)), dropped: nil)], "one error, not one a chunk")
+        assertGoodMessageArrives(&reassembler)
+    }
+
     func testFirstChunkWithNonZeroSequence() {
         var value = values[0]
         value[3] = 1
@@ -71,6 +80,24 @@ final class ReassemblyErrorTests: XCTestCase {
         // Its continuation chunks are ignored.
         XCTAssertEqual(reassembler.receive([0xB1, 0x00, 9, 1, 0, 4]), [])
         assertGoodMessageArrives(&reassembler)
+    }
+
+    func testADeclaredLengthWithinTheLimitReservesNothing() {
+        var reassembler = Reassembler()
+        // A first chunk declaring 1 MiB (the limit) and carrying 3 bytes: memory follows the bytes.
+        let first = Frame(
+            header: FrameHeader(
+                messageID: MessageID(9), sequence: 0, isLast: false,
+                start: MessageStart(kind: .binary, totalLength: 1 << 20, checksum: 0)),
+            payload: [1, 2, 3])
+        XCTAssertEqual(reassembler.receive(first.encoded), [])
+        XCTAssertEqual(reassembler.progress?.total, 1 << 20)
+        XCTAssertLessThan(reassembler.heldMemory, 1024, "not the declared 1 MiB")
+        let next = Frame(
+            header: FrameHeader(messageID: MessageID(9), sequence: 1, isLast: false, start: nil),
+            payload: [UInt8](repeating: 5, count: 500))
+        XCTAssertEqual(reassembler.receive(next.encoded), [])
+        XCTAssertLessThanOrEqual(reassembler.heldMemory, 2 * 503 + 64, "about twice the bytes received")
     }
 
     func testInterruptedByNewMessageDropsTheOldAndReceivesTheNew() {

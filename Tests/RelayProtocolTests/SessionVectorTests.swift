@@ -8,7 +8,8 @@ final class SessionVectorTests: XCTestCase {
         XCTAssertEqual(
             Set(vectors.map(\.name)),
             [
-                "v2-hello", "v2-welcome", "v2-data-short-text", "v2-data-binary-1000-mtu247", "v2-ack-gap",
+                "v2-hello", "v2-hello-later-version", "v2-hello-version-1", "v2-welcome", "v2-data-short-text",
+                "v2-data-binary-1000-mtu247", "v2-ack-gap",
                 "v2-ack-delivered", "v2-abort",
             ])
         return Dictionary(uniqueKeysWithValues: vectors.map { ($0.name, $0) })
@@ -57,6 +58,33 @@ final class SessionVectorTests: XCTestCase {
                     central: try token(welcome, "central"), peripheral: try token(welcome, "peripheral"),
                     window: UInt32(try XCTUnwrap(welcome.integer("window"))),
                     next: TransferID(UInt16(try XCTUnwrap(welcome.integer("next")))))), welcome)
+    }
+
+    func testALaterCentralIsWelcomedAtTwoAndAVersionBelowTwoIsRefused() throws {
+        let vectors = try vectors()
+        let later = try XCTUnwrap(vectors["v2-hello-later-version"])
+        try roundTrip(
+            .hello(
+                Hello(
+                    version: UInt8(try XCTUnwrap(later.integer("version"))), token: try token(later, "token"),
+                    address: try XCTUnwrap(BluetoothAddress(try XCTUnwrap(later.fields["address"]))),
+                    window: UInt32(try XCTUnwrap(later.integer("window"))),
+                    next: TransferID(UInt16(try XCTUnwrap(later.integer("next")))))), later)
+        let refused = try XCTUnwrap(vectors["v2-hello-version-1"])
+        let value = try XCTUnwrap(refused.hexFields["value"])
+        XCTAssertThrowsError(try SessionFrame(parsing: value)) { error in
+            XCTAssertEqual(error as? SessionFrameError, .unsupportedVersion(.hello, 1))
+            XCTAssertEqual("\(error)", refused.fields["refused"])
+        }
+        // A welcome names the version both speak: 2, nothing else, to this implementation.
+        let welcome = try XCTUnwrap(vectors["v2-welcome"]?.hexFields["value"])
+        for version: UInt8 in [0, 1, 3, 0xFF] {
+            var value = welcome
+            value[2] = version
+            XCTAssertThrowsError(try SessionFrame(parsing: value)) { error in
+                XCTAssertEqual(error as? SessionFrameError, .unsupportedVersion(.welcome, version))
+            }
+        }
     }
 
     func testShortTextInOneDataFrame() throws {
