@@ -23,12 +23,18 @@ struct PeripheralDelivery: Sendable {
         var awaySince: Double?
         /// When its last `subscribed` line was reported (hellos on a live link are paced).
         var reportedAt = -Double.infinity
+        /// When its last welcome was queued (a live link's hellos are answered at most once a second).
+        var welcomedAt = -Double.infinity
         /// Counters received on the session characteristic.
         var counters = 0
     }
 
     /// A live session's hellos give a `subscribed` line at most this often (seconds).
     static let helloReportInterval = 5.0
+    /// A live session's hellos are welcomed at most this often (seconds): a flood of hellos would
+    /// put a welcome on the air ahead of every honest frame. A central waits 2 s before it says
+    /// hello again.
+    static let welcomeInterval = 1.0
 
     let settings: DeliverySettings
     var sessions: [SessionNumber: Session] = [:]

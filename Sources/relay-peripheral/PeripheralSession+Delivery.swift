@@ -78,6 +78,7 @@ extension PeripheralSession {
         let window = max(1, min(delivery.settings.window, Int(hello.window)))
         var actions: [PeripheralAction] = []
         let number: SessionNumber
+        var welcomes = true
         if let known = delivery.session(of: hello.token) {
             // The same central process: resume both ways.
             number = known.number
@@ -86,10 +87,12 @@ extension PeripheralSession {
             session.linked = true
             session.awaySince = nil
             // A hello again on a live link (its welcome was lost, a reconnection bluetoothd had not
-            // yet reported as a disconnection, or a flood) is answered every time and reported at
-            // most every 5 s.
+            // yet reported as a disconnection, or a flood) is welcomed at most once a second and
+            // reported at most every 5 s.
             let report = !known.linked || now - known.reportedAt >= PeripheralDelivery.helloReportInterval
             if report { session.reportedAt = now }
+            welcomes = !known.linked || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
+            if welcomes { session.welcomedAt = now }
             delivery.sender.linkUp(number, window: window, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
@@ -112,11 +115,13 @@ extension PeripheralSession {
             var receiver = TransferReceiver(configuration: delivery.settings.receiverConfiguration, session: number)
             let received = receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = PeripheralDelivery.Session(
-                number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now)
+                number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
+                welcomedAt: now)
             delivery.sender.linkUp(number, window: window, at: now)
             actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
         }
+        guard welcomes else { return actions + startSending() }
         delivery.control.putFirst(
             .welcome(
                 Welcome(

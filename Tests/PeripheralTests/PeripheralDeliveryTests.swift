@@ -268,7 +268,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         XCTAssertEqual(lines.filter { $0.name == "subscribed" }, [], "one subscribed per link")
         XCTAssertEqual(
-            session.delivery.control.frames.filter { if case .welcome = $0 { true } else { false } }.count, 1)
+            sessionFrames(drain(&session).values).filter { if case .welcome = $0 { true } else { false } }.count, 1,
+            "one welcome a second")
         // 500 messages whose headers are malformed, one a frame: each is refused and acknowledged,
         // at most 5 dropped lines a second and 16 frames queued for that session.
         var badHeader = MessageHeader(of: Message(text: "x")).encoded
