@@ -175,6 +175,30 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(notify(&harness, .data(other)), [])
     }
 
+    func testWithASaveFolderThePeripheralHearsDeliveredOnlyOnceTheMessageIsSaved() throws {
+        var settings = settings()
+        settings.saveDirectory = "/nonexistent/received"
+        settings.delivery.savesMessages = true
+        var harness = SessionHarness(settings: settings)
+        ready(&harness)
+        var acknowledged: [AcknowledgementStatus] = []
+        for (transfer, saved) in [(UInt16(1), false), (UInt16(2), true)] {
+            let message = Message(text: "from the peripheral \(transfer)")
+            let stream = MessageHeader(of: message).encoded + message.bytes
+            let data = DataFrame(session: .everyone, transfer: TransferID(transfer), offset: 0, bytes: stream)
+            let actions = notify(&harness, .data(data))
+            let arrival = try XCTUnwrap(
+                actions.compactMap { if case .deliver(let arrival) = $0 { arrival } else { nil } }.first)
+            XCTAssertEqual(frames(&harness, actions), [], "nothing is acknowledged before the save")
+            // The driver saved it (or could not) and tells the session.
+            let receipt = try XCTUnwrap(arrival.receipt(saved: saved))
+            acknowledged += frames(&harness, harness.feed(.saved(receipt))).compactMap {
+                if case .acknowledgement(let ack) = $0 { ack.status } else { nil }
+            }
+        }
+        XCTAssertEqual(acknowledged, [.notSaved, .delivered])
+    }
+
     func testCountersComeOnTheSessionCharacteristicAndGarbageIsAPacedProtocolError() {
         var harness = SessionHarness(settings: settings())
         ready(&harness)
