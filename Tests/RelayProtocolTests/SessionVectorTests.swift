@@ -39,16 +39,19 @@ final class SessionVectorTests: XCTestCase {
         TransferID(UInt16(try XCTUnwrap(vector.integer("transfer"))))
     }
 
+    /// The hello a vector's fields describe.
+    private func hello(_ vector: GoldenVector) throws -> Hello {
+        Hello(
+            version: UInt8(try XCTUnwrap(vector.integer("version"))), token: try token(vector, "token"),
+            address: try XCTUnwrap(BluetoothAddress(try XCTUnwrap(vector.fields["address"]))),
+            window: UInt32(try XCTUnwrap(vector.integer("window"))),
+            next: TransferID(UInt16(try XCTUnwrap(vector.integer("next")))))
+    }
+
     func testHelloAndWelcome() throws {
         let vectors = try vectors()
         let hello = try XCTUnwrap(vectors["v2-hello"])
-        try roundTrip(
-            .hello(
-                Hello(
-                    version: UInt8(try XCTUnwrap(hello.integer("version"))), token: try token(hello, "token"),
-                    address: try XCTUnwrap(BluetoothAddress(try XCTUnwrap(hello.fields["address"]))),
-                    window: UInt32(try XCTUnwrap(hello.integer("window"))),
-                    next: TransferID(UInt16(try XCTUnwrap(hello.integer("next")))))), hello)
+        try roundTrip(.hello(try self.hello(hello)), hello)
         XCTAssertEqual(hello.hexFields["value"]?.count, 20, "a hello fits MTU 23")
         let welcome = try XCTUnwrap(vectors["v2-welcome"])
         try roundTrip(
@@ -63,13 +66,7 @@ final class SessionVectorTests: XCTestCase {
     func testALaterCentralIsWelcomedAtTwoAndAVersionBelowTwoIsRefused() throws {
         let vectors = try vectors()
         let later = try XCTUnwrap(vectors["v2-hello-later-version"])
-        try roundTrip(
-            .hello(
-                Hello(
-                    version: UInt8(try XCTUnwrap(later.integer("version"))), token: try token(later, "token"),
-                    address: try XCTUnwrap(BluetoothAddress(try XCTUnwrap(later.fields["address"]))),
-                    window: UInt32(try XCTUnwrap(later.integer("window"))),
-                    next: TransferID(UInt16(try XCTUnwrap(later.integer("next")))))), later)
+        try roundTrip(.hello(try self.hello(later)), later)
         let refused = try XCTUnwrap(vectors["v2-hello-version-1"])
         let value = try XCTUnwrap(refused.hexFields["value"])
         XCTAssertThrowsError(try SessionFrame(parsing: value)) { error in
