@@ -3,8 +3,10 @@ import RelayProtocol
 /// The session frames a program sends ahead of its data, in order: hellos or welcomes,
 /// acknowledgements and aborts. Bounded, whatever a peer writes: a newer acknowledgement of a
 /// message replaces the one still queued for it, an abort or a welcome is queued once, and at
-/// most `maximumPerSession` frames wait for one session (the oldest goes). Both programs keep
-/// theirs in one of these.
+/// most `maximumPerSession` frames other than aborts wait for one session (the oldest goes: an
+/// acknowledgement lost this way is asked for again, as any lost on the air). Aborts are never
+/// let go: a receiver skips to the next message only on its abort, and there are at most as many
+/// as messages on their way. Both programs keep theirs in one of these.
 public struct ControlFrames: Sendable, Equatable {
     /// The most frames queued for one session (or, for frames without one, for the peer).
     public static let maximumPerSession = 16
@@ -27,7 +29,7 @@ public struct ControlFrames: Sendable, Equatable {
             frames[index] = frame
             return
         }
-        makeRoom(for: Self.session(of: frame))
+        if !Self.isAbort(frame) { makeRoom(for: Self.session(of: frame)) }
         frames.append(frame)
     }
 
@@ -49,7 +51,9 @@ public struct ControlFrames: Sendable, Equatable {
     }
 
     private mutating func makeRoom(for session: SessionNumber?) {
-        let queued = frames.indices.filter { Self.session(of: frames[$0]) == session }
+        let queued = frames.indices.filter {
+            Self.session(of: frames[$0]) == session && !Self.isAbort(frames[$0])
+        }
         guard queued.count >= Self.maximumPerSession, let oldest = queued.first else { return }
         frames.remove(at: oldest)
         dropped += 1
@@ -70,6 +74,10 @@ public struct ControlFrames: Sendable, Equatable {
         default:
             false
         }
+    }
+
+    private static func isAbort(_ frame: SessionFrame) -> Bool {
+        if case .abort = frame { true } else { false }
     }
 
     private static func session(of frame: SessionFrame) -> SessionNumber? {

@@ -101,6 +101,14 @@ extension PeripheralSession {
             }
             actions += performInbound(received, of: number)
         } else {
+            // A new process at an address welcomed less than a second ago waits for its next hello
+            // (2 s later): a flood of hellos with ever-new tokens cannot restart sessions, print
+            // lines and put welcomes on the air at the rate it writes.
+            if delivery.sessions.values.contains(where: {
+                $0.address == address && now - $0.welcomedAt < PeripheralDelivery.welcomeInterval
+            }) {
+                return []
+            }
             // A central process that restarted leaves its old session behind: it is gone.
             for old in delivery.sessions.values where old.address == address {
                 actions += endSession(old.number, because: "the central restarted")
@@ -248,7 +256,7 @@ extension PeripheralSession {
         // A session away for longer than the resume time-out is forgotten.
         for (number, session) in delivery.sessions
         where !session.linked && !delivery.sender.recipients.contains(number)
-            && session.receiver.inProgress == nil
+            && session.receiver.inProgress == nil && session.receiver.awaitingSave == 0
         {
             delivery.sessions[number] = nil
         }

@@ -324,6 +324,25 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertEqual(refused.events.filter { $0.name == "error" }, [.error(.sessionsFull, from: centralB)])
     }
 
+    func testHellosWithEverNewTokensFromOneAddressArePaced() throws {
+        var session = session()
+        _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        var lines: [PeripheralEvent] = []
+        for index in 0..<100 {
+            let time = 0.5 + Double(index) * 0.005
+            let hello = hello(SessionToken(UInt32(0x1000 + index))!, centralA)
+            lines += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
+        }
+        XCTAssertEqual(lines, [], "within a second of its welcome, a new process at that address waits")
+        XCTAssertEqual(session.delivery.sessions.count, 1)
+        XCTAssertEqual(session.delivery.sessions.values.first?.token, Self.tokenA)
+        // Its next hello, 2 s later as a central says it again, restarts the session.
+        let later = session.handle(
+            .sessionWritten(hello(SessionToken(0x2000)!, centralA), from: centralA, mtu: nil, time: 3), at: 3)
+        XCTAssertEqual(later.events.map(\.name), ["subscribed"])
+        XCTAssertEqual(session.delivery.sessions.values.first?.token, SessionToken(0x2000)!)
+    }
+
     func testACentralThatRestartedLosesItsOldSession() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
@@ -393,7 +412,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         // The central never acknowledges: at the delivery time-out every message fails at once.
         let failed = session.handle(.tick(now: 1 + 120)).events.filter { $0.name == "failed" }
         XCTAssertEqual(failed.count, DeliverySettings.maximumMessagesOnTheirWay)
-        _ = drain(&session)
+        let aborts = sessionFrames(drain(&session).values).filter { if case .abort = $0 { true } else { false } }
+        XCTAssertEqual(aborts.count, DeliverySettings.maximumMessagesOnTheirWay, "every abort reaches the central")
         XCTAssertEqual(session.delivery.streams.count, 0, "every stream (and file) let go")
         XCTAssertNoThrow(try session.send(Message(text: "room again"), at: 122))
     }

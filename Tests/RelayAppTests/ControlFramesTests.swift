@@ -51,4 +51,17 @@ final class ControlFramesTests: XCTestCase {
         XCTAssertTrue(queue.isEmpty)
         XCTAssertNil(queue.popFirst())
     }
+
+    func testAbortsAreNeverLetGoSoAReceiverCanFollowEveryOne() {
+        var queue = ControlFrames()
+        let aborts = (0..<40).map {
+            SessionFrame.abort(Abort(reason: .noProgress, session: one, transfer: TransferID(UInt16($0))))
+        }
+        for (index, abort) in aborts.enumerated() {
+            queue.append(abort)
+            queue.append(ack(one, UInt16(1000 + index), 0))
+        }
+        XCTAssertEqual(queue.frames.filter { if case .abort = $0 { true } else { false } }, aborts, "all, in order")
+        XCTAssertEqual(queue.count, 40 + ControlFrames.maximumPerSession, "the acknowledgements bounded")
+    }
 }
