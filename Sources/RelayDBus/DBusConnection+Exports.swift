@@ -52,6 +52,7 @@ extension DBusConnection {
 
     /// The policy's owner lookup answered: decide the calls that waited for it.
     func ownerTrackingChanged(_ name: String) {
+        releaseHeldSignals()
         guard name == exports.trackedName, !exports.waitingForOwner.isEmpty else { return }
         let waiting = exports.waitingForOwner
         exports.waitingForOwner.removeAll()

@@ -27,6 +27,7 @@ public struct DBusRemoteError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let noReply = "org.freedesktop.DBus.Error.NoReply"
         public static let serviceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown"
         public static let nameHasNoOwner = "org.freedesktop.DBus.Error.NameHasNoOwner"
+        public static let limitsExceeded = "org.freedesktop.DBus.Error.LimitsExceeded"
         public static let disconnected = "org.freedesktop.DBus.Error.Disconnected"
         public static let noMemory = "org.freedesktop.DBus.Error.NoMemory"
     }

@@ -79,6 +79,8 @@ struct ExportRegistry {
     var trackedName: String?
     /// Calls that arrived before the first answer about the owner; decided once it is known.
     var waitingForOwner: [Message] = []
+    /// At most this many calls wait for the owner; beyond, a call is answered `LimitsExceeded`.
+    static let maximumWaitingForOwner = 64
 
     mutating func removeAll() {
         for object in objects.values { object.connection = nil }

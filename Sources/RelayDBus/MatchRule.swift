@@ -48,13 +48,14 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
     var senderIsWellKnown: Bool { sender.map { !$0.hasPrefix(":") } ?? false }
 
     /// Local routing: whether `signal` matches, given the sender's resolved unique name
-    /// (`.unknown` accepts, since the bus already filtered by sender).
+    /// (`.unknown`: the rule names no sender; `.pending`: never matches, the signal waits).
     func matches(_ signal: DBusSignal, senderOwner: SenderOwner) -> Bool {
         if let sender {
             switch senderOwner {
             case .unique(let owner): if signal.sender != owner && signal.sender != sender { return false }
             case .none: if signal.sender != sender { return false }
             case .unknown: break
+            case .pending: return false
             }
         }
         if let path, signal.path != path { return false }
@@ -71,7 +72,10 @@ public struct MatchRule: Hashable, Sendable, CustomStringConvertible {
     enum SenderOwner {
         case unique(String)
         case none
+        /// The rule names no sender.
         case unknown
+        /// The rule names a well-known sender whose owner is not known yet.
+        case pending
     }
 }
 

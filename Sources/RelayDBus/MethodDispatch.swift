@@ -14,6 +14,11 @@ extension DBusConnection {
 
     func handleMethodCall(_ message: Message) {
         if isPolicyPending() {
+            guard exports.waitingForOwner.count < ExportRegistry.maximumWaitingForOwner else {
+                // Only another client's flood fills the queue before the owner lookup answers.
+                sendReply(to: message, .failure(.init(name: DBusRemoteError.Names.limitsExceeded, message: "too many calls before the owner of the objects is known")))
+                return
+            }
             exports.waitingForOwner.append(message)
             return
         }

@@ -29,10 +29,25 @@ struct SignalRoutes {
         var rule: MatchRule
         var handler: (DBusSignal) -> Void
     }
+    /// A signal that came while the owner of a route's well-known sender was not known yet,
+    /// with the routes it waits for: decided once the owner is known, never delivered unchecked.
+    struct Held {
+        var signal: DBusSignal
+        var routeIDs: [Int]
+    }
+    /// At most this many signals wait for an owner; beyond, newer ones are dropped (the owner
+    /// lookup answers within a round trip of the bus: only a flood from another client fills it).
+    static let maximumHeld = 256
     var routes: [Int: Route] = [:]
     var nextID = 0
+    var held: [Held] = []
+    /// Signals dropped because `held` was full.
+    var droppedWhileHeld = 0
 
-    mutating func removeAll() { routes.removeAll() }
+    mutating func removeAll() {
+        routes.removeAll()
+        held.removeAll()
+    }
 }
 
 extension DBusConnection {
@@ -78,10 +93,47 @@ extension DBusConnection {
         }
         guard !candidates.isEmpty, let arguments = try? message.arguments() else { return }
         let signal = DBusSignal(sender: sender, path: path, interface: interface, member: member, arguments: arguments)
-        for (id, route) in candidates where route.rule.matches(signal, senderOwner: senderOwner(for: route.rule)) {
+        var waiting: [Int] = []
+        for (id, route) in candidates {
+            let owner = senderOwner(for: route.rule)
+            if case .pending = owner {
+                // Any client can send us a signal directly, past the bus's match rules: until the
+                // owner of the route's sender is known, the signal waits instead of being trusted.
+                waiting.append(id)
+                continue
+            }
             // A handler may cancel a later subscription.
-            guard signalRoutes.routes[id] != nil else { continue }
-            route.handler(signal)
+            guard route.rule.matches(signal, senderOwner: owner), let current = signalRoutes.routes[id] else { continue }
+            current.handler(signal)
+        }
+        guard !waiting.isEmpty else { return }
+        guard signalRoutes.held.count < SignalRoutes.maximumHeld else {
+            signalRoutes.droppedWhileHeld += 1
+            return
+        }
+        signalRoutes.held.append(SignalRoutes.Held(signal: signal, routeIDs: waiting))
+    }
+
+    /// An owner became known: the signals that waited for it are delivered to the routes they
+    /// match now, or dropped; those still waiting for another owner keep waiting.
+    func releaseHeldSignals() {
+        guard !signalRoutes.held.isEmpty else { return }
+        let held = signalRoutes.held
+        signalRoutes.held.removeAll()
+        for entry in held {
+            var stillWaiting: [Int] = []
+            for id in entry.routeIDs {
+                guard let route = signalRoutes.routes[id] else { continue }
+                let owner = senderOwner(for: route.rule)
+                if case .pending = owner {
+                    stillWaiting.append(id)
+                } else if route.rule.matches(entry.signal, senderOwner: owner) {
+                    route.handler(entry.signal)
+                }
+            }
+            if !stillWaiting.isEmpty {
+                signalRoutes.held.append(SignalRoutes.Held(signal: entry.signal, routeIDs: stillWaiting))
+            }
         }
     }
 
@@ -89,7 +141,8 @@ extension DBusConnection {
         guard let sender = rule.sender else { return .unknown }
         if !rule.senderIsWellKnown { return .unique(sender) }
         if sender == "org.freedesktop.DBus" { return .unique("org.freedesktop.DBus") }
-        guard let tracker = ownerTrackers[sender], tracker.isResolved else { return .unknown }
+        guard let tracker = ownerTrackers[sender] else { return .pending }
+        guard tracker.isResolved else { return .pending }
         return tracker.owner.map { .unique($0) } ?? .none
     }
 }
