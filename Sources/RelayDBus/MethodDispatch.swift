@@ -16,7 +16,12 @@ extension DBusConnection {
         if isPolicyPending() {
             guard exports.waitingForOwner.count < ExportRegistry.maximumWaitingForOwner else {
                 // Only another client's flood fills the queue before the owner lookup answers.
-                sendReply(to: message, .failure(.init(name: DBusRemoteError.Names.limitsExceeded, message: "too many calls before the owner of the objects is known")))
+                sendReply(
+                    to: message,
+                    .failure(
+                        .init(
+                            name: DBusRemoteError.Names.limitsExceeded,
+                            message: "too many calls before the owner of the objects is known")))
                 return
             }
             exports.waitingForOwner.append(message)

@@ -103,7 +103,9 @@ extension DBusConnection {
                 continue
             }
             // A handler may cancel a later subscription.
-            guard route.rule.matches(signal, senderOwner: owner), let current = signalRoutes.routes[id] else { continue }
+            guard route.rule.matches(signal, senderOwner: owner), let current = signalRoutes.routes[id] else {
+                continue
+            }
             current.handler(signal)
         }
         guard !waiting.isEmpty else { return }

@@ -40,7 +40,8 @@ final class OwnerPendingTests: XCTestCase {
 
     /// A round trip through the bus on `connection`: everything it sent before has been handled.
     private func roundTrip(_ connection: DBusConnection, on loop: EventLoop) {
-        XCTAssertNotNil(loop.call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
+        XCTAssertNotNil(
+            loop.call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId"))
     }
 
     func testASignalSentStraightToUsBeforeTheOwnerIsKnownIsCheckedOnceItIs() throws {
@@ -80,7 +81,9 @@ final class OwnerPendingTests: XCTestCase {
         loop.run(until: { answers.count == sent }, timeout: 20)
         let names = answers.map { remoteError($0)?.name ?? "success" }
         XCTAssertEqual(names.filter { $0 == DBusRemoteError.Names.limitsExceeded }.count, sent - 64)
-        XCTAssertEqual(names.filter { $0 == DBusRemoteError.Names.accessDenied }.count, 64, "the waiting calls are decided once the owner is known")
+        XCTAssertEqual(
+            names.filter { $0 == DBusRemoteError.Names.accessDenied }.count, 64,
+            "the waiting calls are decided once the owner is known")
         // The owner is then served as always.
         var served: Result<[DBusValue], DBusError>?
         owner.call(
