@@ -44,10 +44,10 @@ public enum FileWriter {
         return file.commit()
     }
 
-    /// Whether anything (a file, a folder, a dangling link) has `path`.
-    static func exists(_ path: String) -> Bool {
+    /// Whether anything (a file, a folder, a dangling link) has `name` in the folder `folderFD`.
+    static func exists(_ name: String, in folderFD: Int32) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0
+        return fstatat(folderFD, name, &info, AT_SYMLINK_NOFOLLOW) == 0
     }
 
     static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
@@ -68,33 +68,56 @@ public enum FileWriter {
 
 /// A file being received: written to `NAME.part` as its bytes come, then given its name.
 ///
-/// Nothing existing is ever replaced or followed: `NAME.part` is created exclusively (`O_EXCL`,
-/// `O_NOFOLLOW`) for the first candidate whose `NAME` and `NAME.part` are both free. `commit`
-/// links it to `NAME` (which fails if `NAME` appeared meanwhile: the next free name is taken)
-/// and removes the `.part`; on a file system without hard links it renames it once `NAME` is
-/// free. A part file that is neither committed nor discarded is removed when it is released.
+/// Nothing existing is ever replaced or followed: the save folder is opened once per file and
+/// every step after that is relative to that descriptor (a folder renamed or swapped for a link
+/// meanwhile changes nothing), `NAME.part` is created exclusively (`O_EXCL`, `O_NOFOLLOW`) for the
+/// first candidate whose `NAME` and `NAME.part` are both free, and `commit` links it to `NAME`
+/// (which fails if `NAME` appeared meanwhile: the next free name is taken) and removes the
+/// `.part`. On a file system without hard links, `NAME` is first created empty and exclusively,
+/// which reserves it, and the `.part` is renamed over that reservation alone. A part file that is
+/// neither committed nor discarded is removed when it is released.
 public final class PartFile {
+    /// How a finished part file is given its name.
+    enum Naming: Equatable {
+        /// `linkat` to the name (fails if it exists), then the `.part` is removed.
+        case hardLink
+        /// The name is created empty with `O_EXCL`, then the `.part` renamed over it.
+        case reserveThenRename
+    }
+
     /// The `.part` path being written.
     public let partPath: String
     private let folder: String
     private let candidate: (Int) -> String
     private var attempt: Int
     private var fd: Int32
+    /// The save folder, opened when the file was created.
+    private var folderFD: Int32
+    /// The `.part` name within the folder.
+    private let partName: String
     /// Bytes written so far.
     public private(set) var length = 0
     private var done = false
+    /// The `.part` became the named file (nothing left to remove).
+    private var partRenamed = false
     /// The free space this file leaves on its disk, at least.
     private let minimumFree: Int
+    /// How `commit` starts naming (tests choose the fallback; it is also taken when the file
+    /// system refuses hard links).
+    var naming: Naming = .hardLink
 
     private init(
-        fd: Int32, folder: String, attempt: Int, minimumFree: Int, candidate: @escaping (Int) -> String
+        fd: Int32, folderFD: Int32, folder: String, attempt: Int, minimumFree: Int,
+        candidate: @escaping (Int) -> String
     ) {
         self.fd = fd
+        self.folderFD = folderFD
         self.minimumFree = minimumFree
         self.folder = folder
         self.attempt = attempt
         self.candidate = candidate
-        partPath = folder + candidate(attempt) + ".part"
+        partName = candidate(attempt) + ".part"
+        partPath = folder + partName
     }
 
     deinit {
@@ -109,17 +132,26 @@ public final class PartFile {
         PartFile, FileWriter.Failure
     > {
         let folder = directory.hasSuffix("/") ? directory : directory + "/"
+        let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folderFD >= 0 else {
+            return .failure(FileWriter.Failure(path: folder + candidate(0), reason: String(cString: strerror(errno))))
+        }
         for attempt in 0..<FileWriter.maximumAttempts {
-            let path = folder + candidate(attempt)
-            if FileWriter.exists(path) { continue }
-            let fd = open(path + ".part", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            let name = candidate(attempt)
+            if FileWriter.exists(name, in: folderFD) { continue }
+            let fd = openat(folderFD, name + ".part", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             if fd < 0 {
                 if errno == EEXIST { continue }
-                return .failure(FileWriter.Failure(path: path, reason: String(cString: strerror(errno))))
+                let reason = String(cString: strerror(errno))
+                close(folderFD)
+                return .failure(FileWriter.Failure(path: folder + name, reason: reason))
             }
             return .success(
-                PartFile(fd: fd, folder: folder, attempt: attempt, minimumFree: minimumFree, candidate: candidate))
+                PartFile(
+                    fd: fd, folderFD: folderFD, folder: folder, attempt: attempt, minimumFree: minimumFree,
+                    candidate: candidate))
         }
+        close(folderFD)
         return .failure(
             FileWriter.Failure(
                 path: folder + candidate(0), reason: "\(FileWriter.maximumAttempts) names are taken"))
@@ -151,18 +183,38 @@ public final class PartFile {
         done = true
         close(fd)
         fd = -1
-        defer { unlink(partPath) }
+        defer { release() }
         while attempt < FileWriter.maximumAttempts {
-            let path = folder + candidate(attempt)
+            let name = candidate(attempt)
             attempt += 1
-            if link(partPath, path) == 0 { return .success(path) }
-            let linkError = errno
-            if linkError == EEXIST { continue }
-            if linkError == EPERM || linkError == EOPNOTSUPP || linkError == EXDEV {
-                if FileWriter.exists(path) { continue }
-                if rename(partPath, path) == 0 { return .success(path) }
+            switch naming {
+            case .hardLink:
+                if linkat(folderFD, partName, folderFD, name, 0) == 0 { return .success(folder + name) }
+                let linkError = errno
+                if linkError == EEXIST { continue }
+                guard linkError == EPERM || linkError == EOPNOTSUPP || linkError == EXDEV else {
+                    return .failure(
+                        FileWriter.Failure(path: folder + name, reason: String(cString: strerror(linkError))))
+                }
+                // No hard links here: this name and the next are reserved instead.
+                naming = .reserveThenRename
+                attempt -= 1
+            case .reserveThenRename:
+                let reservation = openat(folderFD, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                if reservation < 0 {
+                    if errno == EEXIST { continue }
+                    return .failure(FileWriter.Failure(path: folder + name, reason: String(cString: strerror(errno))))
+                }
+                close(reservation)
+                // The name is ours alone now: the rename replaces only the empty reservation.
+                if renameat(folderFD, partName, folderFD, name) == 0 {
+                    partRenamed = true
+                    return .success(folder + name)
+                }
+                let renameError = errno
+                unlinkat(folderFD, name, 0)
+                return .failure(FileWriter.Failure(path: folder + name, reason: String(cString: strerror(renameError))))
             }
-            return .failure(FileWriter.Failure(path: path, reason: String(cString: strerror(linkError))))
         }
         return .failure(
             FileWriter.Failure(
@@ -175,6 +227,14 @@ public final class PartFile {
         done = true
         close(fd)
         fd = -1
-        unlink(partPath)
+        release()
+    }
+
+    /// Removes the `.part` (gone already after a rename) and closes the folder.
+    private func release() {
+        guard folderFD >= 0 else { return }
+        if !partRenamed { unlinkat(folderFD, partName, 0) }
+        close(folderFD)
+        folderFD = -1
     }
 }
