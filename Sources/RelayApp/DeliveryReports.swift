@@ -19,6 +19,8 @@ public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
     case release(handle: Int)
     /// Message `handle` reached its end for `recipient`: delivered, or not.
     case settled(handle: Int, to: Recipient, delivered: Bool)
+    /// `recipient` broke protocol 2: cut it off.
+    case breach(by: Recipient, ProtocolBreach)
 }
 
 /// One sender's version-2 inbound side as both programs report it: the receiver's actions become
@@ -152,6 +154,8 @@ public enum OutboundReports {
                 outcomes.append(.abort(to: recipient, transfer: transfer, reason: reason))
             case .finished(let handle):
                 outcomes.append(.release(handle: handle))
+            case .breach(let recipient, let breach):
+                outcomes.append(.breach(by: recipient, breach))
             }
         }
         return outcomes

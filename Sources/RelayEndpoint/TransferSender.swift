@@ -44,6 +44,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         case abort(to: Recipient, transfer: TransferID, reason: AbortReason)
         /// No recipient needs the message any more: its bytes can go.
         case finished(handle: Int)
+        /// `by` broke the protocol: nothing of its acknowledgement was taken. The owner cuts it off
+        /// (`remove`).
+        case breach(by: Recipient, ProtocolBreach)
     }
 
     /// Counts for `status` and the tests.
@@ -285,6 +288,12 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             let index = entries.firstIndex(where: { $0.transfer == ack.transfer }),
             var track = entries[index].tracks[recipient], !track.done
         else { return [] }
+        // No receiver holds bytes past the end of the message: a claim of them is not a loss or a
+        // delay but a broken or hostile peer.
+        let length = entries[index].streamLength
+        if Int(ack.received) > length || ack.spans.contains(where: { Int($0.end) > length }) {
+            return [.breach(by: recipient, .acknowledgedBeyondTheMessage(ack.transfer))]
+        }
         var actions: [Action] = []
         if ack.status.isFinal {
             actions += releaseHold(recipient, at: now)

@@ -60,14 +60,49 @@ extension CentralSession {
     /// The hello went unanswered for a while: say it again, or speak version 1 on this link.
     mutating func greetingTimedOut() -> [CentralAction] {
         guard case .greeting(let attempt, let since) = delivery.phase, now >= since + CentralDelivery.helloInterval,
-            case .ready(let peer, var relay) = link
+            case .ready(let peer, let relay) = link
         else { return [] }
         if attempt < CentralDelivery.helloAttempts {
             delivery.phase = .greeting(attempt: attempt + 1, since: now)
             delivery.control.append(delivery.hello(address: adapter?.address))
             return pump()
         }
-        // Version 1: subscribe to the notify characteristic and write to the write characteristic.
+        let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts
+        return speakVersion1(
+            peer, relay,
+            because:
+                "\(peer) offers protocol 2 but did not answer in \(seconds) s: using protocol 1 (no delivery confirmation)"
+        )
+    }
+
+    /// The peripheral broke protocol 2: reported once, its messages both ways end, and the rest of
+    /// the link speaks protocol 1 (nothing more of its session frames is read until the next link).
+    private mutating func cutOff(_ breach: ProtocolBreach) -> [CentralAction] {
+        guard delivery.session != nil, case .ready(let peer, let relay) = link else { return [] }
+        let why = "the peripheral broke protocol 2"
+        delivery.phase = .fallback
+        var actions = perform(
+            OutboundReports.translate(delivery.sender.remove(.peripheral, why), streams: delivery.streams) { _ in
+                self.peripheralName
+            })
+        actions += performInbound(delivery.receiver?.close(why) ?? [])
+        delivery.receiver = nil
+        delivery.peripheralToken = nil
+        return actions
+            + speakVersion1(
+                peer, relay,
+                because:
+                    "\(peer) is cut off from protocol 2 on this link: \(breach) (its messages fail): using protocol 1")
+    }
+
+    /// This link speaks version 1 from now on: subscribe to the notify characteristic, write to the
+    /// write characteristic; the messages waiting for the handshake go that way.
+    private mutating func speakVersion1(
+        _ peer: Peer, _ relay: RelayLink, because why: String
+    )
+        -> [CentralAction]
+    {
+        var relay = relay
         delivery.phase = .fallback
         delivery.control.removeAll()
         relay.session = nil
@@ -79,14 +114,7 @@ extension CentralSession {
             outbox.append(waiting.message, number: waiting.number, chunker: &chunker, tag: waiting.token)
         }
         delivery.waiting = []
-        let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts
-        var actions: [CentralAction] = [
-            .report(
-                .error(
-                    "\(peer) offers protocol 2 but did not answer in \(seconds) s: using protocol 1 (no delivery confirmation)"
-                )),
-            .releaseSockets,
-        ]
+        var actions: [CentralAction] = [.report(.error(why)), .releaseSockets]
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
         actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
         return actions
@@ -254,6 +282,8 @@ extension CentralSession {
                 if let token = delivery.tokens.removeValue(forKey: handle) {
                     actions.append(.finish(token, delivered ? .success : .failure("message \(handle) not delivered")))
                 }
+            case .breach(_, let breach):
+                actions += cutOff(breach)
             case .deliver, .file, .acknowledge:
                 break
             }
@@ -269,7 +299,7 @@ extension CentralSession {
             case .deliver(let arrival): result.append(.deliver(arrival))
             case .file(let step): result.append(.file(step))
             case .acknowledge(let ack): delivery.control.append(.acknowledgement(ack))
-            case .abort, .release, .settled: break
+            case .abort, .release, .settled, .breach: break
             }
         }
         return result

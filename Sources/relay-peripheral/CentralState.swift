@@ -13,6 +13,10 @@ struct CentralState {
     /// Whether this central is a relay central in session (protocol 2): it hears the session
     /// characteristic only.
     var inSession = false
+    /// Hellos this central wrote on this link.
+    var hellos = 0
+    /// Whether this central broke protocol 2 on this link: its session frames are not read.
+    var cutOff = false
     /// Rebuilds the messages this central writes.
     var inbound: InboundPipeline
 

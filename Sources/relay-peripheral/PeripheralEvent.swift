@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayCLI
+import RelayEndpoint
 import RelayProtocol
 
 /// Why advertising stopped.
@@ -45,6 +46,8 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
     /// A hello carried the token of the session of the central at `owner` (another address):
     /// refused; `suppressed` more were not reported.
     case anotherCentralsToken(owner: BluetoothAddress, suppressed: Int)
+    /// The central broke protocol 2 and is cut off from it until it connects again.
+    case brokeProtocol(ProtocolBreach)
     /// A central outside `--allow` wrote a value, dropped; `suppressed` more were not reported.
     case notAllowed(suppressed: Int)
     /// `--secure`: bluetoothd refused the pairing agent (no passkey can be shown).
@@ -69,6 +72,8 @@ enum PeripheralProblem: Equatable, Sendable, CustomStringConvertible {
         case .anotherCentralsToken(let owner, let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
             return "hello refused: it carries the token of \(owner)'s session (a session stays with its central)\(more)"
+        case .brokeProtocol(let breach):
+            return "cut off from protocol 2 until it connects again: \(breach) (its session ends, its messages fail)"
         case .notAllowed(let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
             return "value dropped: this central is not in --allow\(more)"

@@ -64,6 +64,14 @@ extension PeripheralSession {
     /// A hello: a new session, a session coming back (resume), or a central that restarted.
     private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?) -> [PeripheralAction] {
         let address = writer ?? hello.address
+        // A central cut off from protocol 2 is not heard again until it connects again; one that
+        // says hello far more often than the 5 times an honest one does on a link is cut off.
+        guard centrals[address]?.cutOff != true else { return [] }
+        let hellos = (centrals[address]?.hellos ?? 0) + 1
+        centrals[address]?.hellos = hellos
+        if hellos > PeripheralDelivery.maximumHellosPerLink {
+            return cutOff(address, .helloFlood(count: hellos))
+        }
         // A token is notified in clear in its welcome, which every subscriber hears: it says which
         // process a hello comes from, never which central may have a session. A hello with the
         // token of another central's session is refused (no takeover of its messages, its
@@ -143,6 +151,25 @@ extension PeripheralSession {
     private func isSameCentral(_ first: BluetoothAddress, _ second: BluetoothAddress) -> Bool {
         first == second || identities[first] == second || identities[second] == first
             || (identities[first] != nil && identities[first] == identities[second])
+    }
+
+    /// The central of session `number` broke protocol 2: cut off (see `cutOff(_:_:)` by address).
+    private mutating func cutOff(_ number: SessionNumber, _ breach: ProtocolBreach) -> [PeripheralAction] {
+        guard let address = delivery.sessions[number]?.address else { return [] }
+        return cutOff(address, breach)
+    }
+
+    /// The central at `address` broke protocol 2: reported once, its session ended (its messages
+    /// fail, its partial message is dropped) and nothing more of its session frames read until it
+    /// connects again.
+    private mutating func cutOff(_ address: BluetoothAddress, _ breach: ProtocolBreach) -> [PeripheralAction] {
+        guard centrals[address]?.cutOff != true else { return [] }
+        centrals[address]?.cutOff = true
+        var actions: [PeripheralAction] = [.report(.error(.brokeProtocol(breach), from: address))]
+        for session in delivery.sessions.values where session.address == address {
+            actions += endSession(session.number, because: "it broke protocol 2")
+        }
+        return actions
     }
 
     /// Ends a session for good: its messages fail, its partial message is dropped.
@@ -280,6 +307,8 @@ extension PeripheralSession {
                 delivery.fullySent.remove(handle)
             case .settled(_, _, let delivered):
                 if !delivered { delivery.failed += 1 }
+            case .breach(let number, let breach):
+                result += cutOff(number, breach)
             case .deliver, .file, .acknowledge:
                 break
             }
@@ -301,7 +330,7 @@ extension PeripheralSession {
             case .deliver(let arrival): result.append(.deliver(arrival))
             case .file(let step): result.append(.file(step))
             case .acknowledge(let ack): if ended == nil { delivery.control.append(.acknowledgement(ack)) }
-            case .abort, .release, .settled: break
+            case .abort, .release, .settled, .breach: break
             }
         }
         return result

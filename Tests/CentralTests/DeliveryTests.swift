@@ -273,6 +273,32 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(version, 1)
     }
 
+    func testAPeripheralThatAcknowledgesBytesBeyondAMessageIsCutOffFromProtocol2() throws {
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        let message = Message(binary: (0..<2000).map { UInt8($0 % 251) })
+        let (token, first) = harness.command(.send(message))
+        _ = frames(&harness, first)
+        let claim = Acknowledgement(
+            status: .receiving, session: SessionNumber(4)!, transfer: TransferID(1), received: 0xFFFF_FF00)
+        let cut = notify(&harness, .acknowledgement(claim), at: 0.5)
+        XCTAssertEqual(SessionHarness.eventNames(cut), ["failed", "error"], "its message fails, one line says why")
+        guard case .error(let text)? = SessionHarness.events(cut).last else { return XCTFail("\(cut)") }
+        XCTAssertTrue(text.contains("cut off from protocol 2"), text)
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success, "the send had completed at sent")
+        XCTAssertTrue(cut.contains(.startNotify(SessionHarness.notifyID)), "protocol 1 on the rest of the link")
+        // Its session frames are not read any more: a message of its own is ignored.
+        let stream = MessageHeader(of: Message(text: "hi")).encoded + Message(text: "hi").bytes
+        let data = DataFrame(session: SessionNumber(4)!, transfer: TransferID(1), offset: 0, bytes: stream)
+        XCTAssertEqual(SessionHarness.events(notify(&harness, .data(data), at: 1)), [])
+        harness.feed(.notifyStarted(nil))
+        let ready = harness.feed(.writeAcquired(MTU(517)!))
+        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(ready).first else {
+            return XCTFail("\(ready)")
+        }
+        XCTAssertEqual(version, 1)
+    }
+
     func testACutTransferResumesAfterTheReconnectFromWhatThePeripheralHolds() throws {
         var settings = settings()
         settings.reconnect = true

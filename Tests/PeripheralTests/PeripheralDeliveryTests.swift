@@ -256,9 +256,10 @@ final class PeripheralDeliveryTests: XCTestCase {
         var session = session()
         let hostile = try XCTUnwrap(greet(&session, Self.tokenB, centralB))
         let honest = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
-        // 200 hellos on a live link: answered, not reported, one welcome queued at a time.
+        // As many hellos on a live link as are tolerated on one (see the next test for more):
+        // answered, not reported, one welcome queued at a time.
         var lines: [PeripheralEvent] = []
-        for index in 0..<200 {
+        for index in 0..<PeripheralDelivery.maximumHellosPerLink - 1 {
             let time = 1 + Double(index) * 0.001
             lines +=
                 session.handle(
@@ -328,7 +329,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
         var lines: [PeripheralEvent] = []
-        for index in 0..<100 {
+        // As many as one link tolerates, with the one that greeted and the one 2 s later.
+        for index in 0..<PeripheralDelivery.maximumHellosPerLink - 2 {
             let time = 0.5 + Double(index) * 0.005
             let hello = hello(SessionToken(UInt32(0x1000 + index))!, centralA)
             lines += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
@@ -399,6 +401,68 @@ final class PeripheralDeliveryTests: XCTestCase {
     /// A message sent long after the last input is timed from the command, not from that input:
     /// the session's clock stood at the handshake, so the first frame went again at the next tick
     /// (one time-out and a duplicate per message, seen in the test bed).
+    func testACentralThatSaysHelloFarTooOftenIsCutOffOnceAndTheOthersGoOn() throws {
+        var session = session()
+        let hostile = try XCTUnwrap(greet(&session, Self.tokenB, centralB))
+        let honest = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        let message = Message(text: "to both")
+        _ = try session.send(message, at: 1)
+        _ = drain(&session)
+        var lines: [PeripheralEvent] = []
+        var welcomes = 0
+        for index in 0..<200 {
+            let time = 2 + Double(index) * 0.01
+            lines +=
+                session.handle(
+                    .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time
+                )
+                .events
+            welcomes +=
+                sessionFrames(drain(&session).values).filter {
+                    if case .welcome(let welcome) = $0 { welcome.central == Self.tokenB } else { false }
+                }.count
+        }
+        XCTAssertEqual(
+            lines.filter { $0.name == "error" },
+            [.error(.brokeProtocol(.helloFlood(count: PeripheralDelivery.maximumHellosPerLink + 1)), from: centralB)],
+            "reported once")
+        XCTAssertEqual(lines.filter { $0.name == "failed" }.count, 1, "its message fails with its session")
+        XCTAssertLessThanOrEqual(welcomes, 1, "one welcome a second until it is cut off, none after")
+        XCTAssertNil(session.delivery.sessions[hostile])
+        // Its frames are not read any more; the honest central's message is delivered.
+        let ack = SessionFrame.acknowledgement(
+            Acknowledgement(status: .delivered, session: honest, transfer: TransferID(1), received: 18))
+        let delivered = session.handle(.sessionWritten(ack.encoded, from: centralA, mtu: nil, time: 5), at: 5).events
+        XCTAssertEqual(delivered.map(\.name), ["delivered"])
+        // A new link is a new start.
+        _ = session.handle(.disconnected(centralB))
+        XCTAssertNotNil(greet(&session, Self.tokenB, centralB))
+    }
+
+    func testACentralThatAcknowledgesBytesBeyondAMessageIsCutOff() throws {
+        var session = session()
+        let hostile = try XCTUnwrap(greet(&session, Self.tokenB, centralB))
+        let honest = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        _ = try session.send(Message(text: "to both"), at: 1)
+        _ = drain(&session)
+        let claim = SessionFrame.acknowledgement(
+            Acknowledgement(status: .receiving, session: hostile, transfer: TransferID(1), received: 0xFFFF_FF00))
+        let events = session.handle(.sessionWritten(claim.encoded, from: centralB, mtu: nil, time: 2), at: 2).events
+        XCTAssertEqual(
+            events.filter { $0.name == "error" },
+            [.error(.brokeProtocol(.acknowledgedBeyondTheMessage(TransferID(1))), from: centralB)])
+        XCTAssertEqual(events.filter { $0.name == "failed" }.count, 1)
+        XCTAssertNil(session.delivery.sessions[hostile])
+        XCTAssertTrue(
+            session.handle(.sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: 3), at: 3)
+                .events.isEmpty, "its hellos are not heard on this link")
+        XCTAssertFalse(
+            sessionFrames(drain(&session).values).contains {
+                if case .welcome(let welcome) = $0 { welcome.central == Self.tokenB } else { false }
+            })
+        XCTAssertNotNil(session.delivery.sessions[honest])
+    }
+
     func testSendsToACentralThatNeverAcknowledgesAreBoundedAndFailTogether() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))

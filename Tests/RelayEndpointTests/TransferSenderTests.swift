@@ -243,14 +243,19 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(sender.pendingCount, 2, "the honest recipient's two are still on their way")
     }
 
-    /// A peer that acknowledges bytes never sent to it (far beyond the stream, or one byte in two
-    /// at full rate) grows nothing: what it holds stays within what was sent, the ranges kept stay
-    /// few, and once nothing new can be claimed the delivery time-out fails the message.
+    /// A peer that acknowledges bytes never sent to it (beyond the stream: a breach, taken not at
+    /// all; within it, one byte in two at full rate) grows nothing: what it holds stays within
+    /// what was sent, the ranges kept stay few, and once nothing new can be claimed the delivery
+    /// time-out fails the message.
     func testAcknowledgementsOfBytesNeverSentGrowNothing() {
         var sender = sender()
         let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 100_000, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).last?.range.upperBound, 1000, "a window's worth")
-        _ = sender.acknowledge(ack(transfer, Int(UInt32.max)), from: "p", at: 0.1)
+        XCTAssertEqual(
+            sender.acknowledge(ack(transfer, Int(UInt32.max)), from: "p", at: 0.1),
+            [.breach(by: "p", .acknowledgedBeyondTheMessage(transfer))])
+        XCTAssertEqual(sender.progress(of: 1, for: "p")?.bytes, 0, "nothing of a claim beyond the stream is held")
+        _ = sender.acknowledge(ack(transfer, 99_000), from: "p", at: 0.1)
         XCTAssertEqual(sender.progress(of: 1, for: "p")?.bytes, 1000 - 11, "held: what was sent, not what was claimed")
         var now = 0.1
         var failed: [Sender.Action] = []
@@ -389,5 +394,37 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, 3010), from: "b", at: 1.0),
             [.progress(handle: 1, bytes: 3000, total: 10_000, rate: 6000)])
+    }
+}
+
+/// A peer that claims what no receiver can hold.
+final class TransferSenderBreachTests: XCTestCase {
+    typealias Sender = TransferSender<String>
+
+    private func ack(_ transfer: TransferID, _ received: Int, _ spans: [Range<Int>] = []) -> Acknowledgement {
+        Acknowledgement(
+            status: .receiving, session: SessionNumber(1)!, transfer: transfer, received: UInt32(received),
+            spans: spans.map { ByteSpan(start: UInt32($0.lowerBound), end: UInt32($0.upperBound))! })
+    }
+
+    func testAnAcknowledgementOfBytesBeyondTheMessageIsABreachAndTakesNothing() {
+        let claims: [(received: Int, spans: [Range<Int>])] = [(1001, []), (0, [500..<1001]), (0xFFFF_FF00, [])]
+        for claim in claims {
+            var sender = Sender(configuration: Sender.Configuration(window: 4000, initialFlight: 1 << 20))
+            sender.linkUp("p", window: 1 << 20, at: 0)
+            sender.linkUp("q", window: 1 << 20, at: 0)
+            let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p", "q"], at: 0)
+            while sender.nextTransmission(at: 0, maxBytes: 100) != nil {}
+            XCTAssertEqual(
+                sender.acknowledge(ack(transfer, claim.received, claim.spans), from: "p", at: 1),
+                [.breach(by: "p", .acknowledgedBeyondTheMessage(transfer))], "\(claim)")
+            XCTAssertEqual(sender.progress(of: 1, for: "p")?.bytes, 0, "nothing of it is taken (\(claim))")
+            // The whole message, acknowledged by an honest recipient, is no breach.
+            XCTAssertEqual(
+                sender.acknowledge(
+                    Acknowledgement(status: .delivered, session: SessionNumber(2)!, transfer: transfer, received: 1000),
+                    from: "q", at: 1
+                ).first, .delivered(handle: 1, to: "q", seconds: 1))
+        }
     }
 }

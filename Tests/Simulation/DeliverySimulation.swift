@@ -383,6 +383,8 @@ public struct DeliverySimulation {
                 report.resumed += 1
             case .progress:
                 break
+            case .breach(_, let breach):
+                report.failures.append("\(side): an honest peer was taken for a broken one: \(breach)")
             }
         }
     }

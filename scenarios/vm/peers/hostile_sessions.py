@@ -7,16 +7,16 @@ It subscribes to the session characteristic and says hello with its own token, t
 heard the welcome of --victims other centrals (every subscriber hears every welcome, token in
 clear):
   5. takeover: says hello with each victim's token (the peripheral must refuse it);
-  9. hello flood: 200 hellos with its own token on its live link;
   4. out-of-order flood: a message declaring 60 000 bytes, then one byte at every other offset
      (1 000 frames), never the gaps;
   1. acknowledgement flood: for every data frame the peripheral notifies, acknowledgements
-     claiming bytes never sent (received 0xFFFFFF00, or one byte in two as ranges);
-  6. it never acknowledges honestly, so the peripheral's messages never reach it.
-It then listens until every transfer it heard was aborted (the peripheral gave them up for it), or
---linger seconds passed without a data frame. Prints one JSON line: the frames written of each
-sort, the welcomes heard for its own and the victims' tokens (after the takeover hello), and the
-transfers it heard and saw aborted. Exit status 0 when every phase was written.
+     claiming bytes never sent within the message (one byte in two, as ranges);
+  6. it never acknowledges honestly, so the peripheral's messages never reach it;
+  9. once every transfer it heard was aborted (the peripheral gave them up for it), or --linger
+     seconds passed without a data frame: 200 hellos with its own token on its live link (the
+     peripheral cuts it off from protocol 2 after 30).
+Prints one JSON line: the frames written of each sort, the welcomes heard for its own and the
+victims' tokens (after the takeover hello), and the transfers it heard and saw aborted. Exit status 0 when every phase was written.
 """
 import argparse
 import asyncio
@@ -116,15 +116,12 @@ async def run(options) -> int:
         takeover_at = time.monotonic()
         for victim in victims:
             await write(client, session_char, hello(victim, options.address), "takeover-hello")
-        # 9: hellos on a live link.
-        for _ in range(200):
-            await write(client, session_char, hello(TOKEN, options.address), "flood-hello")
         # 4: one byte in two of a message declaring 60 000 bytes (binary, no name).
         header = bytes([2, 0]) + struct.pack("<II", 60_000, 0) + bytes([0])
         await write(client, session_char, data(session, 1, 0, header + b"\x00"), "out-of-order")
         for offset in range(len(header) + 2, len(header) + 2 + 2 * 1000, 2):
             await write(client, session_char, data(session, 1, offset, b"\x01"), "out-of-order")
-        article.log(ROLE, f"phases 5, 9 and 4 written: {written}")
+        article.log(ROLE, f"phases 5 and 4 written: {written}")
         # 1 and 6: acknowledge every data frame heard with bytes never sent, never honestly.
         quiet_since = time.monotonic()
         while time.monotonic() - max(quiet_since, heard.last_data) < options.linger and \
@@ -133,15 +130,22 @@ async def run(options) -> int:
                 await asyncio.sleep(0.05)
                 continue
             transfer = heard.pending_acks.pop(0)
-            await write(client, session_char, ack(session, transfer, 0xFFFF_FF00), "false-ack")
-            base = 1000 + 8 * written.get("false-ack", 0)
+            # Within every message (each is longer than 1 000 bytes); a claim beyond its end would
+            # cut this central off at once (tested apart).
+            base = 1 + 8 * (written.get("false-ack", 0) % 100)
             spans = [(base + 2 * k, base + 2 * k + 1) for k in range(4)]
             await write(client, session_char, ack(session, transfer, 0, spans), "false-ack")
+        # 9: hellos on a live link.
+        flood_at = time.monotonic()
+        for _ in range(200):
+            await write(client, session_char, hello(TOKEN, options.address), "flood-hello")
+        await asyncio.sleep(2)
         after = {token: sum(1 for at, _ in welcomes if at >= takeover_at) for token, welcomes in heard.welcomes.items()}
         print(json.dumps({
             "written": written, "victims": len(victims),
             "welcomes_for_victims_after_takeover": sum(after.get(victim, 0) for victim in victims),
             "welcomes_for_itself": len(heard.welcomes.get(TOKEN, [])),
+            "welcomes_during_flood": sum(1 for at, _ in heard.welcomes.get(TOKEN, []) if at >= flood_at),
             "transfers": sorted(heard.transfers), "aborted": sorted(heard.aborted),
             "data_frames": heard.data_frames,
         }), flush=True)
