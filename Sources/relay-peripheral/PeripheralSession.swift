@@ -233,7 +233,12 @@ struct PeripheralSession {
         case .disconnected(let address):
             return disconnect(address, reason: "disconnected") + pairingLeft(address)
         case .identityResolved(let address, let identity):
-            identities[address] = identity
+            // The identity address is the one the central itself distributed when it paired: it
+            // says who the central is only when the pairing was authenticated, which `--secure`
+            // demands (its characteristics need an authenticated link, its agent shows the
+            // passkey). An open-mode pairing is just-works: any central can claim any identity
+            // that way, so it is neither allowed by it nor taken for the central it names.
+            if configuration.secure { identities[address] = identity }
             return []
         case .pairing(let change):
             return pairingChanged(change)

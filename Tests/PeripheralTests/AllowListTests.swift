@@ -6,9 +6,10 @@ import XCTest
 
 /// `--allow ADDRESS[,ADDRESS...]`: only the listed centrals' values reach the session.
 final class AllowListTests: XCTestCase {
-    private func allowing(_ addresses: Set<BluetoothAddress>) -> PeripheralSession {
+    private func allowing(_ addresses: Set<BluetoothAddress>, secure: Bool = false) -> PeripheralSession {
         var configuration = PeripheralSession.Configuration()
         configuration.allowedCentrals = addresses
+        configuration.secure = secure
         return PeripheralSession.advertising(configuration)
     }
 
@@ -77,12 +78,12 @@ final class AllowListTests: XCTestCase {
         XCTAssertTrue(status.humanDescription.contains("allowed:     \(centralA) only"), status.humanDescription)
     }
 
-    /// A central with a resolvable random address is allowed by its identity address once it has
-    /// bonded (bluetoothd then gives its device object that address); it is still called by the
-    /// address it connected with, and the identity is forgotten when it leaves.
+    /// With `--secure`, a central with a resolvable random address is allowed by its identity
+    /// address once it has bonded (bluetoothd then gives its device object that address); it is
+    /// still called by the address it connected with, and the identity is forgotten when it leaves.
     func testABondedCentralIsAllowedByItsIdentityAddress() {
         let random = BluetoothAddress("5A:11:22:33:44:55")!
-        var session = allowing([centralA])
+        var session = allowing([centralA], secure: true)
         XCTAssertEqual(session.handle(.connected(random)).events, [.connected(random)])
         XCTAssertEqual(
             session.handle(.written(Counter(1).encoded, from: random, mtu: nil, time: 0), at: 0).events,
@@ -99,6 +100,18 @@ final class AllowListTests: XCTestCase {
         XCTAssertEqual(
             session.handle(.written(Counter(4).encoded, from: random, mtu: nil, time: 10), at: 10).events,
             [.error(.notAllowed(suppressed: 0), from: random)], "an identity that is not listed does not help")
+    }
+
+    /// Without `--secure` a pairing is just-works, and the identity address it brings is whatever
+    /// the central chose to send: claiming a listed central's address that way admits nothing.
+    func testInOpenModeAnIdentityAddressFromAPairingAdmitsNothing() {
+        let stranger = BluetoothAddress("5A:11:22:33:44:55")!
+        var session = allowing([centralA])
+        _ = session.handle(.connected(stranger))
+        XCTAssertEqual(session.handle(.identityResolved(stranger, identity: centralA)).events, [])
+        XCTAssertEqual(
+            session.handle(.written(Counter(2).encoded, from: stranger, mtu: nil, time: 1), at: 1).events,
+            [.error(.notAllowed(suppressed: 0), from: stranger)], "a claimed identity is not a listed central")
     }
 
     func testWithoutTheOptionEveryCentralIsTaken() {
