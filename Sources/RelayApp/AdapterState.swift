@@ -16,25 +16,38 @@ public enum AdapterProblem: Error, Equatable, Sendable, CustomStringConvertible 
     /// The adapter lacks `GattManager1`/`LEAdvertisingManager1` (no LE, or an old bluetoothd).
     case noLowEnergy(adapter: String)
 
-    public var description: String {
+    /// What is missing, without the fix.
+    public var cause: String {
         switch self {
-        case .noSystemBus(let detail):
-            return "cannot connect to the system D-Bus (\(detail)): is dbus running? (systemctl start dbus)"
-        case .accessDenied:
-            return "the system bus policy does not let this user talk to bluetoothd: run as root or as a member "
-                + "of the 'bluetooth' group (policy: /etc/dbus-1/system.d/bluetooth.conf)"
-        case .bluetoothdNotRunning:
-            return "bluetoothd is not running (nobody owns org.bluez on the system bus): start it, "
-                + "e.g. systemctl start bluetooth (Debian package: bluez)"
-        case .noAdapter:
-            return "bluetoothd has no adapter: plug one in or load its driver, then check with 'bluetoothctl list'"
+        case .noSystemBus(let detail): "cannot connect to the system D-Bus (\(detail))"
+        case .accessDenied: "the system bus policy does not let this user talk to bluetoothd"
+        case .bluetoothdNotRunning: "bluetoothd is not running (nobody owns org.bluez on the system bus)"
+        case .noAdapter: "bluetoothd has no adapter"
         case .notFound(let choice, let available):
-            return
-                "adapter \(choice) not found (bluetoothd has: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
-        case .noLowEnergy(let adapter):
-            return "\(adapter) offers no GattManager1/LEAdvertisingManager1: it needs Bluetooth LE "
-                + "(check ControllerMode in /etc/bluetooth/main.conf and run bluetoothd 5.50 or newer)"
+            "adapter \(choice) not found (bluetoothd has: \(available.isEmpty ? "none" : available.joined(separator: ", ")))"
+        case .noLowEnergy(let adapter): "\(adapter) offers no GattManager1/LEAdvertisingManager1: it needs Bluetooth LE"
         }
+    }
+
+    /// The one command or setting that fixes it.
+    public var fix: String {
+        switch self {
+        case .noSystemBus: "is dbus running? (systemctl start dbus)"
+        case .accessDenied:
+            "run as root or as a member of the 'bluetooth' group (policy: /etc/dbus-1/system.d/bluetooth.conf)"
+        case .bluetoothdNotRunning: "start it, e.g. systemctl start bluetooth (Debian package: bluez)"
+        case .noAdapter: "plug one in or load its driver, then check with 'bluetoothctl list'"
+        case .notFound: "name one of those with --adapter"
+        case .noLowEnergy:
+            "check ControllerMode in /etc/bluetooth/main.conf and run bluetoothd 5.50 or newer"
+        }
+    }
+
+    /// The cause and its fix, in one line (a missing adapter names what there is instead).
+    public var description: String {
+        if case .notFound = self { return cause }
+        if case .noLowEnergy = self { return cause + " (" + fix + ")" }
+        return cause + ": " + fix
     }
 }
 

@@ -37,6 +37,8 @@ public struct CommonOptions: Equatable, Sendable {
     public var trace = false
     /// `--nus-eol`: the line ending of text sent to a UART (Nordic UART Service) peer.
     public var uartEnding = UARTLineEnding.lf
+    /// `--check`: check that this machine can play the program's part, then exit.
+    public var check = false
 
     /// `--trace`'s reports (at most 20 lines a second unless `--json`), or nil without it.
     public var traceReports: TraceReports? {
@@ -59,6 +61,11 @@ public struct CommonOptions: Equatable, Sendable {
         let paths = [notifyPathDefault] + NotifyPath.allCases.filter { $0 != notifyPathDefault }
         return [
             .value("adapter", "hciN|ADDRESS", help: "Use this adapter (default: the first one bluetoothd offers)."),
+            .flag(
+                "check",
+                help: "Check that this machine can play this program's part (bus, bluetoothd, adapter, rfkill, "
+                    + "power, LE, and what the role registers or starts), one line per check with its fix, "
+                    + "then exit: 0 if it can, 1 if not."),
             .flag("json", help: "Print every event as one JSON object per line."),
             .flag(
                 "trace",
@@ -102,6 +109,7 @@ public struct CommonOptions: Equatable, Sendable {
         notifyPath = parsed.choice("notify-path", as: NotifyPath.self) ?? notifyPathDefault
         if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
         json = parsed.flag("json")
+        check = parsed.flag("check")
         trace = parsed.flag("trace")
         if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uartEnding = ending }
         if parsed.text("protocol") == "1" { protocolVersion = 1 }

@@ -149,4 +149,30 @@ public final class PairingAgent {
                 completion: completion)
         }
     }
+
+    /// Unregisters from bluetoothd (an agent already gone unregisters successfully) and removes
+    /// the object from the bus.
+    public func unregister(completion: @escaping (Result<Void, BlueZError>) -> Void = { _ in }) {
+        let finish: (Result<Void, BlueZError>) -> Void = { [weak self] result in
+            if let self, self.exported {
+                self.client.connection.unexport(self.path)
+                self.exported = false
+            }
+            completion(result)
+        }
+        guard isRegistered else {
+            client.loop.schedule(after: 0) { finish(.success(())) }
+            return
+        }
+        isRegistered = false
+        client.callVoid("/org/bluez", BlueZInterface.agentManager, "UnregisterAgent", [.objectPath(path)]) { result in
+            switch result {
+            case .failure(let error)
+            where [.doesNotExist, .serviceUnknown, .unknownObject, .disconnected].contains(error.kind):
+                finish(.success(()))
+            default:
+                finish(result)
+            }
+        }
+    }
 }

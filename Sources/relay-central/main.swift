@@ -24,6 +24,7 @@ do {
 } catch {
     CentralOptions.parser.exitWithUsageError(error)
 }
+if options.common.check { exit(SetupCheck.runProgram(role: .central, options: options.common)) }
 
 // One malloc arena for the whole process when notifications come through the AcquireNotify
 // socket: its reader thread (NotificationSocket) would otherwise make glibc reserve an arena of

@@ -26,6 +26,9 @@ func runPeripheral() -> Int32 {
     } catch {
         PeripheralOptions.parser.exitWithUsageError(error)
     }
+    if options.common.check {
+        return SetupCheck.runProgram(role: .peripheral(secure: options.secure), options: options.common)
+    }
 
     let loop = EventLoop()
     let console = Console(format: options.common.json ? .json : .human)

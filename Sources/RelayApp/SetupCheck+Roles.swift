@@ -1,0 +1,165 @@
+import RelayBlueZ
+
+/// The checks of one role: what relay-peripheral registers with bluetoothd, what relay-central
+/// asks of the adapter, and what the adapter offers for throughput.
+extension SetupCheck {
+    /// The fix for a refusal from bluetoothd: its hint, else its log.
+    static func fix(for error: BlueZError) -> String {
+        error.hint.isEmpty ? "see why in bluetoothd's log: journalctl -u bluetooth" : error.hint
+    }
+
+    /// The test service's UUID: not relay's, so a phone that looks for relay never sees it.
+    static let testService = BluetoothUUID("5E1A7C4E-C4EC-4B1E-9A55-0E1A7C4EC4EC")!
+
+    /// Registers a test advertisement and withdraws it.
+    func checkAdvertising(_ finish: @escaping (Bool) -> Void) {
+        guard let client, let adapter, let manager = adapter.advertising else { return finish(false) }
+        let taken = "every advertising slot of \(adapter.name) is taken (\(manager.activeInstances) active)"
+        let takenFix =
+            "stop the other advertisers (another relay-peripheral, 'bluetoothctl advertise off', phone-link services)"
+        guard manager.supportedInstances > 0 else {
+            note(.failed(.advertising, taken, fix: takenFix))
+            return finish(false)
+        }
+        let advertisement = LEAdvertisement(
+            client: client, path: "/org/relay/check/advertisement", data: AdvertisementData(kind: .peripheral))
+        self.advertisement = advertisement
+        advertisement.register(adapter: adapter.id) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                advertisement.withdraw { [weak self] _ in
+                    guard let self else { return }
+                    self.advertisement = nil
+                    self.note(
+                        .ok(
+                            .advertising,
+                            "a test advertisement was registered and removed (\(manager.supportedInstances) of "
+                                + "\(manager.supportedInstances + manager.activeInstances) slots free)"))
+                    finish(true)
+                }
+            case .failure(let error) where error.kind == .notPermitted:
+                self.note(.failed(.advertising, taken + " (\(error))", fix: takenFix))
+                finish(false)
+            case .failure(let error):
+                self.note(
+                    .failed(
+                        .advertising, "bluetoothd refused a test advertisement: \(error)", fix: Self.fix(for: error)))
+                finish(false)
+            }
+        }
+    }
+
+    /// Registers a test GATT application (one service of its own) and removes it.
+    func checkGattApplication(_ finish: @escaping (Bool) -> Void) {
+        guard let client, let adapter else { return finish(false) }
+        let application = GattApplication(
+            client: client, root: "/org/relay/check/gatt",
+            services: [
+                LocalService(
+                    uuid: Self.testService, characteristics: [LocalCharacteristic(uuid: Self.testService, flags: .read)]
+                )
+            ])
+        self.application = application
+        application.register(adapter: adapter.id) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success(let registration):
+                registration.unregister { [weak self] _ in
+                    application.unexport()
+                    guard let self else { return }
+                    self.application = nil
+                    self.note(.ok(.gattApplication, "a test GATT application was registered and removed"))
+                    finish(true)
+                }
+            case .failure(let error):
+                self.note(
+                    .failed(
+                        .gattApplication, "bluetoothd refused a test GATT application: \(error)",
+                        fix: Self.fix(for: error)))
+                finish(false)
+            }
+        }
+    }
+
+    /// `--secure`: registers the pairing agent as the default one and unregisters it.
+    func checkAgent(_ finish: @escaping (Bool) -> Void) {
+        guard let client else { return finish(false) }
+        let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/check/agent")
+        self.agent = agent
+        agent.register(asDefault: true) { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .success:
+                agent.unregister { [weak self] _ in
+                    guard let self else { return }
+                    self.agent = nil
+                    self.note(
+                        .ok(.agent, "the pairing agent (--secure shows passkeys through it) registered as the default"))
+                    finish(true)
+                }
+            case .failure(let error):
+                self.note(
+                    .failed(
+                        .agent, "bluetoothd refused the pairing agent: \(error)",
+                        fix:
+                            "stop the program that holds the default agent (e.g. bluetoothctl), or run without --secure"
+                    ))
+                finish(false)
+            }
+        }
+    }
+
+    /// Starts discovery for relay's service and stops it.
+    func checkDiscovery(_ finish: @escaping (Bool) -> Void) {
+        guard let client, let adapter else { return finish(false) }
+        let filter = DiscoveryFilter(uuids: [RelayProfile.service], transport: .le)
+        let failed: (BlueZError) -> Void = { [weak self] error in
+            guard let self else { return }
+            self.note(.failed(.discovery, "\(adapter.name) cannot discover: \(error)", fix: Self.fix(for: error)))
+            finish(false)
+        }
+        client.setDiscoveryFilter(filter, adapter: adapter.id) { [weak self] result in
+            guard let self else { return }
+            if case .failure(let error) = result { return failed(error) }
+            client.startDiscovery(adapter: adapter.id) { [weak self] result in
+                guard let self else { return }
+                if case .failure(let error) = result { return failed(error) }
+                self.discovering = true
+                client.stopDiscovery(adapter: adapter.id) { [weak self] result in
+                    guard let self else { return }
+                    self.discovering = false
+                    if case .failure(let error) = result { return failed(error) }
+                    self.note(.ok(.discovery, "discovery starts and stops on \(adapter.name)"))
+                    finish(true)
+                }
+            }
+        }
+    }
+
+    /// What the adapter reports of the features that set relay's throughput.
+    func checkFeatures(_ finish: @escaping (Bool) -> Void) {
+        guard let adapter else { return finish(true) }
+        guard let manager = adapter.advertising else {
+            note(
+                .warning(
+                    .features, "bluetoothd reports no LE features of \(adapter.name)",
+                    fix: "run bluetoothd 5.62 or later to see them (docs/performance.md: what the radio allows)"))
+            return finish(true)
+        }
+        let twoM = manager.supportedSecondaryChannels.contains("2M")
+        let extended = (manager.maximumAdvertisingDataLength ?? 31) > 31
+        let detail =
+            "2M PHY \(twoM ? "yes" : "no"), extended advertising \(extended ? "yes" : "no"); "
+            + "data length extension not reported by bluetoothd"
+        if twoM {
+            note(.ok(.features, detail + " (2M PHY doubles the air's rate: docs/performance.md)"))
+        } else {
+            note(
+                .warning(
+                    .features, detail + " (without 2M PHY the air carries half as much)",
+                    fix: "a Bluetooth 5 adapter (2M PHY) roughly doubles what relay can move: docs/performance.md"))
+        }
+        finish(true)
+    }
+}
