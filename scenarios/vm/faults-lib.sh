@@ -71,3 +71,18 @@ wait_receiving() {
     pause 1
   done
 }
+
+# Milliseconds from epoch seconds START to the `counter` event of value N in FILE (default: the
+# central's output, $c): a counter's round trip to its echo. `?` when it never came.
+round_trip() { # START N [FILE]
+  python3 -I -c '
+import json, sys, datetime
+start, value = float(sys.argv[1]), int(sys.argv[2])
+for line in open(sys.argv[3]):
+    if "\"counter\"" not in line: continue
+    event = json.loads(line)
+    if event.get("event") == "counter" and event.get("value") == value:
+        at = datetime.datetime.strptime(event["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+        print(round((at.timestamp() - start) * 1000)); break
+else: print("?")' "$1" "$2" "${3:-$c}" 2>/dev/null || echo "?"
+}

@@ -34,19 +34,6 @@ for i in 1 2 3; do
   head -c $((i * 2000)) /dev/urandom > "$out/p$i.bin"
   sha256sum "$out/p$i.bin" | cut -d' ' -f1 >> "$out/to-central.sha"
 done
-# Milliseconds from epoch seconds START to the central's `counter` event of value N (its echo).
-round_trip() { # START N
-  python3 -I -c '
-import json, sys, datetime
-start, value = float(sys.argv[1]), int(sys.argv[2])
-for line in open(sys.argv[3]):
-    if "\"counter\"" not in line: continue
-    event = json.loads(line)
-    if event.get("event") == "counter" and event.get("value") == value:
-        at = datetime.datetime.strptime(event["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
-        print(round((at.timestamp() - start) * 1000)); break
-else: print("?")' "$1" "$2" "$c" 2>/dev/null || echo "?"
-}
 
 open_input peripheral 7
 start_fed peripheral "$fifos/peripheral.in" "$bin/relay-peripheral" --adapter hci0 --json --echo \

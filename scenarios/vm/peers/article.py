@@ -35,6 +35,21 @@ async def add_relay_service(server) -> None:
         None, GATTAttributePermissions.readable)
 
 
+async def serve(server, role: str, options, on_write, on_subscribe, on_read=None) -> None:
+    """Starts a bless server whose services are added: reads answer the characteristic's value
+    (or `on_read`), writes go to `on_write`, each StartNotify calls `on_subscribe` on the loop;
+    logs the advertising line (options: `adapter`, `name`)."""
+    import asyncio
+
+    server.read_request_func = on_read or (lambda characteristic, **_: characteristic.value or b"")
+    server.write_request_func = on_write
+    await server.setup_task
+    loop = asyncio.get_running_loop()
+    server.app.StartNotify = lambda _: loop.call_soon(on_subscribe)
+    await server.start()
+    log(role, f"advertising on {options.adapter} as '{options.name}'")
+
+
 def encode_counter(value: int) -> bytes:
     """A counter on the wire: a bare 4-byte little-endian UInt32."""
     return struct.pack("<I", value & 0xFFFFFFFF)

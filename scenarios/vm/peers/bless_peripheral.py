@@ -95,12 +95,7 @@ class Peripheral:
     async def start(self):
         server = self.server
         await article.add_relay_service(server)
-        server.read_request_func = self.on_read
-        server.write_request_func = self.on_write
-        await server.setup_task
-        server.app.StartNotify = lambda _: self.loop.call_soon(self.on_subscribe)
-        await server.start()
-        article.log(ROLE, f"advertising on {self.options.adapter} as '{self.options.name}'")
+        await article.serve(server, ROLE, self.options, self.on_write, self.on_subscribe, on_read=self.on_read)
         if self.commands:
             self.emit("advertising")
 

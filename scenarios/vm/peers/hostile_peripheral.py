@@ -39,12 +39,7 @@ class HostilePeripheral:
     async def start(self):
         server = self.server
         await article.add_relay_service(server)
-        server.read_request_func = lambda characteristic, **_: characteristic.value or b""
-        server.write_request_func = lambda *_, **__: None
-        await server.setup_task
-        server.app.StartNotify = lambda _: self.loop.call_soon(self.subscribed.set)
-        await server.start()
-        article.log(ROLE, f"advertising on {self.options.adapter} as '{self.options.name}'")
+        await article.serve(server, ROLE, self.options, lambda *_, **__: None, self.subscribed.set)
 
     async def notify(self, data: bytes):
         """Emits one notification and waits until its signal has left for the bus. dbus-next 0.2.3

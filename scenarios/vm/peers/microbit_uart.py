@@ -84,12 +84,7 @@ class Microbit:
             UART, UART_RX,
             GATTCharacteristicProperties.write | GATTCharacteristicProperties.write_without_response,
             None, GATTAttributePermissions.writeable)
-        server.read_request_func = lambda characteristic, **_: characteristic.value or b""
-        server.write_request_func = self.on_write
-        await server.setup_task
-        server.app.StartNotify = lambda _: self.loop.call_soon(self.on_subscribe)
-        await server.start()
-        article.log(ROLE, f"advertising on {self.options.adapter} as {self.options.name!r}")
+        await article.serve(server, ROLE, self.options, self.on_write, self.on_subscribe)
 
     def on_subscribe(self):
         if not self.subscribed.is_set():
