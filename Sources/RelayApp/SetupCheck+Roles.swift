@@ -24,8 +24,9 @@ extension SetupCheck {
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/check/advertisement", data: AdvertisementData(kind: .peripheral))
         self.advertisement = advertisement
+        calling()
         advertisement.register(adapter: adapter.id) { [weak self] result in
-            guard let self else { return }
+            guard let self, self.answered() else { return }
             switch result {
             case .success:
                 advertisement.withdraw { [weak self] _ in
@@ -61,8 +62,9 @@ extension SetupCheck {
                 )
             ])
         self.application = application
+        calling()
         application.register(adapter: adapter.id) { [weak self] result in
-            guard let self else { return }
+            guard let self, self.answered() else { return }
             switch result {
             case .success(let registration):
                 registration.unregister { [weak self] _ in
@@ -87,8 +89,9 @@ extension SetupCheck {
         guard let client else { return finish(false) }
         let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/check/agent")
         self.agent = agent
+        calling()
         agent.register(asDefault: true) { [weak self] result in
-            guard let self else { return }
+            guard let self, self.answered() else { return }
             switch result {
             case .success:
                 agent.unregister { [weak self] _ in
@@ -122,10 +125,12 @@ extension SetupCheck {
         client.setDiscoveryFilter(filter, adapter: adapter.id) { [weak self] result in
             guard let self else { return }
             if case .failure(let error) = result { return failed(error) }
+            self.calling()
             client.startDiscovery(adapter: adapter.id) { [weak self] result in
                 guard let self else { return }
+                if case .success = result { self.discovering = true }
+                guard self.answered() else { return }
                 if case .failure(let error) = result { return failed(error) }
-                self.discovering = true
                 client.stopDiscovery(adapter: adapter.id) { [weak self] result in
                     guard let self else { return }
                     self.discovering = false

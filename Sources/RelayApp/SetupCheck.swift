@@ -53,6 +53,9 @@ public final class SetupCheck {
     private var completion: ((CheckSummary) -> Void)?
     /// Interrupted: answers still on their way report nothing (what they registered is removed).
     private var stopped = false
+    /// Calls to bluetoothd not answered yet, and what waits for them (an interruption's clean-up).
+    private var callsInFlight = 0
+    private var whenSettled: [() -> Void] = []
 
     /// One check: reports its findings through `finish`, true to go on with the next.
     typealias Step = (_ check: SetupCheck, _ finish: @escaping (_ goOn: Bool) -> Void) -> Void
@@ -89,14 +92,46 @@ public final class SetupCheck {
         next(goOn: true)
     }
 
-    /// Removes whatever is registered now (an interrupted check), then calls `completion`.
+    /// Removes whatever is registered now (an interrupted check), then calls `completion`. A
+    /// registration bluetoothd is still answering is waited for (at most `settleTimeout`) and
+    /// then removed: a client that leaves before bluetoothd's answer can leave the registration
+    /// behind in bluetoothd (5.66 sets its watch on the client after that client is gone).
     public func stop(completion: @escaping () -> Void) {
         stopped = true
         timeout.map(loop.cancel)
         timeout = nil
         steps = []
         self.completion = nil
-        cleanUp(completion)
+        afterCalls { [weak self] in
+            guard let self else { return completion() }
+            self.cleanUp(completion)
+        }
+    }
+
+    /// How long an interrupted check waits for bluetoothd's answers to its calls (seconds).
+    public static let settleTimeout = 5.0
+
+    /// A call to bluetoothd goes out (a registration, discovery).
+    func calling() { callsInFlight += 1 }
+
+    /// A call to bluetoothd was answered (its result already recorded); false when the check was
+    /// interrupted meanwhile: the caller stops there (what it registered is removed).
+    func answered() -> Bool {
+        callsInFlight -= 1
+        if callsInFlight == 0 { settle() }
+        return !stopped
+    }
+
+    private func afterCalls(_ work: @escaping () -> Void) {
+        guard callsInFlight > 0 else { return work() }
+        whenSettled.append(work)
+        loop.schedule(after: Self.settleTimeout) { [weak self] in self?.settle() }
+    }
+
+    private func settle() {
+        let work = whenSettled
+        whenSettled = []
+        work.forEach { $0() }
     }
 
     func note(_ finding: CheckFinding) {

@@ -10,7 +10,7 @@
 #   - a D-Bus policy that refuses the user `nobody` (a policy file bind-mounted over
 #     /etc/dbus-1/system.d, the bus told to reload): run as nobody, bluetoothd failed with the
 #     policy's fix, exit 1;
-#   - interrupted: SIGINT and SIGKILL at once and after a moment;
+#   - interrupted: SIGINT and SIGTERM at six moments, some during its registrations;
 #   - bluetoothd stopped: bluetoothd failed with `systemctl start bluetooth`, exit 1.
 # After each case bluetoothd holds nothing of relay's: hci0's ActiveInstances is back to what it
 # was, and its UUIDs do not name the check's test service. Every JSON line is an object of the
@@ -43,8 +43,8 @@ holds_nothing() { # CASE
 # Runs the check: CASE PROGRAM ARGS...; the JSON lines go to $out/CASE.json, the status to $status.
 run_check() {
   local name=$1; shift
-  "$@" --check --json > "$out/$name.json" 2> "$out/$name.err"
-  status=$?
+  status=0
+  "$@" --check --json > "$out/$name.json" 2> "$out/$name.err" || status=$?
   python3 -I - "$out/$name.json" "$status" << 'PY' || fail "$name: $(cat "$out/$name.json" | tail -n 3)"
 import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1])]
@@ -82,7 +82,7 @@ holds_nothing healthy-peripheral
 run_check healthy-central "$bin/relay-central" --adapter hci1
 [ "$status" = 0 ] || fail "healthy central: exit $status"
 [ "$(status_of healthy-central discovery)" = ok ] || fail "healthy central: discovery is $(status_of healthy-central discovery)"
-"$bin/relay-peripheral" --adapter hci0 --check > "$out/healthy-human.txt" 2>&1 || fail "human mode: exit $?"
+"$bin/relay-peripheral" --adapter hci0 --check > "$out/healthy-human.txt" 2>&1 || fail "human mode: exit status not 0"
 grep -q "^ok  *advertising  *a test advertisement was registered and removed" "$out/healthy-human.txt" ||
   fail "human mode: no advertising line: $(cat "$out/healthy-human.txt")"
 tail -n 1 "$out/healthy-human.txt" | grep -q "relay-peripheral can play its part on this machine" ||
@@ -140,15 +140,17 @@ reload_bus
 fix_of refused bluetoothd | grep -q "run as root or as a member of the 'bluetooth' group" ||
   fail "policy: fix $(fix_of refused bluetoothd)"
 
-# Interrupted: SIGINT (the check removes what it registered) and SIGKILL (bluetoothd drops it
-# with the bus connection), at once and after a moment.
-for delay in 0 0.3 0.6 1; do
-  for sig in INT KILL; do
+# Interrupted by SIGINT or SIGTERM, at once and at moments that fall in its registrations: the
+# check waits for bluetoothd's answer to a registration on its way, then removes it. (A SIGKILL
+# in that moment can leave the registration with bluetoothd 5.66, which watches a client only
+# after answering it; nothing a program can do about that.)
+for delay in 0 0.3 0.5 0.6 0.7 1; do
+  for sig in INT TERM; do
     "$bin/relay-peripheral" --adapter hci0 --secure --check --json > "$out/interrupted.json" 2>&1 &
     pid=$!
     pause "$delay"
-    kill -s "$sig" "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
     holds_nothing "interrupted (SIG$sig after $delay s)"
   done
 done
@@ -167,4 +169,4 @@ fix_of stopped bluetoothd | grep -q "systemctl start bluetooth" || fail "bluetoo
 run_check stopped-central "$bin/relay-central"
 [ "$status" = 1 ] || fail "bluetoothd stopped (central): exit $status"
 
-echo "PASS check (healthy: $(grep -c '"status":"ok"' "$out/healthy-peripheral.json") ok, features $(status_of healthy-peripheral features) on the peripheral, exit 0 both; blocked: rfkill and powered failed, exit 1; $(python3 -I -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["held"])' "$out/filler.out") slots taken: advertising failed, exit 1, the central ready; policy: bluetoothd failed, exit 1; 8 interruptions leave nothing; bluetoothd stopped: failed, exit 1)"
+echo "PASS check (healthy: $(grep -c '"status":"ok"' "$out/healthy-peripheral.json") ok, features $(status_of healthy-peripheral features) on the peripheral, exit 0 both; blocked: rfkill and powered failed, exit 1; $(python3 -I -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["held"])' "$out/filler.out") slots taken: advertising failed, exit 1, the central ready; policy: bluetoothd failed, exit 1; 12 interruptions leave nothing; bluetoothd stopped: failed, exit 1)"
