@@ -120,7 +120,7 @@ package-test: package
 VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/RelayApp/ProgramVersion.swift)
 RELEASES = debian-12 debian-13
 PACKAGE_SCENARIOS = article messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
-  fault-three-centrals allow
+  fault-three-centrals allow check
 .PHONY: vm-package-test vm-package-release
 vm-package-test: package-test
 	for release in $(RELEASES); do $(MAKE) --no-print-directory vm-package-release RELEASE=$$release || exit 1; done

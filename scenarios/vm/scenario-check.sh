@@ -7,8 +7,8 @@
 #     fixes (`rfkill unblock bluetooth`, `..., then bluetoothctl power on`), exit 1;
 #   - every advertising slot of hci0 taken by another process (scenarios/vm/peers/advertising_filler.py):
 #     relay-peripheral's advertising check failed, exit 1; relay-central still ready (exit 0);
-#   - a D-Bus policy that refuses the user `nobody` (a policy file bind-mounted over
-#     /etc/dbus-1/system.d, the bus told to reload): run as nobody, bluetoothd failed with the
+#   - a D-Bus policy that refuses the user `nobody` (a policy file added to a copy of a policy
+#     folder bind-mounted over it, the bus told to reload): run as nobody, bluetoothd failed with the
 #     policy's fix, exit 1;
 #   - interrupted: SIGINT and SIGTERM at six moments, some during its registrations;
 #   - bluetoothd stopped: bluetoothd failed with `systemctl start bluetooth`, exit 1.
@@ -120,20 +120,23 @@ stop filler
 pause 1
 holds_nothing taken
 
-# A D-Bus policy that refuses the user nobody.
+# A D-Bus policy that refuses the user nobody: a copy of a policy folder the bus reads, with a
+# file added, bind-mounted over it (the guest's root is read-only).
+policies=/etc/dbus-1/system.d
+[ -d "$policies" ] || policies=/usr/share/dbus-1/system.d
 mkdir -p /tmp/system.d
-cp -a /etc/dbus-1/system.d/. /tmp/system.d/ 2>/dev/null || true
+cp -a "$policies/." /tmp/system.d/ 2>/dev/null || true
 cat > /tmp/system.d/zz-relay-check-deny.conf << 'XML'
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig><policy user="nobody"><deny send_destination="org.bluez"/></policy></busconfig>
 XML
-mount --bind /tmp/system.d /etc/dbus-1/system.d || fail "cannot put the policy in place"
+mount --bind /tmp/system.d "$policies" || fail "cannot put the policy in place"
 reload_bus() { dbus-send --system --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.ReloadConfig > /dev/null; }
 reload_bus || fail "the bus did not reload its policy"
 pause 0.5
 run_check refused setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$bin/relay-central" --adapter hci1
-umount /etc/dbus-1/system.d
+umount "$policies"
 reload_bus
 [ "$status" = 1 ] || fail "policy: exit $status"
 [ "$(status_of refused bluetoothd)" = failed ] || fail "policy: bluetoothd is $(status_of refused bluetoothd)"
