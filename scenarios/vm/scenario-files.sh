@@ -114,18 +114,31 @@ exec 8>&-
 
 # 3. A foreign central with hostile names.
 rm -rf "$data/psaved"/*
-start hostile "$python" "$peers/named_files_central.py" --adapter hci1 --address "${RELAY_VM_HCI1_ADDRESS:-00:AA:01:01:00:01}"
-finish hostile 240 || fail "the foreign central failed: $(tail -n 3 "$out/hostile.err")"
-[ "$(grep -c '"delivered": true' "$out/hostile.out")" = 10 ] || fail "not every hostile file was delivered: $(cat "$out/hostile.out")"
+start hostile "$python" "$peers/named_files_central.py" --adapter hci1 --address "${RELAY_VM_HCI1_ADDRESS:-00:AA:01:01:00:01}" \
+  --flood 100
+finish hostile 300 || fail "the foreign central failed: $(tail -n 3 "$out/hostile.err")"
+[ "$(grep -c '"delivered": true' "$out/hostile.out")" = 12 ] || fail "not every hostile file was delivered: $(cat "$out/hostile.out")"
+flood=$(grep '"flood"' "$out/hostile.out")
+flood_saved=$(python3 -I -c 'import json,sys; print(json.loads(sys.argv[1])["delivered"])' "$flood")
+flood_refused=$(python3 -I -c 'import json,sys; print(json.loads(sys.argv[1])["not_saved"])' "$flood")
+flood_seconds=$(python3 -I -c 'import json,sys; print(int(json.loads(sys.argv[1])["seconds"]) + 1)' "$flood")
+# At most 60 saves a minute from one sender: a burst of 60 (the 12 files among them), then one a
+# second; the rest are acknowledged `not saved`.
+[ $((12 + flood_saved)) -le $((60 + flood_seconds)) ] ||
+  fail "the save folder took $((12 + flood_saved)) messages from one sender in $flood_seconds s"
+[ "$flood_refused" -ge 1 ] && [ $((flood_saved + flood_refused)) = 100 ] ||
+  fail "the flood was not refused as 'not saved': $flood"
 [ -z "$(find "$data/psaved" -mindepth 2)" ] || fail "something was saved below the folder: $(find "$data/psaved" -mindepth 2)"
 [ ! -e /tmp/x ] && [ ! -e "$data/psaved/../x" ] || fail "a file escaped the folder"
-[ "$(ls -A "$data/psaved" | wc -l)" = 10 ] || fail "the folder holds $(ls -A "$data/psaved" | wc -l) entries: $(ls -A "$data/psaved")"
+[ "$(ls -A "$data/psaved" | wc -l)" = $((12 + flood_saved)) ] || fail "the folder holds $(ls -A "$data/psaved" | wc -l) entries: $(ls -A "$data/psaved")"
 [ -z "$(ls -A "$data/psaved" | grep -E '^[.-]')" ] || fail "a hidden or dash name was saved"
+[ ! -e "$data/psaved/message-0042-00_AA_01_02_00_02.txt" ] || fail "a sender took the name of another central's unnamed message"
 saved_hashes=$(cd "$data/psaved" && sha256sum -- * | cut -d' ' -f1)
+grep -q 'more than 60 messages a minute' "$p" || fail "the flood's refusals were not reported"
 for hash in $(grep -o '"sha256": "[0-9a-f]*"' "$out/hostile.out" | cut -d'"' -f4); do
   grep -qx "$hash" <<< "$saved_hashes" || fail "no saved file has $hash"
 done
-echo "3. hostile names saved as: $(ls -A "$data/psaved" | sed 's/^/[/; s/$/]/' | tr '\n' ' ' | cut -c1-400)"
+echo "3. hostile names saved as: $(ls -A "$data/psaved" | grep -v '^message-' | sed 's/^/[/; s/$/]/' | tr '\n' ' ' | cut -c1-600); a flood of 100 from that sender: $flood_saved saved, $flood_refused not saved in $flood_seconds s"
 echo quit >&7
 finish peripheral 30 || fail "relay-peripheral exited $?"
 echo "PASS files"
