@@ -47,7 +47,7 @@ let package = Package(
         module("RelayBlueZ", ["RelayDBus", "RelayRuntime", "RelayProtocol"]),
         // One end of a relay link: the inbound pipeline and the outbound queue. Pure: no I/O,
         // time is an input.
-        module("RelayEndpoint", ["RelayProtocol", "RelayCLI"]),
+        module("RelayEndpoint", ["RelayProtocol"]),
         // What both programs share: the relay GATT profile, options, adapter state, message
         // events and their shapes.
         module("RelayApp", ["RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"]),

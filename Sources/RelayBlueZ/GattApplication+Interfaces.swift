@@ -98,7 +98,6 @@ extension GattApplication {
         }
         let request = options(call, at: 1)
         if request.prepareAuthorize { return .success([]) }
-        if let refusal = validateWrite?(uuid, value, request) { return .failure(refusal.remote) }
         if state.spec.keepsWrites {
             let offset = Int(request.offset)
             guard offset <= state.value.count else {

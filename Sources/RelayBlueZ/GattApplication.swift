@@ -24,8 +24,6 @@ public final class GattApplication {
     /// Send `Value` changes to every bus client instead of only to bluetoothd. Off by default:
     /// a unicast signal keeps other local processes from reading the notified values.
     public var broadcastsNotifications = false
-    /// Called before a remote write is accepted; return an error to refuse it.
-    public var validateWrite: ((BluetoothUUID, [UInt8], GattRequest) -> GattError?)?
 
     let client: BlueZClient
     var characteristics: [BluetoothUUID: CharacteristicState] = [:]

@@ -76,7 +76,7 @@ public struct ParsedOptions: Sendable {
 
 /// A small `--long-option` parser with `--help` and `--version` built in.
 ///
-/// Errors read `relay-peripheral: unknown option '--frob'`; ``parseOrExit(_:)`` prints
+/// Errors read `relay-peripheral: unknown option '--frob'`; ``exitWithUsageError(_:)`` prints
 /// them to stderr followed by the usage and exits 64 (EX_USAGE).
 public struct OptionParser: Sendable {
     /// The program name used in messages.
@@ -221,24 +221,6 @@ public struct OptionParser: Sendable {
             }
         } catch {
             throw UsageError(error.message)
-        }
-    }
-
-    /// Parses, printing `--help`/`--version` to stdout (exit 0) or an error and the usage
-    /// to stderr (exit 64); returns the options when the program should run.
-    public func parseOrExit(_ arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> ParsedOptions {
-        do {
-            switch try parse(arguments) {
-            case .run(let options): return options
-            case .help(let text):
-                Console.writeAll(fd: 1, text + "\n")
-                exit(0)
-            case .version(let text):
-                Console.writeAll(fd: 1, text + "\n")
-                exit(0)
-            }
-        } catch {
-            exitWithUsageError(error)
         }
     }
 

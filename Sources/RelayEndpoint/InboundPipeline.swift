@@ -1,4 +1,3 @@
-import RelayCLI
 import RelayProtocol
 
 /// One sender's inbound side, as both programs run it: values in, `InboundEvent`s out.

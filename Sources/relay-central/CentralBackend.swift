@@ -10,7 +10,6 @@ protocol CentralBackend: AnyObject {
     /// `.discoveryStarted` (then `.deviceUpdated` for the devices already known) or `.discoveryFailed`.
     func startDiscovery(services: [BluetoothUUID])
     func stopDiscovery()
-    /// Stop discovery, then start it again (answered like `startDiscovery`).
     /// `Device1.Connect` within `timeout` seconds; answer `.connectFinished`.
     func connect(_ device: DeviceID, timeout: Double)
     /// `Device1.Disconnect`; answer `.disconnectFinished`.

@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayCLI
+import RelayEndpoint
 import RelayProtocol
 
 /// `--secure`: where each central's pairing stands, as the agent and bluetoothd tell it.

@@ -58,9 +58,8 @@ extension PeripheralSession {
 
     /// `counter`, written by an admitted central, becomes what a read of the write characteristic
     /// returns (frames and refused centrals' values never do).
-    mutating func rememberWritten(_ counter: Counter) -> PeripheralAction {
-        lastWritten = counter
-        return .setReadValue(counter.encoded, of: .write)
+    func rememberWritten(_ counter: Counter) -> PeripheralAction {
+        .setReadValue(counter.encoded, of: .write)
     }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.

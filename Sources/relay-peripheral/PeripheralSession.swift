@@ -66,8 +66,6 @@ struct PeripheralSession {
     var counter = Counter(0)
     /// The last counter handed to bluetoothd (what a read of the notify characteristic returns).
     var lastNotified: Counter?
-    /// The last counter an admitted central wrote (what a read of the write characteristic returns).
-    var lastWritten: Counter?
     /// Complete messages received from every central (numbered for `--save-dir`).
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
