@@ -16,7 +16,7 @@ public enum AdapterChoice: Equatable, Sendable, CustomStringConvertible {
             self = .address(address)
         } else {
             throw UsageError(
-                "--adapter: \(ArgumentParser.quoted(text)) is neither an adapter name like hci0 "
+                "--adapter: \(ValueParser.quoted(text)) is neither an adapter name like hci0 "
                     + "nor an address like 00:AA:01:00:00:00")
         }
     }

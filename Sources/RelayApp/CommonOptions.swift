@@ -122,7 +122,7 @@ public struct CommonOptions: Equatable, Sendable {
         if let directory = parsed.text("save-dir") {
             var info = stat()
             guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                throw UsageError("--save-dir: \(ArgumentParser.quoted(directory)) is not a directory")
+                throw UsageError("--save-dir: \(ValueParser.quoted(directory)) is not a directory")
             }
             saveDirectory = directory
         }

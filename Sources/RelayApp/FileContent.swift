@@ -21,7 +21,7 @@ public final class FileContent: StoredBytes {
     /// Opens the regular file at `path` (at most `maximumBytes`) and reads it through once.
     public init(path: String, maximumBytes: Int, command: String? = nil) throws(CommandError) {
         let prefix = command.map { $0 + ": " } ?? ""
-        let shown = ArgumentParser.quoted(path)
+        let shown = ValueParser.quoted(path)
         let (fd, _) = try FileArgument.openRegular(path, maximumBytes: maximumBytes, command: command)
         var crc = CRC32C()
         var hasher = SHA256()

@@ -245,7 +245,7 @@ extension TransferEvent: ReportableEvent {
             if let text = report.text {
                 line += "\"\(Console.oneLine(text))\""
             } else if let name = report.name {
-                line += "file \(ArgumentParser.quoted(name)), \(report.length) bytes, sha256 \(report.sha256)"
+                line += "file \(ValueParser.quoted(name)), \(report.length) bytes, sha256 \(report.sha256)"
             } else {
                 line += "\(report.kind), \(report.length) bytes, sha256 \(report.sha256)"
             }

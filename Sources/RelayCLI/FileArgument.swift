@@ -23,7 +23,7 @@ public enum FileArgument {
         fd: Int32, size: Int
     ) {
         let prefix = command.map { $0 + ": " } ?? ""
-        let shown = ArgumentParser.quoted(path)
+        let shown = ValueParser.quoted(path)
         guard !path.isEmpty else { throw CommandError("\(prefix)empty file name") }
         let resolved = expand(path)
         let fd = open(resolved, O_RDONLY | O_CLOEXEC | O_NONBLOCK)

@@ -162,9 +162,9 @@ public struct OptionParser: Sendable {
             if argument == "--version" { return .version(version) }
             guard argument.hasPrefix("--"), argument.count > 2 else {
                 if argument.hasPrefix("-") && argument != "-" {
-                    throw UsageError("unknown option \(ArgumentParser.quoted(argument))")
+                    throw UsageError("unknown option \(ValueParser.quoted(argument))")
                 }
-                throw UsageError("unexpected argument \(ArgumentParser.quoted(argument))")
+                throw UsageError("unexpected argument \(ValueParser.quoted(argument))")
             }
             let body = argument.dropFirst(2)
             let name = String(body.prefix { $0 != "=" })
@@ -172,7 +172,7 @@ public struct OptionParser: Sendable {
             guard let spec = options.first(where: { $0.name == name }) else {
                 let known = options.map(\.name) + ["help", "version"]
                 let hint = NameSuggestion.closest(to: name, among: known).map { "; did you mean '--\($0)'?" } ?? ""
-                throw UsageError("unknown option \(ArgumentParser.quoted("--" + name))\(hint)")
+                throw UsageError("unknown option \(ValueParser.quoted("--" + name))\(hint)")
             }
             if spec.kind == .flag {
                 if inline != nil { throw UsageError("option '--\(name)' takes no value") }
@@ -202,20 +202,20 @@ public struct OptionParser: Sendable {
                 return value
             case .integer(let range):
                 return String(
-                    try ArgumentParser.integer(value, spec.valueName, command: "--" + spec.name, range: range))
+                    try ValueParser.integer(value, spec.valueName, command: "--" + spec.name, range: range))
             case .seconds(let maximum):
                 return String(
-                    try ArgumentParser.seconds(value, spec.valueName, command: "--" + spec.name, maximum: maximum))
+                    try ValueParser.seconds(value, spec.valueName, command: "--" + spec.name, maximum: maximum))
             case .byteCount(let range):
                 return String(
-                    try ArgumentParser.byteCount(value, spec.valueName, command: "--" + spec.name, range: range))
+                    try ValueParser.byteCount(value, spec.valueName, command: "--" + spec.name, range: range))
             case .choice(let words):
                 guard words.contains(value) else {
                     let list =
                         words.count == 2
                         ? "neither \(words[0]) nor \(words[1])"
                         : "not one of " + words.joined(separator: ", ")
-                    throw CommandError("--\(spec.name): \(ArgumentParser.quoted(value)) is \(list)")
+                    throw CommandError("--\(spec.name): \(ValueParser.quoted(value)) is \(list)")
                 }
                 return value
             }

@@ -62,7 +62,7 @@ extension REPL {
             for name in known { events.add(CommandSpec(name, summary: "") { _ in .success }) }
             let hint = events.suggestion(for: event).map { " did you mean '\($0)'?" } ?? ""
             throw CommandError(
-                "wait: unknown event \(ArgumentParser.quoted(event));\(hint) events: \(known.joined(separator: ", "))")
+                "wait: unknown event \(ValueParser.quoted(event));\(hint) events: \(known.joined(separator: ", "))")
         }
         let seconds = try context.seconds(1, "SECONDS") ?? configuration.defaultWaitSeconds
         var timer: EventLoop.Token?

@@ -77,15 +77,15 @@ public final class CommandContext {
     /// The argument at `index` as a UInt32 (nil when absent); range and syntax errors are thrown.
     public func uint32(_ index: Int, _ what: String) throws(CommandError) -> UInt32? {
         guard let text = argument(index) else { return nil }
-        return try ArgumentParser.uint32(text, what, command: name)
+        return try ValueParser.uint32(text, what, command: name)
     }
 
     /// The argument at `index` as a duration in seconds (nil when absent), bounded by `maximum`.
     public func seconds(
-        _ index: Int, _ what: String, maximum: Double = ArgumentParser.maximumSeconds,
+        _ index: Int, _ what: String, maximum: Double = ValueParser.maximumSeconds,
         allowZero: Bool = false
     ) throws(CommandError) -> Double? {
         guard let text = argument(index) else { return nil }
-        return try ArgumentParser.seconds(text, what, command: name, maximum: maximum, allowZero: allowZero)
+        return try ValueParser.seconds(text, what, command: name, maximum: maximum, allowZero: allowZero)
     }
 }

@@ -71,7 +71,7 @@ public struct CommandTable {
 
     /// "unknown command 'sned'; did you mean 'send'? Type 'help'."
     public func unknownCommandMessage(_ name: String) -> String {
-        let shown = ArgumentParser.quoted(name)
+        let shown = ValueParser.quoted(name)
         if let suggestion = suggestion(for: name) {
             return "unknown command \(shown); did you mean '\(suggestion)'? Type 'help'."
         }

@@ -18,7 +18,7 @@ enum CentralCommands {
         case "scan":
             guard let word = arguments.first else { return .scan }
             guard word == "stop" else {
-                throw CommandError("scan: \(ArgumentParser.quoted(word)) is not 'stop' (usage: scan [stop])")
+                throw CommandError("scan: \(ValueParser.quoted(word)) is not 'stop' (usage: scan [stop])")
             }
             return .scanStop
         case "list": return .list
@@ -36,24 +36,24 @@ enum CentralCommands {
                 target = .address(address)
             } else if word.hasPrefix("-") {
                 throw CommandError(
-                    "connect: \(ArgumentParser.quoted(word)) is not an option (usage: connect [--nus] N|ADDRESS)")
+                    "connect: \(ValueParser.quoted(word)) is not an option (usage: connect [--nus] N|ADDRESS)")
             } else {
                 throw CommandError(
-                    "connect: \(ArgumentParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00"
+                    "connect: \(ValueParser.quoted(word)) is neither a list index nor an address like 00:AA:01:00:00:00"
                 )
             }
             return uart ? .connectUART(target) : .connect(target)
         case "disconnect": return .disconnect
         case "write":
             guard let word = arguments.first else { return .write(value: nil) }
-            return .write(value: try ArgumentParser.uint32(word, "N", command: "write"))
+            return .write(value: try ValueParser.uint32(word, "N", command: "write"))
         case "read": return .read
         case "status": return .status
         case "pair": return .pair
         case "unpair": return .unpair
         case "passkey":
             guard arguments.count == 1, let passkey = Passkey(parsing: arguments[0]) else {
-                let word = arguments.first.map { ArgumentParser.quoted($0) + " is not" } ?? "give"
+                let word = arguments.first.map { ValueParser.quoted($0) + " is not" } ?? "give"
                 throw CommandError("passkey: \(word) the 6 digits the peripheral shows (usage: passkey NNNNNN)")
             }
             return .passkey(passkey)

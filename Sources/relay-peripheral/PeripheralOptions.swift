@@ -80,7 +80,7 @@ struct PeripheralOptions: Equatable, Sendable {
             let word = String(item.filter { !$0.isWhitespace })
             guard let address = BluetoothAddress(word) else {
                 throw UsageError(
-                    "--allow: \(ArgumentParser.quoted(word)) is not a Bluetooth address (like 00:AA:01:00:00:23)")
+                    "--allow: \(ValueParser.quoted(word)) is not a Bluetooth address (like 00:AA:01:00:00:23)")
             }
             addresses.insert(address)
         }

@@ -34,7 +34,7 @@ extension PeripheralSession {
 
     mutating func ensureCentral(_ address: BluetoothAddress) -> [PeripheralAction] {
         guard centrals[address] == nil else { return [] }
-        var central = CentralState(address: address, maxMessage: configuration.maxMessage)
+        var central = ConnectedCentral(address: address, maxMessage: configuration.maxMessage)
         // While notifications are on, bluetoothd does not tell when another central enables
         // them: one that connects now may receive every notification.
         central.subscribed = notifying

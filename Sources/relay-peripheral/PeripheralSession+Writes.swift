@@ -18,7 +18,7 @@ extension PeripheralSession {
     static let subscribedReassemblyIdleTimeout = 120.0
 
     /// The idle time-out that applies to `central` now.
-    static func idleTimeout(for central: CentralState) -> Double {
+    static func idleTimeout(for central: ConnectedCentral) -> Double {
         central.subscribed ? subscribedReassemblyIdleTimeout : reassemblyIdleTimeout
     }
 
@@ -82,7 +82,7 @@ extension PeripheralSession {
         return actions
     }
 
-    private func dropIfStalled(_ central: inout CentralState, at now: Double) -> [PeripheralAction] {
+    private func dropIfStalled(_ central: inout ConnectedCentral, at now: Double) -> [PeripheralAction] {
         let timeout = Self.idleTimeout(for: central)
         guard let deadline = central.inbound.stallDeadline(timeout: timeout), now >= deadline else { return [] }
         let reason = DropReason.stalled(seconds: Int(timeout), subscribed: central.subscribed)

@@ -46,9 +46,9 @@ struct PeripheralSession {
     var application = Registration.absent
     var advertisement = Registration.absent
     /// Connected centrals.
-    var centrals: [BluetoothAddress: CentralState] = [:]
+    var centrals: [BluetoothAddress: ConnectedCentral] = [:]
     /// Writes that came without a device option (never from bluetoothd itself).
-    var anonymous: CentralState
+    var anonymous: ConnectedCentral
 
     /// bluetoothd has notifications enabled on the notify characteristic.
     var notifying = false
@@ -94,7 +94,7 @@ struct PeripheralSession {
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.trace = configuration.trace
-        self.anonymous = CentralState(address: nil, maxMessage: configuration.maxMessage)
+        self.anonymous = ConnectedCentral(address: nil, maxMessage: configuration.maxMessage)
         self.arrivals = MessageArrivals(saveDirectory: configuration.saveDirectory)
         self.delivery = PeripheralDelivery(settings: configuration.delivery)
     }

@@ -93,7 +93,7 @@ struct PeripheralStatus: Equatable, Sendable {
                 paired: session.pairing.paired, failed: session.pairing.failed,
                 pairing: session.pairing.shown.keys.sorted()) : nil
         // A UART app is listed apart, unless it is a relay central too.
-        let uartOnly = { (address: BluetoothAddress, central: CentralState) in
+        let uartOnly = { (address: BluetoothAddress, central: ConnectedCentral) in
             session.uart.centrals.contains(address) && !central.subscribed && session.sessionNumber(at: address) == nil
         }
         centrals = session.centrals.filter { !uartOnly($0.key, $0.value) }.sorted { $0.key < $1.key }.map {

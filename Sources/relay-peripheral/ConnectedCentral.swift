@@ -3,7 +3,7 @@ import RelayEndpoint
 import RelayProtocol
 
 /// What the peripheral knows about one connected central.
-struct CentralState {
+struct ConnectedCentral {
     /// nil for writes that came without a device option (never from bluetoothd itself).
     let address: BluetoothAddress?
     /// The link's ATT MTU, once a write, read or acquired socket told it.

@@ -3,7 +3,7 @@
 ///
 /// `what` names the value in messages (`N`, `SECONDS`); `command` (a command name or
 /// an option like `--scan-timeout`) prefixes them: `notify: N must be ...`.
-public enum ArgumentParser {
+public enum ValueParser {
     /// Upper bound for durations (one day).
     public static let maximumSeconds: Double = 86_400
 

@@ -1,0 +1,55 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+
+/// What happened, as the driver tells the session.
+enum PeripheralInput: Equatable, Sendable {
+    /// The adapter's state (also: bluetoothd left, the adapter vanished, the bus refused us).
+    case adapter(AdapterState, AdapterInfo?)
+    case applicationRegistered(RegistrationTicket)
+    case applicationFailed(RegistrationTicket, RegistrationFailure)
+    case advertisementRegistered(RegistrationTicket)
+    case advertisementFailed(RegistrationTicket, RegistrationFailure)
+    /// bluetoothd called `Release` on the advertisement: it is gone.
+    case advertisementReleased
+    case connected(BluetoothAddress)
+    case disconnected(BluetoothAddress)
+    /// The central connected as `address` has bonded and bluetoothd now gives it its identity
+    /// address (a resolvable random address resolved with the key it distributed). The central is
+    /// still called `address` until it leaves; `--allow` also counts `identity`.
+    case identityResolved(BluetoothAddress, identity: BluetoothAddress)
+    /// A central's MTU, from a `WriteValue`/`ReadValue` option or an acquired socket.
+    case mtu(BluetoothAddress, MTU)
+    /// A value written to the write characteristic at monotonic `time` (seconds).
+    case written([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// A value written to the session characteristic (protocol 2).
+    case sessionWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// A value written to the UART service's RX characteristic (a phone UART app's text).
+    case uartWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// Notifications on the UART service's TX were enabled (`AcquireNotify` names the central).
+    case uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?)
+    /// Notifications on the UART service's TX were disabled (its last subscriber left).
+    case uartNotifyStopped
+    /// Notifications on the session characteristic were enabled (the first relay central).
+    case sessionNotifyStarted(mtu: MTU?)
+    /// Notifications on the session characteristic were disabled (the last relay central).
+    case sessionNotifyStopped
+    /// Notifications were enabled (`StartNotify`, or `AcquireNotify` with its device and MTU).
+    case notifyStarted(from: BluetoothAddress?, mtu: MTU?)
+    /// Notifications were disabled (`StopNotify`, or the acquired socket closed).
+    case notifyStopped(from: BluetoothAddress?)
+    /// The outcome of the last `.notify`.
+    case notifyOutcome(NotifyOutcome)
+    /// The notification socket can take more after `.wouldBlock`.
+    case notifyWritable
+    /// The pause asked for with `.pauseSending` is over.
+    case sendTimerFired
+    /// Another bus client called our objects at `time` (the bus layer refused it).
+    case refusedCall(RefusedCall, time: Double)
+    /// `--secure`: the pairing agent or a device object reported on a pairing.
+    case pairing(PairingInput)
+    /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
+    case tick(now: Double)
+    /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
+    case saved(SaveReceipt)
+}

@@ -1,0 +1,55 @@
+import RelayApp
+import RelayBlueZ
+
+/// Identifies one registration request, so a late reply to an older request (for example
+/// from before a bluetoothd restart) is recognised and ignored.
+struct RegistrationTicket: Hashable, Sendable, CustomStringConvertible {
+    let value: Int
+    var description: String { "#\(value)" }
+}
+
+/// Why a registration failed; the line is made in `description`.
+enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
+    /// There was no adapter to register on.
+    case noAdapter
+    /// `RegisterApplication` failed on `adapter`.
+    case application(BlueZError, adapter: String)
+    /// `RegisterAdvertisement` of `name` failed on `adapter`, which reported `supports`.
+    case advertisement(BlueZError, adapter: String, name: String, supports: String?)
+
+    /// Whether bluetoothd's bus policy refused us.
+    var isAccessDenied: Bool {
+        switch self {
+        case .noAdapter: return false
+        case .application(let error, _), .advertisement(let error, _, _, _): return error.kind == .accessDenied
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .noAdapter:
+            return "no adapter to register on"
+        case .application(let error, let adapter):
+            return "cannot register the GATT service on \(adapter): \(error)"
+        case .advertisement(let error, let adapter, let name, let supports):
+            let fix: String
+            switch error.kind {
+            case .notPermitted:
+                fix =
+                    "every advertising slot is in use: stop other advertisers (another relay-peripheral, "
+                    + "'bluetoothctl advertise off') and type start again"
+            case .failed, .invalidLength, .invalidArguments:
+                fix =
+                    "the adapter refused the advertisement: try a shorter --name, check that the adapter supports LE "
+                    + "advertising (btmgmt info) and see bluetoothd's log"
+            case .accessDenied:
+                fix = AdapterProblem.accessDenied.description
+            default:
+                fix = error.hint.isEmpty ? "see bluetoothd's log (journalctl -u bluetooth)" : error.hint
+            }
+            let supported = supports.map { " — \(adapter) advertising: \($0)" } ?? ""
+            return
+                "cannot advertise as '\(name)' on \(adapter): \(error.name): \(error.message)\(supported); fix: \(fix)"
+        }
+    }
+}
