@@ -57,8 +57,12 @@ public final class SetupCheck {
     private var callsInFlight = 0
     private var whenSettled: [() -> Void] = []
 
-    /// One check: reports its findings through `finish`, true to go on with the next.
-    typealias Step = (_ check: SetupCheck, _ finish: @escaping (_ goOn: Bool) -> Void) -> Void
+    /// One check: reports its findings through `finish`, true to go on with the next; `name` is
+    /// the check a time-out is reported as.
+    struct Step {
+        let name: CheckName
+        let run: (_ check: SetupCheck, _ finish: @escaping (_ goOn: Bool) -> Void) -> Void
+    }
 
     public init(
         role: Role, adapter: AdapterChoice?, bus: BlueZBus, loop: EventLoop, facts: SystemFacts = SystemFacts(),
@@ -77,17 +81,21 @@ public final class SetupCheck {
     public func run(completion: @escaping (CheckSummary) -> Void) {
         self.completion = completion
         steps = [
-            { $0.checkBus($1) }, { $0.checkBluetoothd($1) }, { $0.checkBlueZ($1) }, { $0.checkAdapter($1) },
-            { $0.checkRadio($1) },
+            Step(name: .bus) { $0.checkBus($1) }, Step(name: .bluetoothd) { $0.checkBluetoothd($1) },
+            Step(name: .bluez) { $0.checkBlueZ($1) }, Step(name: .adapter) { $0.checkAdapter($1) },
+            Step(name: .powered) { $0.checkRadio($1) },
         ]
         switch role {
         case .peripheral(let secure):
-            steps += [{ $0.checkAdvertising($1) }, { $0.checkGattApplication($1) }]
-            if secure { steps.append { $0.checkAgent($1) } }
+            steps += [
+                Step(name: .advertising) { $0.checkAdvertising($1) },
+                Step(name: .gattApplication) { $0.checkGattApplication($1) },
+            ]
+            if secure { steps.append(Step(name: .agent) { $0.checkAgent($1) }) }
         case .central:
-            steps.append { $0.checkDiscovery($1) }
+            steps.append(Step(name: .discovery) { $0.checkDiscovery($1) })
         }
-        steps.append { $0.checkFeatures($1) }
+        steps.append(Step(name: .features) { $0.checkFeatures($1) })
         current = 0
         next(goOn: true)
     }
@@ -158,12 +166,12 @@ public final class SetupCheck {
             self.timeout = nil
             self.note(
                 .failed(
-                    Self.checkNames(of: index, role: self.role),
+                    step.name,
                     "bluetoothd did not answer within \(Int(Self.stepTimeout)) s",
                     fix: "see why in bluetoothd's log: journalctl -u bluetooth"))
             finish(false)
         }
-        step(self, finish)
+        step.run(self, finish)
     }
 
     private func end() {
@@ -172,19 +180,6 @@ public final class SetupCheck {
             guard let self, let completion = self.completion else { return }
             self.completion = nil
             completion(CheckSummary(program: self.role.program, findings: self.findings))
-        }
-    }
-
-    /// The check a step stands for when it times out (the radio step's last one).
-    private static func checkNames(of index: Int, role: Role) -> CheckName {
-        let common: [CheckName] = [.bus, .bluetoothd, .bluez, .adapter, .powered]
-        if index < common.count { return common[index] }
-        switch role {
-        case .peripheral(let secure):
-            let rest: [CheckName] = [.advertising, .gattApplication] + (secure ? [.agent] : []) + [.features]
-            return rest[min(index - common.count, rest.count - 1)]
-        case .central:
-            return [.discovery, .features][min(index - common.count, 1)]
         }
     }
 

@@ -88,6 +88,11 @@ public struct BlueZError: Error, Hashable, Sendable, CustomStringConvertible {
         return .other
     }
 
+    /// Whether it says the thing to remove is gone already (an unregistration that succeeded in effect).
+    public var meansAlreadyGone: Bool {
+        [.doesNotExist, .serviceUnknown, .unknownObject, .disconnected].contains(kind)
+    }
+
     /// What to do about it, in a few words (empty when there is nothing general to say).
     public var hint: String {
         switch kind {

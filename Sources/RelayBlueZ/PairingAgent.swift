@@ -167,8 +167,7 @@ public final class PairingAgent {
         isRegistered = false
         client.callVoid("/org/bluez", BlueZInterface.agentManager, "UnregisterAgent", [.objectPath(path)]) { result in
             switch result {
-            case .failure(let error)
-            where [.doesNotExist, .serviceUnknown, .unknownObject, .disconnected].contains(error.kind):
+            case .failure(let error) where error.meansAlreadyGone:
                 finish(.success(()))
             default:
                 finish(result)

@@ -42,8 +42,7 @@ public final class BlueZRegistration {
         invalidate()
         client.callVoid(adapter, interface, method, [.objectPath(object)]) { result in
             switch result {
-            case .failure(let error)
-            where [.doesNotExist, .serviceUnknown, .unknownObject, .disconnected].contains(error.kind):
+            case .failure(let error) where error.meansAlreadyGone:
                 completion(.success(()))
             default:
                 completion(result)
