@@ -19,7 +19,7 @@ import RelayRuntime
 /// config.eventNames = ["connected", "counter", "error"]
 /// let repl = REPL(configuration: config, loop: loop, console: console)
 /// repl.add(CommandSpec("start", summary: "Register and advertise.") { context in ... .success })
-/// repl.endOfInputHook = { done in driver.whenSendsFinished(done) }
+/// repl.endOfInputHook = { done in driver.whenIdle(done) }
 /// repl.shutdownHook = { done in driver.shutdown(done) }
 /// exit(repl.run())
 /// ```

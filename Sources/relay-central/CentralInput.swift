@@ -76,8 +76,9 @@ enum CentralInput: Equatable, Sendable {
     case quitting
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
     case relayCharacteristicRemoved(CharacteristicID)
-    /// The delivery timer (`CentralSession.deliveryDeadline`) fired.
-    case deliveryTimerFired
+    /// The monotonic clock reached `now` (seconds), the session's `nextDeadline`: the handshake,
+    /// retransmissions, time-outs, a trace line, a UART line's idle gap.
+    case tick(now: Double)
     /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
     case saved(SaveReceipt)
     /// Our agent was asked for the passkey of a pairing with the device.

@@ -219,7 +219,7 @@ extension CentralSession {
     // MARK: Time and the link
 
     /// The delivery timer fired: what is due in the handshake, the sender and the receiver.
-    mutating func deliveryTimerFired() -> [CentralAction] {
+    mutating func deadlineReached() -> [CentralAction] {
         var actions = greetingTimedOut() + uartIdleLines()
         let sent = delivery.sender.tick(at: now)
         actions += perform(OutboundReports.translate(sent, streams: delivery.streams) { _ in self.peripheralName })

@@ -26,7 +26,7 @@ extension CentralSession {
         var result: [CentralAction] = []
         if let (characteristic, value) = incoming {
             result += reports(value, .incoming, characteristic)
-        } else if case .deliveryTimerFired = input {
+        } else if case .tick = input {
             result += (trace?.flush(at: now) ?? []).map { .report(.trace($0)) }
         }
         for action in actions {

@@ -234,62 +234,6 @@ struct CentralSession {
         }
     }
 
-    /// One word for the prompt: `off`, `idle`, `scanning`, `connecting`, `ready`, ...
-    var promptState: String {
-        if adapterState != .poweredOn { return adapterState == .unknown ? "waiting" : "off" }
-        switch link {
-        case .idle: return scan == .idle ? "idle" : "scanning"
-        case .connecting: return "connecting"
-        case .resolving, .subscribing: return "subscribing"
-        case .ready(_, let relay):
-            if case .greeting = delivery.phase { return "greeting" }
-            return "ready mtu \(relay.mtu?.value ?? MTU.minimum)"
-        case .disconnecting: return "disconnecting"
-        }
-    }
-
-    /// Whether nothing is pending that quitting would cut short (sends, connect, read).
-    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy && uart.queue.isEmpty }
-
-    /// When the delivery timer must fire (the handshake, retransmissions, time-outs, a UART line's idle gap).
-    var deliveryDeadline: Double? {
-        [delivery.nextDeadline, trace?.flushDeadline, uart.lines.deadline].compactMap { $0 }.min()
-    }
-
-    /// The `status` snapshot.
-    var status: CentralStatus {
-        let linkWord: String
-        switch link {
-        case .idle: linkWord = "disconnected"
-        case .connecting: linkWord = "connecting"
-        case .resolving: linkWord = "resolving services"
-        case .subscribing: linkWord = "subscribing"
-        case .ready: linkWord = "ready"
-        case .disconnecting: linkWord = "disconnecting"
-        }
-        return CentralStatus(
-            adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer,
-            mtu: readyLink?.mtu,
-            path: readyLink?.path, service: readyLink?.service, scanning: scan != .idle, candidates: candidates.count,
-            nextCounter: nextCounter,
-            lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count
-                + uart.queue.filter { $0.completes != nil }.count,
-            protocolVersion: protocolInUse,
-            delivery: DeliveryStatus(
-                sender: delivery.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0))
-    }
-
-    /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).
-    var protocolInUse: Int? {
-        guard let relay = readyLink, relay.service == .relay else { return nil }
-        switch delivery.phase {
-        case .established: return 2
-        case .greeting: return nil
-        case .idle, .fallback: return 1
-        }
-    }
-
     /// Handles one input at loop time `now` and returns the actions to perform, in order.
     mutating func handle(_ input: CentralInput, at now: Double) -> [CentralAction] {
         self.now = max(self.now, now)
@@ -328,7 +272,9 @@ struct CentralSession {
         case .settleTimerFired: return settleTimedOut()
         case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
-        case .deliveryTimerFired: return deliveryTimerFired()
+        case .tick(let now):
+            self.now = max(self.now, now)
+            return deadlineReached()
         case .saved(let receipt): return saved(receipt)
         case .passkeyRequested(let id): return passkeyRequested(id)
         case .pairingCancelled: return pairingCancelled()

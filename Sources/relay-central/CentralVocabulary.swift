@@ -4,9 +4,6 @@ enum CharacteristicRole: String, Sendable, Equatable {
     case notify
 }
 
-/// Identifies a command handed to the session, so its completion can be reported.
-typealias CommandToken = Int
-
 /// Why a scan ended.
 enum ScanStopReason: String, Sendable, Equatable {
     case timeout

@@ -38,16 +38,15 @@ let loop = EventLoop()
 let console = Console(format: options.common.json ? .json : .human)
 var configuration = REPLConfiguration(programName: "relay-central")
 configuration.eventNames = CentralEvent.names
-let repl = REPL(configuration: configuration, loop: loop, console: console, prompt: "relay-central [waiting]> ")
 let driver = CentralDriver(settings: CentralSettings(options: options), loop: loop, console: console)
-driver.backend = BlueZCentralBackend(driver: driver, loop: loop, adapter: options.common.adapter)
-driver.onChange = { [unowned repl, unowned driver] in
-    let prompt = "relay-central [\(driver.session.promptState)]> "
-    if repl.prompt != prompt { repl.prompt = prompt }
-}
+let repl = REPL(configuration: configuration, loop: loop, console: console, prompt: driver.prompt)
 for spec in CentralCommands.specs(driver: driver) { repl.add(spec) }
-repl.endOfInputHook = { done in driver.whenIdle(done) }
+driver.onPromptChange = { [unowned repl] in repl.prompt = $0 }
 driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
+repl.endOfInputHook = { done in driver.whenIdle(done) }
 repl.shutdownHook = { done in driver.shutdown(done) }
-driver.start()
+
+let backend = BlueZCentralBackend(driver: driver, loop: loop, adapter: options.common.adapter)
+driver.performer = CentralPerformer(driver: driver, backend: backend)
+backend.start()
 exit(repl.run())

@@ -7,7 +7,7 @@ import RelayRuntime
 /// chosen with `--adapter` (or the first one with LE advertising), our GATT application and
 /// advertisement. Everything bluetoothd reports becomes a `PeripheralInput` for the driver.
 final class BlueZPeripheralBackend: PeripheralBackend {
-    private let driver: PeripheralDriver
+    private unowned let driver: PeripheralDriver
     private let loop: EventLoop
     private let choice: AdapterChoice?
     private let notifyPath: NotifyPath
@@ -47,13 +47,13 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             case .accessDenied: problem = .accessDenied
             case .unreachable(let detail): problem = .noSystemBus(detail: detail)
             }
-            return driver.handle(.adapter(.unavailable(problem), nil))
+            return driver.feed(.adapter(.unavailable(problem), nil))
         }
         StartupTrace.mark("bus connected (Hello answered)")
         self.client = client
         client.onRefusedCall = { [weak self] call in
             guard let self else { return }
-            self.driver.handle(.refusedCall(call, time: self.loop.now))
+            self.driver.feed(.refusedCall(call, time: self.loop.now))
         }
         let secure = driver.session.configuration.secure
         let application = GattApplication(
@@ -70,7 +70,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/peripheral/advertisement0",
             data: PeripheralGattProfile.advertisement(name: driver.session.configuration.name))
-        advertisement.onReleased = { [weak self] in self?.driver.handle(.advertisementReleased) }
+        advertisement.onReleased = { [weak self] in self?.driver.feed(.advertisementReleased) }
         self.advertisement = advertisement
         client.onEvent = { [weak self] event in self?.handleBlueZ(event) }
         client.start()
@@ -100,7 +100,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .device(let deviceEvent):
             handleDevice(deviceEvent)
         case .problem(let error) where error.kind == .accessDenied:
-            driver.handle(.adapter(.unavailable(.accessDenied), nil))
+            driver.feed(.adapter(.unavailable(.accessDenied), nil))
         case .serviceAppeared:
             StartupTrace.once("org.bluez owner known")
         case .gatt, .problem:
@@ -112,7 +112,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         guard let client else { return }
         guard client.owner != nil else {
             dropAdapter()
-            return driver.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
+            return driver.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         }
         guard client.isLoaded else { return }
         let selected: AdapterSnapshot
@@ -122,16 +122,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .success(let adapter): selected = adapter
         case .failure(let problem):
             dropAdapter()
-            return driver.handle(.adapter(.unavailable(problem), nil))
+            return driver.feed(.adapter(.unavailable(problem), nil))
         }
         if let current = adapter, current.id != selected.id { dropAdapter() }
         adapter = selected
         let info = AdapterInfo(selected)
         guard selected.hasGattManager, selected.advertising != nil else {
-            return driver.handle(.adapter(.unavailable(.noLowEnergy(adapter: selected.name)), info))
+            return driver.feed(.adapter(.unavailable(.noLowEnergy(adapter: selected.name)), info))
         }
         if selected.powered { StartupTrace.once("adapter found, powered") }
-        driver.handle(.adapter(selected.powered ? .poweredOn : .poweredOff, info))
+        driver.feed(.adapter(selected.powered ? .poweredOn : .poweredOff, info))
         if selected.powered {
             for device in client.tree.devices(on: selected.id) where device.connected { noteDevice(device) }
         }
@@ -153,7 +153,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             noteDevice(device)
         case .removed(let id, let address):
             if let known = connectedDevices.removeValue(forKey: id) ?? address {
-                driver.handle(.disconnected(known))
+                driver.feed(.disconnected(known))
             }
         case .disconnected(let id, _, _):
             if let known = connectedDevices.removeValue(forKey: id) { centralLeft(id, known) }
@@ -166,16 +166,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             // A bond made while we watch is reported; one that existed before is not news.
             let wasPaired = pairedDevices.updateValue(device.paired, forKey: device.id)
             if device.paired, wasPaired == false {
-                driver.handle(.pairing(.paired(connectedDevices[device.id] ?? device.address)))
+                driver.feed(.pairing(.paired(connectedDevices[device.id] ?? device.address)))
             }
         }
         if device.connected {
             if let known = connectedDevices[device.id] {
-                if known != device.address { driver.handle(.identityResolved(known, identity: device.address)) }
+                if known != device.address { driver.feed(.identityResolved(known, identity: device.address)) }
                 return
             }
             connectedDevices[device.id] = device.address
-            driver.handle(.connected(device.address))
+            driver.feed(.connected(device.address))
         } else if let known = connectedDevices.removeValue(forKey: device.id) {
             centralLeft(device.id, known)
         }
@@ -183,8 +183,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     /// A connected central left; in secure mode, one without a bond is a failed attempt.
     private func centralLeft(_ id: DeviceID, _ address: BluetoothAddress) {
-        if agent != nil, pairedDevices[id] != true { driver.handle(.pairing(.leftUnpaired(address))) }
-        driver.handle(.disconnected(address))
+        if agent != nil, pairedDevices[id] != true { driver.feed(.pairing(.leftUnpaired(address))) }
+        driver.feed(.disconnected(address))
     }
 
     // MARK: Pairing (--secure)
@@ -193,7 +193,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     /// a central starts), each time bluetoothd (re)appears.
     private func registerAgent() {
         agent?.register(asDefault: true) { [weak self] result in
-            if case .failure(let error) = result { self?.driver.handle(.pairing(.agentFailed(error))) }
+            if case .failure(let error) = result { self?.driver.feed(.pairing(.agentFailed(error))) }
         }
     }
 
@@ -206,14 +206,14 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         switch request {
         case .displayPasskey(let device, let passkey, let entered):
             if let address = central(device) {
-                driver.handle(.pairing(.passkeyShown(address, passkey, entered: entered)))
+                driver.feed(.pairing(.passkeyShown(address, passkey, entered: entered)))
             }
         case .refusedWithoutPasskey(let device):
-            if let address = central(device) { driver.handle(.pairing(.refusedWithoutPasskey(address))) }
+            if let address = central(device) { driver.feed(.pairing(.refusedWithoutPasskey(address))) }
         case .requestPasskey(_, let reply):
             reply.refuse()  // a DisplayOnly agent shows passkeys; it never types one
         case .cancelled:
-            driver.handle(.pairing(.cancelled))
+            driver.feed(.pairing(.cancelled))
         case .released:
             break
         }
@@ -231,33 +231,33 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private func handleServer(_ event: GattServerEvent) {
         switch event {
         case .written(let uuid, let value, let request) where uuid == RelayProfile.writeCharacteristic:
-            driver.handle(.written(value, from: central(of: request), mtu: request.mtu, time: loop.now))
+            driver.feed(.written(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .written(let uuid, let value, let request) where uuid == RelayProfile.sessionCharacteristic:
-            driver.handle(.sessionWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
+            driver.feed(.sessionWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .written(let uuid, let value, let request) where uuid == UARTProfile.rxCharacteristic:
-            driver.handle(.uartWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
+            driver.feed(.uartWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
         case .notifyStarted(let uuid) where uuid == UARTProfile.txCharacteristic:
-            driver.handle(.uartNotifyStarted(from: nil, mtu: nil))
+            driver.feed(.uartNotifyStarted(from: nil, mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == UARTProfile.txCharacteristic:
-            driver.handle(.uartNotifyStarted(from: central(of: request), mtu: request.mtu))
+            driver.feed(.uartNotifyStarted(from: central(of: request), mtu: request.mtu))
         case .notifyStarted(let uuid) where uuid == RelayProfile.sessionCharacteristic:
-            driver.handle(.sessionNotifyStarted(mtu: nil))
+            driver.feed(.sessionNotifyStarted(mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
-            if let address = central(of: request), let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
-            driver.handle(.sessionNotifyStarted(mtu: request.mtu))
+            if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
+            driver.feed(.sessionNotifyStarted(mtu: request.mtu))
         case .read(_, let request):
-            if let address = central(of: request), let mtu = request.mtu { driver.handle(.mtu(address, mtu)) }
+            if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
         case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
-            driver.handle(.notifyStarted(from: nil, mtu: nil))
+            driver.feed(.notifyStarted(from: nil, mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:
-            driver.handle(.notifyStarted(from: central(of: request), mtu: request.mtu))
+            driver.feed(.notifyStarted(from: central(of: request), mtu: request.mtu))
         case .notifyStopped(let uuid), .notifyReleased(let uuid):
             guard application?.isNotifying(uuid) != true else { break }
-            if uuid == RelayProfile.notifyCharacteristic { driver.handle(.notifyStopped(from: nil)) }
-            if uuid == RelayProfile.sessionCharacteristic { driver.handle(.sessionNotifyStopped) }
-            if uuid == UARTProfile.txCharacteristic { driver.handle(.uartNotifyStopped) }
+            if uuid == RelayProfile.notifyCharacteristic { driver.feed(.notifyStopped(from: nil)) }
+            if uuid == RelayProfile.sessionCharacteristic { driver.feed(.sessionNotifyStopped) }
+            if uuid == UARTProfile.txCharacteristic { driver.feed(.uartNotifyStopped) }
         case .notifyWritable:
-            driver.handle(.notifyWritable)
+            driver.feed(.notifyWritable)
         case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
             break
         }
@@ -267,15 +267,15 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func registerApplication(_ ticket: RegistrationTicket) {
         guard let application, let adapter else {
-            return driver.handle(.applicationFailed(ticket, .noAdapter))
+            return driver.feed(.applicationFailed(ticket, .noAdapter))
         }
         StartupTrace.once("RegisterApplication sent")
         application.register(adapter: adapter.id) { [weak self] result in
             StartupTrace.once("RegisterApplication answered")
             switch result {
-            case .success: self?.driver.handle(.applicationRegistered(ticket))
+            case .success: self?.driver.feed(.applicationRegistered(ticket))
             case .failure(let error):
-                self?.driver.handle(.applicationFailed(ticket, .application(error, adapter: adapter.name)))
+                self?.driver.feed(.applicationFailed(ticket, .application(error, adapter: adapter.name)))
             }
         }
     }
@@ -287,7 +287,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName) {
         guard let advertisement, let adapter else {
-            return driver.handle(.advertisementFailed(ticket, .noAdapter))
+            return driver.feed(.advertisementFailed(ticket, .noAdapter))
         }
         advertisement.data = PeripheralGattProfile.advertisement(name: name)
         StartupTrace.once("RegisterAdvertisement sent")
@@ -296,10 +296,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             StartupTrace.once("RegisterAdvertisement answered")
             switch result {
             case .success:
-                self.driver.handle(.advertisementRegistered(ticket))
+                self.driver.feed(.advertisementRegistered(ticket))
             case .failure(let error):
                 let current = self.client?.tree.adapter(adapter.id) ?? adapter
-                self.driver.handle(
+                self.driver.feed(
                     .advertisementFailed(
                         ticket,
                         .advertisement(
@@ -322,7 +322,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) {
+        driver.feed(.notifyOutcome(notifyOutcome(of: value, on: characteristic)))
+    }
+
+    private func notifyOutcome(of value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
         guard let application else { return .failed(.noBluetoothd) }
         let uuid: BluetoothUUID
         switch characteristic {

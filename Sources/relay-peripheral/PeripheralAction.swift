@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayProtocol
+import RelayREPL
 
 /// What the session asks its driver to do; the driver performs the I/O and feeds the
 /// outcome back as a `PeripheralInput`.
@@ -28,4 +29,6 @@ enum PeripheralAction: Equatable, Sendable {
     case deliver(MessageArrival)
     /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
     case file(IncomingFileStep)
+    /// The command `CommandToken` is finished.
+    case finish(CommandToken, CommandOutcome)
 }

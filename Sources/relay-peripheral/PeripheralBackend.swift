@@ -1,8 +1,8 @@
 import RelayProtocol
 
 /// What the driver needs from the Bluetooth side: bluetoothd through D-Bus in the program
-/// (`BlueZPeripheralBackend`), a fake in the tests. What bluetoothd reports comes back as
-/// `PeripheralInput`s through `PeripheralDriver.handle(_:)`.
+/// (`BlueZPeripheralBackend`), a fake in the tests. Each call's outcome, and everything else
+/// bluetoothd reports, comes back as a `PeripheralInput` through `PeripheralDriver.feed(_:)`.
 protocol PeripheralBackend: AnyObject {
     /// Register the GATT application; answer `.applicationRegistered(ticket)` or `.applicationFailed`.
     func registerApplication(_ ticket: RegistrationTicket)
@@ -10,8 +10,8 @@ protocol PeripheralBackend: AnyObject {
     /// Register the advertisement; answer `.advertisementRegistered(ticket)` or `.advertisementFailed`.
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName)
     func unregisterAdvertisement()
-    /// Notify one value on `characteristic` to the centrals subscribed to it.
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome
+    /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
     /// Set the value a read of `characteristic` (the write or the notify characteristic) returns.
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic)
     /// Unregister everything and release the bus, then call `done`.

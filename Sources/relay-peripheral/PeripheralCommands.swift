@@ -13,9 +13,10 @@ enum PeripheralCommand: Equatable, Sendable {
     case status
 }
 
-extension PeripheralDriver {
-    /// The program's commands: each spec builds a `PeripheralCommand` and runs it.
-    func commandSpecs() -> [CommandSpec] {
+/// The REPL commands of relay-peripheral (the REPL adds `wait`, `sleep`, `help` and `quit`): each
+/// spec builds a `PeripheralCommand` from its checked arguments and hands it to the driver.
+enum PeripheralCommands {
+    static func specs(driver: PeripheralDriver) -> [CommandSpec] {
         [
             CommandSpec(
                 "start", summary: "Register the GATT service and start advertising.",
@@ -25,11 +26,14 @@ extension PeripheralDriver {
                     If Bluetooth is off or bluetoothd is away, it happens as soon as they are back.
                     Then: wait advertising.
                     """
-            ) { [unowned self] _ in try self.run(.start) },
+            ) { [unowned driver] context in
+                StartupTrace.once("start command read")
+                return driver.run(.start, context)
+            },
             CommandSpec(
                 "stop", summary: "Stop advertising (connected centrals stay connected).",
                 details: "Unregisters the advertisement; the GATT service stays for connected centrals."
-            ) { [unowned self] _ in try self.run(.stop) },
+            ) { [unowned driver] context in driver.run(.stop, context) },
             CommandSpec(
                 "notify", synopsis: "[N]", summary: "Notify the counter to subscribed centrals, then count up.",
                 details: """
@@ -38,16 +42,16 @@ extension PeripheralDriver {
                     counts on from N+1. A 'notified' event follows once bluetoothd has it.
                     """,
                 shape: .words(min: 0, max: 1)
-            ) { [unowned self] context in try self.run(.notify(value: try context.uint32(0, "N"))) },
+            ) { [unowned driver] context in driver.run(.notify(value: try context.uint32(0, "N")), context) },
             MessageCommands.send(
                 chunking:
                     "chunked at min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so nothing is dropped"
-            ) { [unowned self] message, _ in try self.run(.send(message)) },
-            MessageCommands.sendFile { [unowned self] message, _ in try self.run(.send(message)) },
+            ) { [unowned driver] message, context in driver.run(.send(message), context) },
+            MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },
             CommandSpec(
                 "status", summary: "Show the adapter, advertising, counters and connected centrals.",
                 isTransparentToWait: true
-            ) { [unowned self] _ in try self.run(.status) },
+            ) { [unowned driver] context in driver.run(.status, context) },
         ]
     }
 }

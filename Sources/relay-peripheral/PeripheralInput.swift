@@ -1,9 +1,12 @@
 import RelayApp
 import RelayBlueZ
 import RelayProtocol
+import RelayREPL
 
-/// What happened, as the driver tells the session.
+/// Everything that happens to the session: commands, and what bluetoothd reported.
 enum PeripheralInput: Equatable, Sendable {
+    /// A command typed or piped, identified by `token` for its completion.
+    case command(PeripheralCommand, token: CommandToken)
     /// The adapter's state (also: bluetoothd left, the adapter vanished, the bus refused us).
     case adapter(AdapterState, AdapterInfo?)
     case applicationRegistered(RegistrationTicket)
@@ -42,7 +45,7 @@ enum PeripheralInput: Equatable, Sendable {
     case notifyOutcome(NotifyOutcome)
     /// The notification socket can take more after `.wouldBlock`.
     case notifyWritable
-    /// The pause asked for with `.pauseSending` is over.
+    /// The pause asked for with `.pauseSending` is over (`PeripheralTimer.sendPause`).
     case sendTimerFired
     /// Another bus client called our objects at `time` (the bus layer refused it).
     case refusedCall(RefusedCall, time: Double)
@@ -52,4 +55,6 @@ enum PeripheralInput: Equatable, Sendable {
     case tick(now: Double)
     /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
     case saved(SaveReceipt)
+    /// The program is quitting (after its sends): unregister everything.
+    case quitting
 }

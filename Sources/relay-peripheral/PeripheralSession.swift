@@ -131,6 +131,23 @@ struct PeripheralSession {
         return actions
     }
 
+    /// A command: its actions, then its `finish` (a refusal fails it, with nothing done).
+    private mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
+        let actions: [PeripheralAction]
+        do throws(CommandError) {
+            switch command {
+            case .start: actions = start()
+            case .stop: actions = stop()
+            case .notify(let value): actions = try notify(value: value, at: now)
+            case .send(let message): actions = try send(message, at: now)
+            case .status: actions = [.report(.status(PeripheralStatus(session: self)))]
+            }
+        } catch {
+            return [.finish(token, .failure(error.message))]
+        }
+        return actions + [.finish(token, .success)]
+    }
+
     /// `quit`: unregister everything (after the driver has let the outbox drain).
     mutating func quit() -> [PeripheralAction] {
         wantsAdvertising = false
@@ -214,6 +231,10 @@ struct PeripheralSession {
 
     mutating func handle(_ input: PeripheralInput) -> [PeripheralAction] {
         switch input {
+        case .command(let command, let token):
+            return handle(command, token: token)
+        case .quitting:
+            return quit()
         case .adapter(let state, let info):
             return adapterChanged(to: state, info: info)
         case .applicationRegistered(let ticket):

@@ -47,17 +47,17 @@ func runPeripheral() -> Int32 {
     configuration.allowedCentrals = options.allowedCentrals
     configuration.secure = options.secure
     let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
-    for spec in driver.commandSpecs() { repl.add(spec) }
-    driver.onPromptChange = { repl.prompt = $0 }
     repl.prompt = driver.prompt
-    repl.endOfInputHook = { done in driver.whenSendsFinished(done) }
+    for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
+    driver.onPromptChange = { [unowned repl] in repl.prompt = $0 }
     driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
+    repl.endOfInputHook = { done in driver.whenIdle(done) }
     repl.shutdownHook = { done in driver.shutdown(done) }
 
     let backend = BlueZPeripheralBackend(
         driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath,
         sessions: configuration.delivery.speaksVersion2)
-    driver.backend = backend
+    driver.performer = PeripheralPerformer(driver: driver, backend: backend)
     StartupTrace.mark("REPL and driver made")
     // Connect on the loop's first turn: the REPL's input is watched by then (and served first
     // in a turn), so a `start` typed at launch is read before bluetoothd's first answers and

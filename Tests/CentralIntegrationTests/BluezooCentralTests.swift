@@ -65,9 +65,9 @@ final class BluezooCentralTests: XCTestCase {
         var settings = CentralSettings()
         settings.notifyPath = notifySocket || askForNotifySocket ? .socket : .signal
         let driver = CentralDriver(settings: settings, loop: loop, console: console)
-        driver.backend = BlueZCentralBackend(
-            driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
-        driver.start()
+        let backend = BlueZCentralBackend(driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
+        driver.performer = CentralPerformer(driver: driver, backend: backend)
+        backend.start()
         wait("powered on", loop) { driver.session.adapterState == .poweredOn }
         XCTAssertEqual(driver.session.adapter?.name, "hci1")
 
@@ -88,7 +88,7 @@ final class BluezooCentralTests: XCTestCase {
             })
         wait("subscribed on the server", loop) { application.isNotifying(RelayProfile.notifyCharacteristic) }
 
-        for token in 102...104 { driver.feed(.command(.write(value: nil), token: token)) }
+        for token in 102...104 { driver.feed(.command(.write(value: nil), token: CommandToken(token))) }
         wait("three counters written", loop) { written.count == 3 }
         XCTAssertEqual(written, [[0, 0, 0, 0], [1, 0, 0, 0], [2, 0, 0, 0]])
 

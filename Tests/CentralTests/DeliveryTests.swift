@@ -78,7 +78,7 @@ final class DeliveryTests: XCTestCase {
                 Hello(
                     token: Self.centralToken, address: SessionHarness.adapter.address!, window: 65536,
                     next: TransferID(1))))
-        XCTAssertEqual(harness.session.promptState, "greeting")
+        XCTAssertEqual(harness.session.prompt, "relay-central [greeting]> ")
         // Another central's welcome is not ours.
         XCTAssertEqual(harness.feed(.valueChanged(Self.sessionID, welcome(central: SessionToken(9)!))), [])
         let welcomed = harness.feed(.valueChanged(Self.sessionID, welcome()))
@@ -254,8 +254,8 @@ final class DeliveryTests: XCTestCase {
         var fallback: [CentralAction] = []
         while fallback.isEmpty || SessionHarness.writes(fallback).count == 1 {
             time += CentralDelivery.helloInterval
-            XCTAssertEqual(harness.session.deliveryDeadline, time)
-            fallback = harness.feed(.deliveryTimerFired, at: time)
+            XCTAssertEqual(harness.session.nextDeadline, time)
+            fallback = harness.feed(.tick(now: time), at: time)
             if SessionHarness.writes(fallback).count == 1 {
                 hellos += 1
                 _ = harness.drainWrites(startingWith: fallback)
@@ -377,7 +377,7 @@ final class DeliveryTests: XCTestCase {
         let done = harness.disconnectAnsweredThenDown()
         XCTAssertFalse(SessionHarness.eventNames(done).contains("failed"), "kept: the peripheral resumes from it")
         XCTAssertFalse(harness.session.isQuiescent)
-        let expired = harness.feed(.deliveryTimerFired, at: 61)
+        let expired = harness.feed(.tick(now: 61), at: 61)
         XCTAssertEqual(SessionHarness.eventNames(expired), ["failed"])
         XCTAssertTrue(harness.session.isQuiescent)
         XCTAssertEqual(harness.session.delivery.failed, 1)

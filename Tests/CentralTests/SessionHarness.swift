@@ -10,7 +10,7 @@ import XCTest
 /// Drives a `CentralSession` the way the BlueZ driver would, without D-Bus.
 struct SessionHarness {
     var session: CentralSession
-    var nextToken = 1
+    var nextToken: CommandToken = 1
     /// Every action returned so far, in order.
     var log: [CentralAction] = []
 
@@ -45,7 +45,7 @@ struct SessionHarness {
     @discardableResult
     mutating func command(_ command: CentralCommand) -> (token: CommandToken, actions: [CentralAction]) {
         let token = nextToken
-        nextToken += 1
+        nextToken = token.next
         return (token, feed(.command(command, token: token)))
     }
 

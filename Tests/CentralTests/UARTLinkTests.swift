@@ -148,8 +148,8 @@ final class UARTLinkTests: XCTestCase {
         let reports = SessionHarness.events(line).compactMap(\.messageReport)
         XCTAssertEqual(reports.map(\.text), ["hello micro:bit"])
         XCTAssertEqual(reports.first?.via, .nus)
-        XCTAssertEqual(harness.session.deliveryDeadline, 1.1 + UARTLineAssembler.idleGap)
-        let idle = harness.feed(.deliveryTimerFired, at: 1.7)
+        XCTAssertEqual(harness.session.nextDeadline, 1.1 + UARTLineAssembler.idleGap)
+        let idle = harness.feed(.tick(now: 1.7), at: 1.7)
         XCTAssertEqual(SessionHarness.events(idle).compactMap(\.messageReport).map(\.text), ["A"])
         XCTAssertEqual(SessionHarness.events(idle).compactMap(\.messageReport).map(\.id), [2])
     }

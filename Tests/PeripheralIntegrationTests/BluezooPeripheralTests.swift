@@ -30,10 +30,10 @@ final class BluezooPeripheralTests: XCTestCase {
         let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
         let controller = PeripheralDriver(configuration: .init(), loop: loop, console: console)
         let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
-        controller.backend = backend
+        controller.performer = PeripheralPerformer(driver: controller, backend: backend)
         backend.start(bus: .address(bus.address))
         wait("powered on", loop) { controller.session.adapter == .poweredOn }
-        _ = try controller.run(.start)
+        controller.feed(.command(.start, token: 1))
         wait("advertising", loop) { controller.session.isAdvertising }
         XCTAssertTrue(lines.contains { $0.contains(#""event":"registered""#) })
 
@@ -90,7 +90,7 @@ final class BluezooPeripheralTests: XCTestCase {
             (0...2).map { #"{"event":"counter","time":"T","from":"\#(centralAddress)","value":\#($0)}"# + "\n" })
 
         // Counters peripheral -> central.
-        for _ in 0..<3 { _ = try controller.run(.notify(value: nil)) }
+        for token in 2...4 { controller.feed(.command(.notify(value: nil), token: CommandToken(token))) }
         wait("three notifications", loop) { notified.count >= 3 }
         XCTAssertEqual(Array(notified.prefix(3)), (0...2).map { Counter(UInt32($0)).encoded })
 
@@ -111,7 +111,7 @@ final class BluezooPeripheralTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.contains(#""event":"message""#) && $0.contains(#""text":"\#(text)""#) })
         notified.removeAll()
         let binary = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        _ = try controller.run(.send(binary))
+        controller.feed(.command(.send(binary), token: 5))
         var reassembler = Reassembler()
         var arrived: [Message] = []
         var fed = 0

@@ -39,26 +39,29 @@ final class FakeBackend: PeripheralBackend {
 
     func registerApplication(_ ticket: RegistrationTicket) {
         calls.append("registerApplication")
-        loop.post { self.driver.handle(.applicationRegistered(ticket)) }
+        loop.post { self.driver.feed(.applicationRegistered(ticket)) }
     }
     func unregisterApplication() { calls.append("unregisterApplication") }
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName) {
         calls.append("registerAdvertisement \(name)")
         loop.post {
-            self.driver.handle(.advertisementRegistered(ticket))
+            self.driver.feed(.advertisementRegistered(ticket))
             for (index, input) in self.centralScript.enumerated() {
-                self.loop.schedule(after: 0.01 * Double(index + 1)) { self.driver.handle(input) }
+                self.loop.schedule(after: 0.01 * Double(index + 1)) { self.driver.feed(input) }
             }
         }
     }
     func unregisterAdvertisement() { calls.append("unregisterAdvertisement") }
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
+    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) {
+        driver.feed(.notifyOutcome(outcome(of: value)))
+    }
+    private func outcome(of value: [UInt8]) -> NotifyOutcome {
         attempts += 1
         if let blockEvery, attempts % blockEvery == 0 {
             if unsubscribeWhenFull {
-                loop.post { self.driver.handle(.notifyStopped(from: centralA)) }
+                loop.post { self.driver.feed(.notifyStopped(from: centralA)) }
             } else {
-                loop.schedule(after: 0.001) { self.driver.handle(.notifyWritable) }
+                loop.schedule(after: 0.001) { self.driver.feed(.notifyWritable) }
             }
             return .wouldBlock
         }
@@ -99,14 +102,14 @@ final class DriverREPLTests: XCTestCase {
         configuration.eventNames = PeripheralEvent.names
         let repl = REPL(configuration: configuration, loop: loop, console: console)
         let driver = PeripheralDriver(configuration: .init(), loop: loop, console: console)
-        for spec in driver.commandSpecs() { repl.add(spec) }
-        repl.endOfInputHook = { done in driver.whenSendsFinished(done) }
+        for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
+        repl.endOfInputHook = { done in driver.whenIdle(done) }
         repl.shutdownHook = { done in driver.shutdown(done) }
         let backend = FakeBackend(driver: driver, loop: loop)
         backend.blockEvery = blockEvery
         configure(backend)
-        driver.backend = backend
-        driver.handle(.adapter(.poweredOn, hci0))
+        driver.performer = PeripheralPerformer(driver: driver, backend: backend)
+        driver.feed(.adapter(.poweredOn, hci0))
         let status = repl.run()
         return Run(status: status, lines: output.split(separator: "\n").map(String.init), backend: backend)
     }

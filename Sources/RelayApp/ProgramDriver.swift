@@ -1,0 +1,167 @@
+import RelayCLI
+import RelayREPL
+import RelayRuntime
+
+/// The one driver of both programs: it feeds the session its inputs one at a time and performs
+/// the actions it returns. It owns what both programs do the same way: the input queue, the
+/// command tokens and their REPL commands, the program's timers and the one deadline timer,
+/// received messages and files (`--save-dir`), failure counting, the prompt and waiting for
+/// quiescence. What only one program does (its calls on bluetoothd) is its `ActionPerformer`.
+///
+/// Ownership: the driver owns the performer, the performer owns the backend, and the backend
+/// reports to the driver (`feed(_:)`) through an unowned reference. All three live as long as
+/// the program.
+public final class ProgramDriver<Session: ProgramSession> {
+    public let loop: EventLoop
+    public let console: Console
+    public private(set) var session: Session
+    /// The program's own part: set once, before the first input.
+    public var performer: (any ActionPerformer<Session.Action>)?
+    /// Called with the new prompt whenever it changes.
+    public var onPromptChange: ((String) -> Void)?
+    /// Called once per message that failed (a scripted run then ends with status 1).
+    public var onDeliveryFailure: (() -> Void)?
+
+    private var inputs: InputQueue<Session.Input>!
+    private var commands: [CommandToken: CommandContext] = [:]
+    private var nextToken: CommandToken = 1
+    private var timers: [Session.Timer: EventLoop.Token] = [:]
+    private var deadlineTimer: EventLoop.Token?
+    private var deadlineTimerAt: Double?
+    private var idleWaiters: [() -> Void] = []
+    private var failuresSeen = 0
+    private var lastPrompt: String
+    /// The part files of files being received (`--save-dir`).
+    private let incomingFiles = IncomingFiles()
+
+    public init(session: Session, loop: EventLoop, console: Console) {
+        self.session = session
+        self.loop = loop
+        self.console = console
+        self.lastPrompt = session.prompt
+        inputs = InputQueue(
+            handle: { [unowned self] input in
+                for action in self.session.handle(input, at: self.loop.now) { self.performer?.perform(action) }
+            },
+            afterBatch: { [unowned self] in self.settle() })
+    }
+
+    /// The prompt the session's state makes now.
+    public var prompt: String { session.prompt }
+
+    // MARK: Inputs and commands
+
+    /// Feeds an input; inputs produced while handling one wait their turn.
+    public func feed(_ input: Session.Input) {
+        inputs.feed(input)
+    }
+
+    /// Runs one of the program's commands: the REPL's command completes when the session
+    /// finishes it (often at once).
+    public func run(_ command: Session.Command, _ context: CommandContext) -> CommandOutcome {
+        let token = nextToken
+        nextToken = token.next
+        commands[token] = context
+        context.onCancel { [weak self] in self?.commands[token] = nil }
+        feed(Session.command(command, token: token))
+        return .pending
+    }
+
+    /// Completes the command `token` (a session's finish action).
+    public func finish(_ token: CommandToken, _ outcome: CommandOutcome) {
+        guard let context = commands.removeValue(forKey: token) else { return }
+        switch outcome {
+        case .failure(let message): context.fail(message)
+        default: context.succeed()
+        }
+    }
+
+    // MARK: Timers
+
+    /// (Re)arms `timer` to feed `Session.timerFired(timer)` after `seconds`.
+    public func startTimer(_ timer: Session.Timer, after seconds: Double) {
+        cancelTimer(timer)
+        timers[timer] = loop.schedule(after: seconds) { [weak self] in
+            guard let self else { return }
+            self.timers[timer] = nil
+            self.feed(Session.timerFired(timer))
+        }
+    }
+
+    public func cancelTimer(_ timer: Session.Timer) {
+        if let token = timers.removeValue(forKey: timer) { loop.cancel(token) }
+    }
+
+    /// Keeps one timer at the session's next deadline.
+    private func armDeadlineTimer() {
+        let deadline = session.nextDeadline
+        guard deadline != deadlineTimerAt else { return }
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        deadlineTimer = nil
+        deadlineTimerAt = deadline
+        guard let deadline else { return }
+        deadlineTimer = loop.schedule(after: max(0, deadline - loop.now)) { [weak self] in
+            guard let self else { return }
+            self.deadlineTimer = nil
+            self.deadlineTimerAt = nil
+            self.feed(Session.deadlineReached(at: self.loop.now))
+        }
+    }
+
+    // MARK: Messages received
+
+    /// A complete message: saves it into `--save-dir` (if set), reports it (and a problem, if
+    /// any) and tells the session whether it was saved.
+    public func deliver(_ arrival: MessageArrival) {
+        let (report, problem) = arrival.perform(files: incomingFiles)
+        if let problem { console.report(Session.saveFailed(problem)) }
+        console.report(Session.received(.message(report)))
+        if let receipt = arrival.receipt(saved: problem == nil) { feed(Session.saved(receipt)) }
+    }
+
+    /// A file on its way in: opens, extends or removes its part file.
+    public func receiveFile(_ step: IncomingFileStep) {
+        if let problem = incomingFiles.perform(step) { console.report(Session.saveFailed(problem)) }
+    }
+
+    // MARK: After each batch
+
+    private func settle() {
+        armDeadlineTimer()
+        while failuresSeen < session.failedDeliveries {
+            failuresSeen += 1
+            onDeliveryFailure?()
+        }
+        let current = session.prompt
+        if current != lastPrompt {
+            lastPrompt = current
+            onPromptChange?(current)
+        }
+        if session.isQuiescent, !idleWaiters.isEmpty {
+            let waiters = idleWaiters
+            idleWaiters.removeAll()
+            for waiter in waiters { waiter() }
+        }
+    }
+
+    // MARK: Ending
+
+    /// Calls `done` once the session is quiescent, plus the session's grace.
+    public func whenIdle(_ done: @escaping () -> Void) {
+        let grace = Session.quiescenceGrace
+        let finish = grace > 0 ? { [loop] in _ = loop.schedule(after: grace, done) } : done
+        if session.isQuiescent { return finish() }
+        idleWaiters.append(finish)
+    }
+
+    /// `quit` or the end of input, after `whenIdle`: the session hears `quitting`, the performer
+    /// lets go of the bus, part files of unfinished files go, then `done`.
+    public func shutdown(_ done: @escaping () -> Void) {
+        feed(Session.quitting)
+        let finish = { [incomingFiles] in
+            incomingFiles.discardAll()
+            done()
+        }
+        if let performer { performer.shutdown(then: finish) } else { finish() }
+    }
+}
