@@ -65,7 +65,8 @@ final class BluezooCentralTests: XCTestCase {
         var settings = CentralSettings()
         settings.notifyPath = notifySocket || askForNotifySocket ? .socket : .signal
         let driver = CentralDriver(settings: settings, loop: loop, console: console)
-        let backend = BlueZCentralBackend(driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
+        let backend = BlueZCentralBackend(
+            driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
         driver.performer = CentralPerformer(driver: driver, backend: backend)
         backend.start()
         wait("powered on", loop) { driver.session.adapterState == .poweredOn }
