@@ -12,7 +12,7 @@ import XCTest
 
 /// A Bluetooth side that answers at once and plays a central that connects, subscribes and
 /// writes counters 0, 1, 2 as soon as the advertisement is registered.
-final class FakeBackend: PeripheralBackend {
+final class FakePeripheralBackend: PeripheralBackend {
     unowned let driver: PeripheralDriver
     let loop: EventLoop
     var notified: [[UInt8]] = []
@@ -77,15 +77,15 @@ final class FakeBackend: PeripheralBackend {
     }
 }
 
-final class DriverREPLTests: XCTestCase {
+final class PeripheralDriverREPLTests: XCTestCase {
     struct Run {
         let status: Int32
         let lines: [String]
-        let backend: FakeBackend
+        let backend: FakePeripheralBackend
     }
 
     /// Runs the REPL non-interactively on `script` with `--json` output.
-    func run(_ script: String, blockEvery: Int? = nil, configure: (FakeBackend) -> Void = { _ in }) throws -> Run {
+    func run(_ script: String, blockEvery: Int? = nil, configure: (FakePeripheralBackend) -> Void = { _ in }) throws -> Run {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
         let bytes = Array(script.utf8)
@@ -105,7 +105,7 @@ final class DriverREPLTests: XCTestCase {
         for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
         repl.endOfInputHook = { done in driver.whenIdle(done) }
         repl.shutdownHook = { done in driver.shutdown(done) }
-        let backend = FakeBackend(driver: driver, loop: loop)
+        let backend = FakePeripheralBackend(driver: driver, loop: loop)
         backend.blockEvery = blockEvery
         configure(backend)
         driver.performer = PeripheralPerformer(driver: driver, backend: backend)
