@@ -85,7 +85,9 @@ final class PeripheralDriverREPLTests: XCTestCase {
     }
 
     /// Runs the REPL non-interactively on `script` with `--json` output.
-    func run(_ script: String, blockEvery: Int? = nil, configure: (FakePeripheralBackend) -> Void = { _ in }) throws -> Run {
+    func run(
+        _ script: String, blockEvery: Int? = nil, configure: (FakePeripheralBackend) -> Void = { _ in }
+    ) throws -> Run {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(pipe(&fds), 0)
         let bytes = Array(script.utf8)
