@@ -21,7 +21,6 @@ final class BlueZCentralBackend: CentralBackend {
     /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
     private var notifySocket: NotificationSocket?
     /// A socket value that met a full socket: sent again once it is writable.
-    private var blockedValue: [UInt8]?
     /// The pairing agent (made at the first pairing) and the passkey request it holds.
     private var agent: PairingAgent?
     private var passkeyReply: PasskeyReply?
@@ -113,7 +112,6 @@ final class BlueZCentralBackend: CentralBackend {
     func releaseSockets() {
         writeLink?.close()
         writeLink = nil
-        blockedValue = nil
         notifySocket?.close()
         notifySocket = nil
     }
@@ -249,7 +247,7 @@ final class BlueZCentralBackend: CentralBackend {
             guard let link = writeLink else {
                 return driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket is closed")))
             }
-            send(value, on: link)
+            send(value, on: link, to: characteristic)
         case .writeValue, .writeRequest:
             guard let client else { return driver.feed(.writeFinished(BlueZError(.gone, "bluetoothd is not running"))) }
             let type: WriteType = path == .writeRequest ? .request : .command
@@ -259,16 +257,12 @@ final class BlueZCentralBackend: CentralBackend {
         }
     }
 
-    /// Sends one value on the write socket; a full socket keeps it until writable.
-    private func send(_ value: [UInt8], on link: AcquiredLink) {
+    /// Sends one value on the write socket; a full socket hands it back to the session.
+    private func send(_ value: [UInt8], on link: AcquiredLink, to characteristic: CharacteristicID) {
         switch link.send(value) {
-        case .sent:
-            blockedValue = nil
-            driver.feed(.writeFinished(nil))
-        case .wouldBlock:
-            blockedValue = value
+        case .sent: driver.feed(.writeFinished(nil))
+        case .wouldBlock: driver.feed(.writeBlocked(value, to: characteristic))
         case .failed(let code):
-            blockedValue = nil
             driver.feed(.writeFinished(BlueZError(.failed, "write socket: \(String(cString: strerror(code)))")))
         }
     }
@@ -276,15 +270,9 @@ final class BlueZCentralBackend: CentralBackend {
     private func writeSocketEvent(_ event: AcquiredLink.Event) {
         switch event {
         case .received: break
-        case .writable:
-            guard let value = blockedValue, let link = writeLink else { return }
-            send(value, on: link)
+        case .writable: driver.feed(.writeWritable)
         case .closed:
             writeLink = nil
-            if blockedValue != nil {
-                blockedValue = nil
-                driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket closed")))
-            }
             driver.feed(.writeSocketClosed)
         }
     }

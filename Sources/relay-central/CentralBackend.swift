@@ -24,7 +24,8 @@ protocol CentralBackend: AnyObject {
     func acquireWrite(_ characteristic: CharacteristicID)
     /// Answer `.mtuRead` with the characteristic's `MTU` property.
     func readMTU(_ characteristic: CharacteristicID)
-    /// Write one value; answer `.writeFinished` once it is taken (socket) or replied (`WriteValue`).
+    /// Write one value; answer `.writeFinished` once it is taken (socket) or replied (`WriteValue`),
+    /// or `.writeBlocked` when the socket is full (then `.writeWritable` once it can take more).
     func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID)
     /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
     func releaseSockets()

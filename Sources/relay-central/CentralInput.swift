@@ -66,6 +66,10 @@ enum CentralInput: Equatable, Sendable {
     case notification([UInt8], at: Double = 0)
     /// The value in flight was written (nil) or failed.
     case writeFinished(BlueZError?)
+    /// The `AcquireWrite` socket is full and did not take `value`: the session keeps it.
+    case writeBlocked([UInt8], to: CharacteristicID)
+    /// The `AcquireWrite` socket can take more after `.writeBlocked`.
+    case writeWritable
     /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
@@ -112,7 +116,7 @@ enum CentralAction: Equatable, Sendable {
     case readMTU(CharacteristicID)
     /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
     case write([UInt8], via: WritePath, to: CharacteristicID)
-    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
+    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any (made by `CentralSession.releaseSockets()`).
     case releaseSockets
     case readValue(CharacteristicRole, CharacteristicID)
     case startReconnectTimer(seconds: Double)

@@ -114,7 +114,10 @@ extension CentralSession {
             outbox.append(waiting.message, number: waiting.number, chunker: &chunker, tag: waiting.token)
         }
         delivery.waiting = []
-        var actions: [CentralAction] = [.report(.error(why)), .releaseSockets]
+        // A value the full socket had not taken was not written: the sockets go, and it fails.
+        let wasBlocked = blockedWrite != nil
+        var actions: [CentralAction] = [.report(.error(why)), releaseSockets()]
+        if wasBlocked { actions += writeFinished(BlueZError(.notConnected, "the write socket was released")) }
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
         actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
         return actions

@@ -27,7 +27,7 @@ extension CentralSession {
             reason: reason, reported: reported, wasConnected: devices[peer.id]?.connected ?? false, replied: false,
             retryAfter: retryAfter)
         link = .disconnecting(peer)
-        return [.releaseSockets, .disconnect(peer.id)]
+        return [releaseSockets(), .disconnect(peer.id)]
     }
 
     /// A `Device1` change of the peer being left.

@@ -278,7 +278,7 @@ extension CentralSession {
             readsPending = 0
             actions.append(.finish(token, .failure("read interrupted: \(reason)")))
         }
-        actions.append(.releaseSockets)
+        actions.append(releaseSockets())
         return actions
     }
 }

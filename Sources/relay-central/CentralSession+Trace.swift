@@ -29,8 +29,11 @@ extension CentralSession {
         } else if case .tick = input {
             result += (trace?.flush(at: now) ?? []).map { .report(.trace($0)) }
         }
+        // A value written again once the full socket can take it was traced when first handed over.
+        let retried: Bool
+        if case .writeWritable = input { retried = true } else { retried = false }
         for action in actions {
-            if case .write(let value, _, let id) = action {
+            if !retried, case .write(let value, _, let id) = action {
                 let link = subscribingOrReadyLink
                 let characteristic: TracedCharacteristic =
                     link?.service == .nus ? .uartRX : id == link?.session ? .session : .write

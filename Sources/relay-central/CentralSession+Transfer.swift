@@ -105,10 +105,35 @@ extension CentralSession {
     }
 
     mutating func writeSocketClosed() -> [CentralAction] {
-        guard case .ready(let peer, var relay) = link, relay.path == .socket else { return [] }
-        relay.path = .writeValue
-        link = .ready(peer, relay)
+        if case .ready(let peer, var relay) = link, relay.path == .socket {
+            relay.path = .writeValue
+            link = .ready(peer, relay)
+        }
+        // A value the socket had not taken yet was not written (later ones go by `WriteValue`).
+        guard blockedWrite != nil else { return [] }
+        blockedWrite = nil
+        return writeFinished(BlueZError(.notConnected, "the write socket closed"))
+    }
+
+    /// The full write socket did not take the value in flight: it waits here for `.writeWritable`.
+    mutating func writeBlocked(_ value: [UInt8], to characteristic: CharacteristicID) -> [CentralAction] {
+        guard inFlight != nil else { return [] }
+        blockedWrite = BlockedWrite(value: value, characteristic: characteristic)
         return []
+    }
+
+    /// The write socket can take more: the value that waited goes again.
+    mutating func writeWritable() -> [CentralAction] {
+        guard let blocked = blockedWrite, readyLink?.path == .socket else { return [] }
+        blockedWrite = nil
+        return [.write(blocked.value, via: .socket, to: blocked.characteristic)]
+    }
+
+    /// Closes the write and notification sockets; a value waiting for the full write socket
+    /// goes with them.
+    mutating func releaseSockets() -> CentralAction {
+        blockedWrite = nil
+        return .releaseSockets
     }
 
     /// A `Value` change of a characteristic: on the notify characteristic, a notification (signal

@@ -183,6 +183,8 @@ struct CentralSession {
     var outbox = Outbox<CommandToken?>()
     /// The value being written (one at a time).
     var inFlight: InFlightWrite?
+    /// The value in flight, when the full write socket did not take it yet.
+    var blockedWrite: BlockedWrite?
     /// What the link being set up (or the next one) is to: a relay peripheral, or a UART device
     /// (`--nus`, `connect --nus`).
     var linkService: MessageVia
@@ -266,6 +268,8 @@ struct CentralSession {
         case .valueChanged(let id, let value, let time): return valueChanged(id, value, at: time)
         case .notification(let value, let time): return notified(value, at: time)
         case .writeFinished(let error): return writeFinished(error)
+        case .writeBlocked(let value, let characteristic): return writeBlocked(value, to: characteristic)
+        case .writeWritable: return writeWritable()
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)
         case .reconnectTimerFired: return tryAutoConnect()

@@ -1,3 +1,12 @@
+import RelayBlueZ
+
+/// A value the full `AcquireWrite` socket did not take: it waits in the session and is written
+/// again once the socket can take more (`.writeWritable`).
+struct BlockedWrite: Equatable, Sendable {
+    var value: [UInt8]
+    var characteristic: CharacteristicID
+}
+
 /// How values reach the write characteristic.
 enum WritePath: String, Sendable, Equatable {
     /// The `AcquireWrite` socket: one datagram per value, writable-ready paces.

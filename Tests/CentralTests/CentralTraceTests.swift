@@ -34,4 +34,17 @@ final class CentralTraceTests: XCTestCase {
         XCTAssertEqual(notified.first?.characteristic, .notify)
         XCTAssertEqual(notified.first?.direction, .incoming)
     }
+
+    func testAValueWrittenAgainAfterAFullSocketIsTracedOnce() {
+        var settings = CentralSettings()
+        settings.trace = TraceReports(limit: nil)
+        settings.delivery.protocolVersion = 1
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        XCTAssertEqual(traces(harness.command(.write(value: 5)).actions).count, 1)
+        harness.feed(.writeBlocked(Counter(5).encoded, to: SessionHarness.writeID))
+        let again = harness.feed(.writeWritable)
+        XCTAssertEqual(SessionHarness.writes(again), [Counter(5).encoded])
+        XCTAssertEqual(traces(again), [], "the value was traced when it was first handed over")
+    }
 }

@@ -51,6 +51,50 @@ final class CounterTests: XCTestCase {
         XCTAssertEqual(SessionHarness.writes(failed), [[1, 0, 0, 0]])
     }
 
+    func testAValueTheFullSocketDidNotTakeWaitsInTheSessionAndGoesAgainWhenWritable() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let first = harness.command(.write(value: nil))
+        harness.command(.write(value: nil))
+        XCTAssertEqual(harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID)), [], "it waits")
+        XCTAssertEqual(harness.session.blockedWrite?.value, [0, 0, 0, 0])
+        XCTAssertEqual(SessionHarness.outcome(of: first.token, in: harness.log), nil, "not written yet")
+        XCTAssertEqual(
+            harness.feed(.writeWritable), [.write([0, 0, 0, 0], via: .socket, to: SessionHarness.writeID)],
+            "the same value goes again, nothing else")
+        XCTAssertNil(harness.session.blockedWrite)
+        let next = harness.feed(.writeFinished(nil))
+        XCTAssertEqual(SessionHarness.outcome(of: first.token, in: next), .success)
+        XCTAssertEqual(SessionHarness.writes(next), [[1, 0, 0, 0]])
+    }
+
+    func testTheWriteSocketClosingUnderABlockedValueFailsItAndTheRestGoByWriteValue() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        let first = harness.command(.write(value: nil))
+        let second = harness.command(.write(value: nil))
+        harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID))
+        let closed = harness.feed(.writeSocketClosed)
+        guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: closed) else {
+            return XCTFail("\(closed)")
+        }
+        XCTAssertTrue(message.contains("counter 0 not written"), message)
+        XCTAssertEqual(closed.last, .write([1, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID))
+        XCTAssertEqual(
+            SessionHarness.outcome(of: second.token, in: harness.feed(.writeFinished(nil))), .success)
+        XCTAssertEqual(harness.feed(.writeWritable), [], "a late writable after the close writes nothing")
+    }
+
+    func testLeavingTheLinkForgetsABlockedValue() {
+        var harness = SessionHarness()
+        harness.connectReady()
+        harness.command(.write(value: nil))
+        harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID))
+        let leaving = harness.command(.disconnect).actions
+        XCTAssertTrue(leaving.contains(.releaseSockets), "\(leaving)")
+        XCTAssertNil(harness.session.blockedWrite)
+    }
+
     func testWriteBeforeConnectingFailsWithTheFix() {
         var harness = SessionHarness()
         harness.powerOn()
