@@ -2,9 +2,9 @@ import RelayCLI
 import RelayEndpoint
 import RelayProtocol
 
-/// What a version-2 outcome asks a program to do, after `InboundReports` or `OutboundReports`
-/// translated it: the same for both programs.
-public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendable {
+/// What the receiving half of protocol 2 asks a program to do, after `InboundReports` translated
+/// a receiver's actions: the same for both programs.
+public enum InboundOutcome: Equatable, Sendable {
     /// Print this event.
     case report(TransferEvent)
     /// Hand this complete message to the user (saved first with `--save-dir`).
@@ -13,14 +13,17 @@ public enum DeliveryOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
     case file(IncomingFileStep)
     /// Send this acknowledgement to the sender.
     case acknowledge(Acknowledgement)
-    /// Send an abort for `transfer` to `recipient`.
-    case abort(to: Recipient, transfer: TransferID, reason: AbortReason)
-    /// Message `handle` is done for everyone: its bytes can go.
-    case release(handle: Int)
-    /// Message `handle` reached its end for `recipient`: delivered, or not.
-    case settled(handle: Int, to: Recipient, delivered: Bool)
-    /// `recipient` broke protocol 2: cut it off.
-    case breach(by: Recipient, ProtocolBreach)
+}
+
+/// The actions a program performs for what it receives: both programs' action types conform, so
+/// that `InboundReports.actions(for:...)` makes them once for both.
+public protocol ReceivingActions {
+    /// Print a transfer event.
+    static func transfer(_ event: TransferEvent) -> Self
+    /// Save (with `--save-dir`) and report a complete message.
+    static func deliver(_ arrival: MessageArrival) -> Self
+    /// Open, extend or remove a file's part file.
+    static func file(_ step: IncomingFileStep) -> Self
 }
 
 /// One sender's version-2 inbound side as both programs report it: the receiver's actions become
@@ -47,8 +50,8 @@ public struct InboundReports: Sendable {
     /// file's bytes go to its part file as they come (`file` outcomes).
     public mutating func translate(
         _ actions: [TransferReceiver.Action], from: PeerName, arrivals: inout MessageArrivals, at now: Double
-    ) -> [DeliveryOutcome<PeerName>] {
-        var outcomes: [DeliveryOutcome<PeerName>] = []
+    ) -> [InboundOutcome] {
+        var outcomes: [InboundOutcome] = []
         let directory = arrivals.saveDirectory
         for action in actions {
             switch action {
@@ -107,6 +110,24 @@ public struct InboundReports: Sendable {
         return outcomes
     }
 
+    /// The program's actions for a receiver's `actions` (see `translate`); its acknowledgements
+    /// go to `control`, to be sent before any data.
+    public mutating func actions<Action: ReceivingActions>(
+        for actions: [TransferReceiver.Action], from: PeerName, arrivals: inout MessageArrivals,
+        acknowledgingOn control: inout ControlFrames, at now: Double
+    ) -> [Action] {
+        var result: [Action] = []
+        for outcome in translate(actions, from: from, arrivals: &arrivals, at: now) {
+            switch outcome {
+            case .report(let event): result.append(.transfer(event))
+            case .deliver(let arrival): result.append(.deliver(arrival))
+            case .file(let step): result.append(.file(step))
+            case .acknowledge(let ack): control.append(.acknowledgement(ack))
+            }
+        }
+        return result
+    }
+
     private mutating func forget(_ transfer: TransferID) {
         starts[transfer] = nil
         names[transfer] = nil
@@ -118,52 +139,5 @@ public struct InboundReports: Sendable {
     public mutating func protocolError(_ error: SessionFrameError, from: PeerName, at now: Double) -> TransferEvent? {
         guard case .allow(let suppressed) = errorReports.admit(now: now) else { return nil }
         return .protocolError(from: from, .session(error), suppressedBefore: suppressed)
-    }
-}
-
-/// A version-2 sender's actions as both programs report them.
-public enum OutboundReports {
-    /// The outcomes of `actions`; `streams` knows each message, `name` each recipient.
-    public static func translate<Recipient>(
-        _ actions: [TransferSender<Recipient>.Action], streams: OutgoingStreams, name: (Recipient) -> PeerName
-    ) -> [DeliveryOutcome<Recipient>] {
-        var outcomes: [DeliveryOutcome<Recipient>] = []
-        for action in actions {
-            switch action {
-            case .delivered(let handle, let recipient, let seconds):
-                if let summary = summary(handle, streams) {
-                    outcomes.append(.report(.delivered(summary, to: name(recipient), seconds: seconds)))
-                }
-                outcomes.append(.settled(handle: handle, to: recipient, delivered: true))
-            case .failed(let handle, let recipient, let failure):
-                if let summary = summary(handle, streams) {
-                    outcomes.append(.report(.failed(summary, to: name(recipient), failure)))
-                }
-                outcomes.append(.settled(handle: handle, to: recipient, delivered: false))
-            case .resumed(let handle, let recipient, let offset, let total):
-                outcomes.append(.report(.resumed(id: handle, offset: offset, total: total, to: name(recipient))))
-            case .progress(let handle, let bytes, let total, let rate):
-                let name = streams[handle].flatMap {
-                    $0.message.name.isEmpty ? nil : String(decoding: $0.message.name, as: UTF8.self)
-                }
-                outcomes.append(
-                    .report(
-                        .progress(
-                            id: handle, direction: .outgoing, bytes: bytes, total: total, rate: rate, name: name)))
-            case .abort(let recipient, let transfer, let reason):
-                outcomes.append(.abort(to: recipient, transfer: transfer, reason: reason))
-            case .finished(let handle):
-                outcomes.append(.release(handle: handle))
-            case .breach(let recipient, let breach):
-                outcomes.append(.breach(by: recipient, breach))
-            }
-        }
-        return outcomes
-    }
-
-    private static func summary(_ handle: Int, _ streams: OutgoingStreams) -> SentMessageSummary? {
-        streams[handle].map {
-            SentMessageSummary(id: handle, length: Int($0.header.length), sha256: $0.sha256)
-        }
     }
 }

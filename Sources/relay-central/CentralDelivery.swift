@@ -32,25 +32,19 @@ struct CentralDelivery: Sendable {
     var phase = Phase.idle
     /// The peripheral process of the last welcome (a new one means: start over).
     var peripheralToken: SessionToken?
-    var sender: TransferSender<PeripheralRecipient>
+    /// The central's messages (and the frames written before them: hellos, acknowledgements, aborts).
+    var outgoing: OutgoingDelivery<PeripheralRecipient>
     /// The peripheral's messages, once a welcome said who it is.
     var receiver: TransferReceiver?
     var inbound = InboundReports()
-    var streams = OutgoingStreams()
-    /// Frames written before anything else: hellos, acknowledgements, aborts.
-    var control = ControlFrames()
     /// Messages typed while the handshake decides the version: (number, message, command).
     var waiting: [(number: Int, message: Message, token: CommandToken?)] = []
     /// The command waiting for each message's `sent`, by message number.
     var tokens: [Int: CommandToken] = [:]
-    /// Messages whose every byte went out once (`sent` reported).
-    var fullySent: Set<Int> = []
-    /// Messages that failed, for the exit status of a scripted run.
-    var failed = 0
 
     init(settings: DeliverySettings) {
         self.settings = settings
-        sender = TransferSender(configuration: settings.senderConfiguration, firstTransfer: TransferID(1))
+        outgoing = OutgoingDelivery(settings: settings)
     }
 
     /// The session number of an established link.
@@ -60,11 +54,11 @@ struct CentralDelivery: Sendable {
     }
 
     /// Whether messages are waiting or on their way (version 2).
-    var isBusy: Bool { !sender.isIdle || !waiting.isEmpty }
+    var isBusy: Bool { !outgoing.sender.isIdle || !waiting.isEmpty }
 
     /// When `tick` has something to do.
     var nextDeadline: Double? {
-        var deadlines = [sender.nextDeadline, receiver?.nextDeadline].compactMap { $0 }
+        var deadlines = [outgoing.sender.nextDeadline, receiver?.nextDeadline].compactMap { $0 }
         if case .greeting(_, let since) = phase { deadlines.append(since + Self.helloInterval) }
         return deadlines.min()
     }
@@ -74,6 +68,6 @@ struct CentralDelivery: Sendable {
         .hello(
             Hello(
                 token: settings.token, address: address ?? BluetoothAddress(bytes: [0, 0, 0, 0, 0, 0])!,
-                window: UInt32(settings.window), next: sender.nextTransfer(for: .peripheral)))
+                window: UInt32(settings.window), next: outgoing.sender.nextTransfer(for: .peripheral)))
     }
 }

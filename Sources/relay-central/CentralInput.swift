@@ -136,3 +136,7 @@ enum CentralAction: Equatable, Sendable {
     /// `Adapter1.RemoveDevice`; answer `unpairFinished`.
     case unpair(DeviceID)
 }
+
+extension CentralAction: ReceivingActions {
+    static func transfer(_ event: TransferEvent) -> CentralAction { .report(.transfer(event)) }
+}

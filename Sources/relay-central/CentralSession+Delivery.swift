@@ -14,8 +14,8 @@ extension CentralSession {
     /// The link is set up on the session characteristic: greet the peripheral.
     mutating func startGreeting() -> [CentralAction] {
         delivery.phase = .greeting(attempt: 1, since: now)
-        delivery.control.removeAll()
-        delivery.control.append(delivery.hello(address: adapter?.address))
+        delivery.outgoing.control.removeAll()
+        delivery.outgoing.control.append(delivery.hello(address: adapter?.address))
         return pump()
     }
 
@@ -26,23 +26,21 @@ extension CentralSession {
         else { return [] }
         delivery.phase = .established(welcome.session)
         let window = max(1, min(delivery.settings.window, Int(welcome.window)))
-        var outcomes: [DeliveryOutcome<PeripheralRecipient>] = []
+        var outbound: [TransferSender<PeripheralRecipient>.Action] = []
         var inbound: [TransferReceiver.Action] = []
         if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
             // The same peripheral process: resume both ways.
-            delivery.sender.linkUp(.peripheral, window: window, at: now)
+            delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
             receiver.session = welcome.session
             inbound = receiver.linkUp(next: welcome.next, at: now)
             delivery.receiver = receiver
         } else {
             if delivery.peripheralToken != nil {
                 // Another peripheral process (or another peripheral): what the old one held is gone.
-                outcomes += OutboundReports.translate(
-                    delivery.sender.restarted(.peripheral, window: window, at: now), streams: delivery.streams,
-                    name: { _ in self.peripheralName })
+                outbound = delivery.outgoing.sender.restarted(.peripheral, window: window, at: now)
                 inbound = delivery.receiver?.close("the peripheral restarted") ?? []
             } else {
-                delivery.sender.linkUp(.peripheral, window: window, at: now)
+                delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
             }
             var receiver = TransferReceiver(
                 configuration: delivery.settings.receiverConfiguration, session: welcome.session)
@@ -50,7 +48,7 @@ extension CentralSession {
             delivery.receiver = receiver
         }
         delivery.peripheralToken = welcome.peripheral
-        var actions = perform(outcomes) + performInbound(inbound)
+        var actions = performOutbound(outbound) + performInbound(inbound)
         for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
         delivery.waiting = []
         actions += announceReady(peer, relay, protocolVersion: 2)
@@ -64,7 +62,7 @@ extension CentralSession {
         else { return [] }
         if attempt < CentralDelivery.helloAttempts {
             delivery.phase = .greeting(attempt: attempt + 1, since: now)
-            delivery.control.append(delivery.hello(address: adapter?.address))
+            delivery.outgoing.control.append(delivery.hello(address: adapter?.address))
             return pump()
         }
         let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts
@@ -81,10 +79,7 @@ extension CentralSession {
         guard delivery.session != nil, case .ready(let peer, let relay) = link else { return [] }
         let why = "the peripheral broke protocol 2"
         delivery.phase = .fallback
-        var actions = perform(
-            OutboundReports.translate(delivery.sender.remove(.peripheral, why), streams: delivery.streams) { _ in
-                self.peripheralName
-            })
+        var actions = performOutbound(delivery.outgoing.sender.remove(.peripheral, why))
         actions += performInbound(delivery.receiver?.close(why) ?? [])
         delivery.receiver = nil
         delivery.peripheralToken = nil
@@ -104,7 +99,7 @@ extension CentralSession {
     {
         var relay = relay
         delivery.phase = .fallback
-        delivery.control.removeAll()
+        delivery.outgoing.control.removeAll()
         relay.session = nil
         relay.notifying = false
         relay.notifyVia = nil
@@ -127,44 +122,26 @@ extension CentralSession {
 
     /// Queues `message` (the program's message `number`) for version 2.
     mutating func enqueue(_ message: Message, number: Int, token: CommandToken?) {
-        let entry = delivery.streams.add(message, handle: number)
-        delivery.sender.enqueue(
-            handle: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
-            for: [.peripheral], at: now)
+        delivery.outgoing.enqueue(message, number: number, for: [.peripheral], at: now)
         if let token { delivery.tokens[number] = token }
     }
 
     /// The next data frame of the version-2 sender, if one may go now.
     mutating func nextDataFrame(mtu: MTU) -> (bytes: [UInt8], write: InFlightWrite)? {
         guard let session = delivery.session,
-            let transmission = delivery.sender.nextTransmission(
-                at: now, maxBytes: mtu.sendValueLength(.write) - DataFrame.headerLength),
-            let entry = delivery.streams[transmission.handle]
+            let frame = delivery.outgoing.nextDataFrame(at: now, mtu: mtu, carrier: .write, session: { _ in session })
         else { return nil }
-        let frame = DataFrame(
-            session: session, transfer: transmission.transfer, offset: UInt32(transmission.range.lowerBound),
-            bytes: entry.bytes(transmission.range))
-        let completes =
-            transmission.range.upperBound == entry.header.streamLength
-            && !delivery.fullySent.contains(transmission.handle)
-        let write = InFlightWrite.data(
-            handle: transmission.handle, transfer: transmission.transfer, completes: completes)
-        return (SessionFrame.data(frame).encoded, write)
+        return (frame.bytes, .data(number: frame.number, transfer: frame.transfer, completes: frame.completes))
     }
 
-    /// A data frame was handed over: the message's `sent` once its last byte went out.
-    mutating func dataWritten(handle: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
-        guard completes, delivery.fullySent.insert(handle).inserted, let entry = delivery.streams[handle],
-            let mtu = readyLink?.mtu
+    /// A data frame was written: the message's `sent` once its last byte went out.
+    mutating func dataWritten(number: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
+        guard completes, let mtu = readyLink?.mtu,
+            let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: .write)
         else { return [] }
         messagesSent += 1
-        let perFrame = mtu.sendValueLength(.write) - DataFrame.headerLength
-        let frames = (entry.header.streamLength + perFrame - 1) / perFrame
-        let sent = OutgoingMessage(
-            number: handle, id: Int(transfer.value), kind: entry.message.kind, length: Int(entry.header.length),
-            sha256: entry.sha256, frames: frames, mtu: mtu, protocolVersion: 2)
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
-        if let token = delivery.tokens.removeValue(forKey: handle) { actions.append(.finish(token, .success)) }
+        if let token = delivery.tokens.removeValue(forKey: number) { actions.append(.finish(token, .success)) }
         return actions
     }
 
@@ -198,9 +175,7 @@ extension CentralSession {
             return performInbound(actions) + pump()
         case .acknowledgement(let ack):
             guard let session = delivery.session, ack.session == session else { return [] }
-            let actions = delivery.sender.acknowledge(ack, from: .peripheral, at: now)
-            return perform(OutboundReports.translate(actions, streams: delivery.streams) { _ in self.peripheralName })
-                + pump()
+            return performOutbound(delivery.outgoing.sender.acknowledge(ack, from: .peripheral, at: now)) + pump()
         case .abort(let abort):
             guard let session = delivery.session, abort.session == session || abort.session == .everyone,
                 delivery.receiver != nil
@@ -224,8 +199,7 @@ extension CentralSession {
     /// The delivery timer fired: what is due in the handshake, the sender and the receiver.
     mutating func deadlineReached() -> [CentralAction] {
         var actions = greetingTimedOut() + uartIdleLines()
-        let sent = delivery.sender.tick(at: now)
-        actions += perform(OutboundReports.translate(sent, streams: delivery.streams) { _ in self.peripheralName })
+        actions += performOutbound(delivery.outgoing.sender.tick(at: now))
         if var receiver = delivery.receiver {
             let received = receiver.tick(at: now)
             delivery.receiver = receiver
@@ -237,28 +211,25 @@ extension CentralSession {
     /// The link ended. Kept for a resume unless `keep` is false (a disconnect asked for, quitting):
     /// then what is pending fails, with `reason`.
     mutating func deliveryLinkEnded(keep: Bool, reason: String) -> [CentralAction] {
-        delivery.control.removeAll()
+        delivery.outgoing.control.removeAll()
         let wasEstablished = delivery.session != nil
         delivery.phase = .idle
         var actions: [CentralAction] = []
         if keep {
             if wasEstablished {
-                delivery.sender.linkDown(.peripheral, at: now)
+                delivery.outgoing.sender.linkDown(.peripheral, at: now)
                 delivery.receiver?.linkDown(at: now)
             }
             return actions
         }
-        actions += perform(
-            OutboundReports.translate(delivery.sender.remove(.peripheral, reason), streams: delivery.streams) { _ in
-                self.peripheralName
-            })
+        actions += performOutbound(delivery.outgoing.sender.remove(.peripheral, reason))
         actions += performInbound(delivery.receiver?.close(reason) ?? [])
         delivery.receiver = nil
         delivery.peripheralToken = nil
         for waiting in delivery.waiting {
             let text = "message \(waiting.number) not sent: \(reason)"
             actions.append(.report(.error(text)))
-            delivery.failed += 1
+            delivery.outgoing.countFailure()
             if let token = waiting.token { actions.append(.finish(token, .failure(text))) }
         }
         delivery.waiting = []
@@ -267,44 +238,30 @@ extension CentralSession {
 
     // MARK: Outcomes
 
-    private mutating func perform(_ outcomes: [DeliveryOutcome<PeripheralRecipient>]) -> [CentralAction] {
-        var actions: [CentralAction] = []
+    /// The sender's `actions`: events, and the commands of messages that reached their end.
+    private mutating func performOutbound(_ actions: [TransferSender<PeripheralRecipient>.Action]) -> [CentralAction] {
+        let (session, name) = (delivery.session, peripheralName)
+        let outcomes = delivery.outgoing.absorb(actions, name: { _ in name }, session: { _ in session })
+        var result: [CentralAction] = []
         for outcome in outcomes {
             switch outcome {
             case .report(let event):
-                actions.append(.report(.transfer(event)))
-            case .abort(_, let transfer, let reason):
-                if let session = delivery.session {
-                    delivery.control.append(.abort(Abort(reason: reason, session: session, transfer: transfer)))
-                }
-            case .release(let handle):
-                delivery.streams.remove(handle)
-                delivery.fullySent.remove(handle)
-            case .settled(let handle, _, let delivered):
-                if !delivered { delivery.failed += 1 }
-                if let token = delivery.tokens.removeValue(forKey: handle) {
-                    actions.append(.finish(token, delivered ? .success : .failure("message \(handle) not delivered")))
+                result.append(.report(.transfer(event)))
+            case .settled(let number, _, let delivered):
+                if let token = delivery.tokens.removeValue(forKey: number) {
+                    result.append(.finish(token, delivered ? .success : .failure("message \(number) not delivered")))
                 }
             case .breach(_, let breach):
-                actions += cutOff(breach)
-            case .deliver, .file, .acknowledge:
-                break
-            }
-        }
-        return actions
-    }
-
-    private mutating func performInbound(_ actions: [TransferReceiver.Action]) -> [CentralAction] {
-        var result: [CentralAction] = []
-        for outcome in delivery.inbound.translate(actions, from: peripheralName, arrivals: &arrivals, at: now) {
-            switch outcome {
-            case .report(let event): result.append(.report(.transfer(event)))
-            case .deliver(let arrival): result.append(.deliver(arrival))
-            case .file(let step): result.append(.file(step))
-            case .acknowledge(let ack): delivery.control.append(.acknowledgement(ack))
-            case .abort, .release, .settled, .breach: break
+                result += cutOff(breach)
             }
         }
         return result
+    }
+
+    /// The receiver's `actions`: events, messages and files; acknowledgements go before data.
+    private mutating func performInbound(_ actions: [TransferReceiver.Action]) -> [CentralAction] {
+        delivery.inbound.actions(
+            for: actions, from: peripheralName, arrivals: &arrivals, acknowledgingOn: &delivery.outgoing.control,
+            at: now)
     }
 }

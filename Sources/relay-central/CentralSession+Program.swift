@@ -35,7 +35,7 @@ extension CentralSession: ProgramSession {
     static func saveFailed(_ problem: String) -> CentralEvent { .error(problem) }
     /// A write is done when bluetoothd has it: nothing to wait for after the last one.
     static var quiescenceGrace: Double { 0 }
-    var failedDeliveries: Int { delivery.failed }
+    var failedDeliveries: Int { delivery.outgoing.failed }
 
     /// The REPL's prompt: `relay-central [STATE]> `.
     var prompt: String { "relay-central [\(promptState)]> " }
@@ -79,11 +79,12 @@ extension CentralSession: ProgramSession {
             path: readyLink?.path, service: readyLink?.service, scanning: scan != .idle, candidates: candidates.count,
             nextCounter: nextCounter,
             lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outbox.count + delivery.sender.pendingCount + delivery.waiting.count
+            pendingSends: outbox.count + delivery.outgoing.sender.pendingCount + delivery.waiting.count
                 + uart.queue.filter { $0.completes != nil }.count,
             protocolVersion: protocolInUse,
             delivery: DeliveryStatus(
-                sender: delivery.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0))
+                sender: delivery.outgoing.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0
+            ))
     }
 
     /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).

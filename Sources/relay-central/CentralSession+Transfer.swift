@@ -15,7 +15,7 @@ extension CentralSession {
             inFlight = .uart(value)
             return [.write(value.bytes, via: path, to: relay.write)]
         }
-        if relay.session != nil, let next = delivery.control.popFirst() {
+        if relay.session != nil, let next = delivery.outgoing.control.popFirst() {
             let frame = next.fitting((relay.mtu ?? .default).maxValueLength(.write))
             inFlight = .control
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
@@ -38,9 +38,9 @@ extension CentralSession {
         switch written {
         case .control:
             return pump()
-        case .data(let handle, let transfer, let completes):
+        case .data(let number, let transfer, let completes):
             // A frame that did not go is resent when its acknowledgement does not come.
-            let actions = error == nil ? dataWritten(handle: handle, transfer: transfer, completes: completes) : []
+            let actions = error == nil ? dataWritten(number: number, transfer: transfer, completes: completes) : []
             return actions + pump()
         case .uart(let text):
             return uartWritten(text, error: error) + pump()

@@ -102,7 +102,7 @@ struct CentralSession {
         /// A hello, acknowledgement or abort.
         case control
         /// A version-2 data frame; `completes` when it carries a message's last byte the first time.
-        case data(handle: Int, transfer: TransferID, completes: Bool)
+        case data(number: Int, transfer: TransferID, completes: Bool)
         /// Text for a UART device's RX.
         case uart(CentralUART.Value)
     }

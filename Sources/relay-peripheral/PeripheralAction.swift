@@ -32,3 +32,7 @@ enum PeripheralAction: Equatable, Sendable {
     /// The command `CommandToken` is finished.
     case finish(CommandToken, CommandOutcome)
 }
+
+extension PeripheralAction: ReceivingActions {
+    static func transfer(_ event: TransferEvent) -> PeripheralAction { .report(.transfer(event)) }
+}

@@ -41,14 +41,9 @@ struct PeripheralDelivery: Sendable {
 
     let settings: DeliverySettings
     var sessions: [SessionNumber: Session] = [:]
-    var sender: TransferSender<SessionNumber>
-    var streams = OutgoingStreams()
-    /// Frames notified before anything else: welcomes, acknowledgements, aborts.
-    var control = ControlFrames()
-    /// Messages whose every byte went out once.
-    var fullySent: Set<Int> = []
-    /// Messages that failed for some central, for the exit status of a scripted run.
-    var failed = 0
+    /// The peripheral's messages, to every session (and the frames notified before them:
+    /// welcomes, acknowledgements, aborts).
+    var outgoing: OutgoingDelivery<SessionNumber>
     /// Protocol errors on the session characteristic from writers without a session.
     var strangers = InboundReports()
     /// Hellos refused because they carried another central's token (paced like protocol errors).
@@ -56,7 +51,7 @@ struct PeripheralDelivery: Sendable {
 
     init(settings: DeliverySettings) {
         self.settings = settings
-        sender = TransferSender(configuration: settings.senderConfiguration, firstTransfer: TransferID(1))
+        outgoing = OutgoingDelivery(settings: settings)
     }
 
     /// The session of `token`, if any.
@@ -78,10 +73,10 @@ struct PeripheralDelivery: Sendable {
     var linkedSessions: [Session] { sessions.values.filter(\.linked).sorted { $0.number < $1.number } }
 
     /// Whether messages are on their way (version 2).
-    var isBusy: Bool { !sender.isIdle || !control.isEmpty }
+    var isBusy: Bool { !outgoing.sender.isIdle || !outgoing.control.isEmpty }
 
     /// When `tick` has something to do.
     var nextDeadline: Double? {
-        ([sender.nextDeadline] + sessions.values.map(\.receiver.nextDeadline)).compactMap { $0 }.min()
+        ([outgoing.sender.nextDeadline] + sessions.values.map(\.receiver.nextDeadline)).compactMap { $0 }.min()
     }
 }

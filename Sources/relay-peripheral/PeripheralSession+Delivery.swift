@@ -38,7 +38,7 @@ extension PeripheralSession {
             return actions + performInbound(received, of: number) + startSending()
         case .frame(.acknowledgement(let ack)):
             guard let number = session(ack.session, writtenBy: address) else { return actions }
-            let outcomes = delivery.sender.acknowledge(ack, from: number, at: now)
+            let outcomes = delivery.outgoing.sender.acknowledge(ack, from: number, at: now)
             return actions + performOutbound(outcomes) + startSending()
         case .frame(.abort(let abort)):
             guard let number = session(abort.session, writtenBy: address) else { return actions }
@@ -101,7 +101,7 @@ extension PeripheralSession {
             if report { session.reportedAt = now }
             welcomes = !known.linked || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
             if welcomes { session.welcomedAt = now }
-            delivery.sender.linkUp(number, window: window, at: now)
+            delivery.outgoing.sender.linkUp(number, window: window, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
             if report {
@@ -133,16 +133,17 @@ extension PeripheralSession {
             delivery.sessions[number] = PeripheralDelivery.Session(
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
                 welcomedAt: now)
-            delivery.sender.linkUp(number, window: window, at: now)
+            delivery.outgoing.sender.linkUp(number, window: window, at: now)
             actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
         }
         guard welcomes else { return actions + startSending() }
-        delivery.control.putFirst(
+        delivery.outgoing.control.putFirst(
             .welcome(
                 Welcome(
                     session: number, central: hello.token, peripheral: delivery.settings.token,
-                    window: UInt32(delivery.settings.window), next: delivery.sender.nextTransfer(for: number))))
+                    window: UInt32(delivery.settings.window), next: delivery.outgoing.sender.nextTransfer(for: number)))
+        )
         return actions + startSending()
     }
 
@@ -177,7 +178,7 @@ extension PeripheralSession {
         guard var session = delivery.sessions.removeValue(forKey: number) else { return [] }
         let received = session.receiver.close(why)
         return performInbound(received, of: number, session: session)
-            + performOutbound(delivery.sender.remove(number, why))
+            + performOutbound(delivery.outgoing.sender.remove(number, why))
     }
 
     // MARK: Links
@@ -188,7 +189,7 @@ extension PeripheralSession {
             delivery.sessions[number]?.linked = false
             delivery.sessions[number]?.awaySince = now
             delivery.sessions[number]?.receiver.linkDown(at: now)
-            delivery.sender.linkDown(number, at: now)
+            delivery.outgoing.sender.linkDown(number, at: now)
         }
     }
 
@@ -197,7 +198,7 @@ extension PeripheralSession {
     mutating func sessionNotifyStopped() -> [PeripheralAction] {
         let leaving = delivery.linkedSessions
         for session in leaving { sessionsLinkDown(at: session.address) }
-        delivery.control.removeAll()
+        delivery.outgoing.control.removeAll()
         return leaving.map { .report(.unsubscribed($0.address)) }
     }
 
@@ -206,12 +207,9 @@ extension PeripheralSession {
     /// Queues message `number` for every session (linked, or away within the resume time-out);
     /// false when there is none.
     mutating func enqueueForSessions(_ message: Message, number: Int) -> Bool {
-        let recipients = delivery.sender.recipients
+        let recipients = delivery.outgoing.sender.recipients
         guard !recipients.isEmpty else { return false }
-        let entry = delivery.streams.add(message, handle: number)
-        delivery.sender.enqueue(
-            handle: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
-            for: recipients, at: now)
+        delivery.outgoing.enqueue(message, number: number, for: recipients, at: now)
         return true
     }
 
@@ -224,7 +222,7 @@ extension PeripheralSession {
     /// The next value for the session characteristic: a welcome, acknowledgement or abort, a
     /// counter, then data.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
-        if let next = delivery.control.popFirst() {
+        if let next = delivery.outgoing.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
             let frame = next.fitting(sessionMTU.maxValueLength(.notification))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
@@ -236,28 +234,16 @@ extension PeripheralSession {
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         let mtu = sessionMTU
         guard
-            let transmission = delivery.sender.nextTransmission(
-                at: now, maxBytes: mtu.sendValueLength(.notification) - DataFrame.headerLength),
-            let entry = delivery.streams[transmission.handle]
+            let frame = delivery.outgoing.nextDataFrame(
+                at: now, mtu: mtu, carrier: .notification,
+                session: { recipients in recipients.count == 1 ? recipients[0] : .everyone })
         else { return nil }
-        let target: SessionNumber = transmission.recipients.count == 1 ? transmission.recipients[0] : .everyone
-        let frame = DataFrame(
-            session: target, transfer: transmission.transfer, offset: UInt32(transmission.range.lowerBound),
-            bytes: entry.bytes(transmission.range))
-        var completion: PeripheralEvent?
-        if transmission.range.upperBound == entry.header.streamLength,
-            delivery.fullySent.insert(transmission.handle).inserted
-        {
-            let perFrame = mtu.sendValueLength(.notification) - DataFrame.headerLength
-            completion = .transfer(
-                .sent(
-                    OutgoingMessage(
-                        number: transmission.handle, id: Int(transmission.transfer.value), kind: entry.message.kind,
-                        length: Int(entry.header.length), sha256: entry.sha256,
-                        frames: (entry.header.streamLength + perFrame - 1) / perFrame, mtu: mtu, protocolVersion: 2)))
-        }
+        // Reported once handed over: a notification is on its way to every subscriber then.
+        let sent =
+            frame.completes
+            ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: .notification) : nil
         return OutgoingValue(
-            bytes: SessionFrame.data(frame).encoded, counter: nil, completion: completion, target: .session)
+            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session)
     }
 
     /// A central's message is saved (or is not): its final acknowledgement says which.
@@ -273,7 +259,7 @@ extension PeripheralSession {
 
     /// What is due at `now` in the sender and the receivers.
     mutating func deliveryTick() -> [PeripheralAction] {
-        var actions = performOutbound(delivery.sender.tick(at: now))
+        var actions = performOutbound(delivery.outgoing.sender.tick(at: now))
         for number in delivery.sessions.keys.sorted() {
             guard var session = delivery.sessions[number] else { continue }
             let received = session.receiver.tick(at: now)
@@ -282,7 +268,7 @@ extension PeripheralSession {
         }
         // A session away for longer than the resume time-out is forgotten.
         for (number, session) in delivery.sessions
-        where !session.linked && !delivery.sender.recipients.contains(number)
+        where !session.linked && !delivery.outgoing.sender.recipients.contains(number)
             && session.receiver.inProgress == nil && session.receiver.awaitingSave == 0
         {
             delivery.sessions[number] = nil
@@ -292,47 +278,37 @@ extension PeripheralSession {
 
     // MARK: Outcomes
 
+    /// The sender's `actions`: events, and centrals that broke protocol 2 cut off.
     private mutating func performOutbound(_ actions: [TransferSender<SessionNumber>.Action]) -> [PeripheralAction] {
-        let outcomes = OutboundReports.translate(actions, streams: delivery.streams) { number in
-            PeerName(.central, self.delivery.sessions[number]?.address)
-        }
+        let sessions = delivery.sessions
+        let outcomes = delivery.outgoing.absorb(
+            actions, name: { number in PeerName(.central, sessions[number]?.address) }, session: { $0 })
         var result: [PeripheralAction] = []
         for outcome in outcomes {
             switch outcome {
             case .report(let event): result.append(.report(.transfer(event)))
-            case .abort(let number, let transfer, let reason):
-                delivery.control.append(.abort(Abort(reason: reason, session: number, transfer: transfer)))
-            case .release(let handle):
-                delivery.streams.remove(handle)
-                delivery.fullySent.remove(handle)
-            case .settled(_, _, let delivered):
-                if !delivered { delivery.failed += 1 }
-            case .breach(let number, let breach):
-                result += cutOff(number, breach)
-            case .deliver, .file, .acknowledge:
-                break
+            case .settled: break
+            case .breach(let number, let breach): result += cutOff(number, breach)
             }
         }
         return result
     }
 
+    /// The receiver's `actions` of session `number` (or of `ended`, a session that just ended:
+    /// its acknowledgements are not sent): events, messages and files.
     private mutating func performInbound(
         _ actions: [TransferReceiver.Action], of number: SessionNumber, session ended: PeripheralDelivery.Session? = nil
     ) -> [PeripheralAction] {
         guard var session = ended ?? delivery.sessions[number] else { return [] }
-        let outcomes = session.inbound.translate(
-            actions, from: PeerName(.central, session.address), arrivals: &arrivals, at: now)
-        if ended == nil { delivery.sessions[number]?.inbound = session.inbound }
-        var result: [PeripheralAction] = []
-        for outcome in outcomes {
-            switch outcome {
-            case .report(let event): result.append(.report(.transfer(event)))
-            case .deliver(let arrival): result.append(.deliver(arrival))
-            case .file(let step): result.append(.file(step))
-            case .acknowledge(let ack): if ended == nil { delivery.control.append(.acknowledgement(ack)) }
-            case .abort, .release, .settled, .breach: break
-            }
+        let from = PeerName(.central, session.address)
+        guard ended == nil else {
+            var unsent = ControlFrames()
+            return session.inbound.actions(
+                for: actions, from: from, arrivals: &arrivals, acknowledgingOn: &unsent, at: now)
         }
+        let result: [PeripheralAction] = session.inbound.actions(
+            for: actions, from: from, arrivals: &arrivals, acknowledgingOn: &delivery.outgoing.control, at: now)
+        delivery.sessions[number]?.inbound = session.inbound
         return result
     }
 }

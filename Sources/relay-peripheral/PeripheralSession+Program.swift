@@ -28,7 +28,7 @@ extension PeripheralSession: ProgramSession {
     static func saveFailed(_ problem: String) -> PeripheralEvent { .error(.saveFailed(problem), from: nil) }
     /// After the last value was handed over, time given to bluetoothd to send it before exit.
     static var quiescenceGrace: Double { 0.3 }
-    var failedDeliveries: Int { delivery.failed }
+    var failedDeliveries: Int { delivery.outgoing.failed }
     /// Nothing waits to be handed to bluetoothd.
     var isQuiescent: Bool { !hasPendingValues }
     var nextDeadline: Double? { nextReassemblyDeadline }

@@ -43,7 +43,7 @@ extension PeripheralSession {
     }
 
     /// Counters and messages queued (a message partly sent counts as one).
-    var pendingCount: Int { outbox.count + sessionCounters.count + delivery.sender.pendingCount }
+    var pendingCount: Int { outbox.count + sessionCounters.count + delivery.outgoing.sender.pendingCount }
 
     /// Starts handing values over unless that is under way.
     mutating func startSending() -> [PeripheralAction] {

@@ -198,7 +198,7 @@ struct PeripheralSession {
         guard message.length <= Int(UInt32.max) - 300 else {
             throw CommandError("a message must be shorter than 4 GiB")
         }
-        guard delivery.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
+        guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
             throw CommandError(DeliverySettings.queueFullReason)
         }
         let number = nextMessageNumber

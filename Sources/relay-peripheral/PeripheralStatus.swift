@@ -77,7 +77,7 @@ struct PeripheralStatus: Equatable, Sendable {
         pendingSends = session.pendingCount
         messagesReceived = session.messagesReceived
         delivery = DeliveryStatus(
-            sender: session.delivery.sender.counts,
+            sender: session.delivery.outgoing.sender.counts,
             duplicateFrames: session.delivery.sessions.values.reduce(0) { $0 + $1.receiver.counts.duplicateFrames })
         uart = session.configuration.uart.map { _ in
             UART(

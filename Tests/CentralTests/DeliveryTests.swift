@@ -380,7 +380,7 @@ final class DeliveryTests: XCTestCase {
         let expired = harness.feed(.tick(now: 61), at: 61)
         XCTAssertEqual(SessionHarness.eventNames(expired), ["failed"])
         XCTAssertTrue(harness.session.isQuiescent)
-        XCTAssertEqual(harness.session.delivery.failed, 1)
+        XCTAssertEqual(harness.session.delivery.outgoing.failed, 1)
     }
 
     func testQuittingFailsWhatIsPending() {

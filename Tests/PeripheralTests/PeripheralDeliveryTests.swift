@@ -296,7 +296,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             lines += session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil, time: 2), at: 2).events
         }
         XCTAssertEqual(lines.filter { $0.name == "dropped" }.count, 5)
-        XCTAssertLessThanOrEqual(session.delivery.control.count, ControlFrames.maximumPerSession + 1)
+        XCTAssertLessThanOrEqual(session.delivery.outgoing.control.count, ControlFrames.maximumPerSession + 1)
         // The honest central's message is acknowledged all the same.
         let message = Message(text: "honest")
         let stream = MessageHeader(of: message).encoded + message.bytes
@@ -493,7 +493,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertEqual(failed.count, DeliverySettings.maximumMessagesOnTheirWay)
         let aborts = sessionFrames(drain(&session).values).filter { if case .abort = $0 { true } else { false } }
         XCTAssertEqual(aborts.count, DeliverySettings.maximumMessagesOnTheirWay, "every abort reaches the central")
-        XCTAssertEqual(session.delivery.streams.count, 0, "every stream (and file) let go")
+        XCTAssertEqual(session.delivery.outgoing.streams.count, 0, "every stream (and file) let go")
         XCTAssertNoThrow(try session.send(Message(text: "room again"), at: 122))
     }
 
@@ -505,8 +505,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertFalse(sessionFrames(sent).isEmpty)
         _ = session.handle(.tick(now: 50.2))
         XCTAssertTrue(sessionFrames(drain(&session).values).isEmpty, "nothing goes again 0.2 s after the send")
-        XCTAssertEqual(session.delivery.sender.counts.timeouts, 0)
-        XCTAssertEqual(session.delivery.sender.counts.resentBytes, 0)
+        XCTAssertEqual(session.delivery.outgoing.sender.counts.timeouts, 0)
+        XCTAssertEqual(session.delivery.outgoing.sender.counts.resentBytes, 0)
     }
 
     func testGarbageOnTheSessionCharacteristicIsAPacedProtocolError() {
