@@ -67,13 +67,11 @@ public final class ProgramDriver<Session: ProgramSession> {
         return .pending
     }
 
-    /// Completes the command `token` (a session's finish action).
-    public func finish(_ token: CommandToken, _ outcome: CommandOutcome) {
+    /// Completes the command `token` (a session's finish action): done, or failed with
+    /// `problem`, whose text is made here.
+    public func finish(_ token: CommandToken, _ problem: (some CustomStringConvertible)?) {
         guard let context = commands.removeValue(forKey: token) else { return }
-        switch outcome {
-        case .failure(let message): context.fail(message)
-        default: context.succeed()
-        }
+        if let problem { context.fail(problem.description) } else { context.succeed() }
     }
 
     // MARK: Timers

@@ -28,7 +28,7 @@ enum CentralEvent: Equatable, Sendable {
     case read(CharacteristicRole, value: [UInt8])
     case list([Candidate])
     case status(CentralStatus)
-    case error(String)
+    case error(CentralProblem)
     /// Secure mode: the peripheral asks for its passkey, a bond made or failed (shared with relay-peripheral).
     case pairing(PairingEvent)
 
@@ -118,8 +118,8 @@ extension CentralEvent: ReportableEvent {
             return [("candidates", .array(candidates.map { .object(Self.candidateFields($0)) }))]
         case .status(let status):
             return status.fields
-        case .error(let message):
-            return [("message", .string(message))]
+        case .error(let problem):
+            return [("message", .string(problem.description))]
         case .pairing(let event):
             return event.fields
         }
@@ -172,7 +172,7 @@ extension CentralEvent: ReportableEvent {
             if candidates.isEmpty { return "no peripherals found yet (scan first)" }
             return candidates.map(Self.candidateLine).joined(separator: "\n")
         case .status(let status): return status.humanDescription
-        case .error(let message): return "error: \(message)"
+        case .error(let problem): return "error: \(problem)"
         case .pairing(let event): return event.humanDescription
         }
     }

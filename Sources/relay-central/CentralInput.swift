@@ -128,7 +128,8 @@ enum CentralAction: Equatable, Sendable {
     case deliver(MessageArrival)
     /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
     case file(IncomingFileStep)
-    case finish(CommandToken, CommandOutcome)
+    /// The command is finished: done (nil), or failed with the problem.
+    case finish(CommandToken, CentralProblem?)
     /// `Device1.Pair` through our agent (registered first if needed); answer `pairFinished`.
     case pair(DeviceID)
     /// Answer the agent's pending passkey request.

@@ -7,19 +7,18 @@ import RelayProtocol
 extension CentralSession {
     /// `connect` (`service` `.nus`: `connect --nus`, or any `connect` with `--nus`).
     mutating func connectCommand(_ target: ConnectTarget, service: MessageVia, token: CommandToken) -> [CentralAction] {
-        if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
+        if let problem = adapterProblem { return [.finish(token, problem)] }
         if let peer {
             if case .disconnecting = link {
-                return [.finish(token, .failure("still disconnecting from \(peer): wait disconnected, then connect"))]
+                return [.finish(token, .stillDisconnecting(peer))]
             }
-            return [.finish(token, .failure("already connected to \(peer): disconnect first"))]
+            return [.finish(token, .alreadyConnected(peer))]
         }
         let device: DeviceInfo?
         switch target {
         case .index(let index):
             guard candidates.indices.contains(index) else {
-                let have = candidates.isEmpty ? "the list is empty" : "the list has 0 to \(candidates.count - 1)"
-                return [.finish(token, .failure("no peripheral [\(index)]: \(have) (scan first, then list)"))]
+                return [.finish(token, .noCandidate(index: index, count: candidates.count))]
             }
             let candidate = candidates[index]
             device =
@@ -63,7 +62,7 @@ extension CentralSession {
             ]
             if let pending = scanToken {
                 scanToken = nil
-                actions.append(.finish(pending, .failure("scan cancelled by connect")))
+                actions.append(.finish(pending, .scanCancelledByConnect))
             }
         }
         return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
@@ -113,9 +112,10 @@ extension CentralSession {
             if error.kind == .noReply {
                 // bluetoothd is still trying: Disconnect cancels that attempt, so the next
                 // Connect is not refused with "Operation already in progress".
-                return cancelConnect(peer, seen: seen, Self.connectProblem(error, timeout: settings.connectTimeout))
+                return cancelConnect(
+                    peer, seen: seen, CentralProblem.connectReason(error, timeout: settings.connectTimeout))
             }
-            return connectFailed(Self.connectProblem(error, timeout: settings.connectTimeout))
+            return connectFailed(CentralProblem.connectReason(error, timeout: settings.connectTimeout))
         }
         var actions: [CentralAction] = []
         if !seen {
@@ -129,31 +129,15 @@ extension CentralSession {
         return actions
     }
 
-    /// The cause and the fix of a failed `Connect`.
-    static func connectProblem(_ error: BlueZError, timeout: Double = CentralSettings().connectTimeout) -> String {
-        switch error.kind {
-        case .inProgress: return "a connection attempt is already in progress (InProgress): wait for it, then retry"
-        case .failed where error.message.contains("already in progress"):
-            return "a connection attempt is already in progress (\(error.message)): wait for it, then retry"
-        case .noReply:
-            return "no connection within \(seconds(timeout)) (is it on, in range and advertising?); attempt cancelled"
-        case .notReady: return "the adapter is not ready (NotReady): power it on (bluetoothctl power on)"
-        case .unknownObject, .doesNotExist, .gone, .notAvailable:
-            return "the device is gone: scan again and connect to it while it advertises"
-        default: return error.description
-        }
-    }
-
     /// A `Connect` failed: report it, fail `connect`, and retry after a back-off when the
     /// connection is automatic (`--reconnect`, a resume).
     mutating func connectFailed(_ reason: String) -> [CentralAction] {
         guard let peer else { return [] }
         link = .idle
         let retry = nextRetryDelay()
-        let message =
-            "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
-        var actions: [CentralAction] = [.report(.error(message))]
-        actions += failConnect(message)
+        let problem = CentralProblem.couldNotConnect(peer, reason: reason, retryIn: retry)
+        var actions: [CentralAction] = [.report(.error(problem))]
+        actions += failConnect(problem)
         if let retry { actions.append(.startReconnectTimer(seconds: retry)) }
         return actions
     }
@@ -163,9 +147,8 @@ extension CentralSession {
     /// retried after a back-off once that is answered.
     mutating func cancelConnect(_ peer: Peer, seen: Bool, _ reason: String) -> [CentralAction] {
         let retry = nextRetryDelay()
-        let message =
-            "could not connect to \(peer): \(reason)" + (retry.map { "; retrying in \(Self.seconds($0))" } ?? "")
-        let actions: [CentralAction] = [.report(.error(message))] + failConnect(message)
+        let problem = CentralProblem.couldNotConnect(peer, reason: reason, retryIn: retry)
+        let actions: [CentralAction] = [.report(.error(problem))] + failConnect(problem)
         return actions + leave(peer, reason: "connection attempt cancelled", reported: seen, retryAfter: retry)
     }
 
@@ -182,9 +165,9 @@ extension CentralSession {
     }
 
     /// Fails a pending `connect` command.
-    mutating func failConnect(_ message: String) -> [CentralAction] {
+    mutating func failConnect(_ problem: CentralProblem) -> [CentralAction] {
         guard let token = connectToken else { return [] }
         connectToken = nil
-        return [.finish(token, .failure(message))]
+        return [.finish(token, problem)]
     }
 }

@@ -111,7 +111,7 @@ extension CentralSession {
         delivery.waiting = []
         // A value the full socket had not taken was not written: the sockets go, and it fails.
         let wasBlocked = blockedWrite != nil
-        var actions: [CentralAction] = [.report(.error(why)), releaseSockets()]
+        var actions: [CentralAction] = [.report(.error(.speakingVersion1(why: why))), releaseSockets()]
         if wasBlocked { actions += writeFinished(BlueZError(.notConnected, "the write socket was released")) }
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
         actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
@@ -141,7 +141,7 @@ extension CentralSession {
         else { return [] }
         messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
-        if let token = delivery.tokens.removeValue(forKey: number) { actions.append(.finish(token, .success)) }
+        if let token = delivery.tokens.removeValue(forKey: number) { actions.append(.finish(token, nil)) }
         return actions
     }
 
@@ -227,10 +227,10 @@ extension CentralSession {
         delivery.receiver = nil
         delivery.peripheralToken = nil
         for waiting in delivery.waiting {
-            let text = "message \(waiting.number) not sent: \(reason)"
-            actions.append(.report(.error(text)))
+            let problem = CentralProblem.messageNotSent(number: waiting.number, reason: reason)
+            actions.append(.report(.error(problem)))
             delivery.outgoing.countFailure()
-            if let token = waiting.token { actions.append(.finish(token, .failure(text))) }
+            if let token = waiting.token { actions.append(.finish(token, problem)) }
         }
         delivery.waiting = []
         return actions
@@ -249,7 +249,7 @@ extension CentralSession {
                 result.append(.report(.transfer(event)))
             case .settled(let number, _, let delivered):
                 if let token = delivery.tokens.removeValue(forKey: number) {
-                    result.append(.finish(token, delivered ? .success : .failure("message \(number) not delivered")))
+                    result.append(.finish(token, delivered ? nil : .messageNotDelivered(number: number)))
                 }
             case .breach(_, let breach):
                 result += cutOff(breach)

@@ -53,16 +53,16 @@ extension CentralSession {
                         .report(.scanStopped(reason: .requested, found: candidates.count)),
                     ]
                 }
-                return actions + failConnect("connect cancelled by disconnect") + [.finish(token, .success)]
+                return actions + failConnect(.connectCancelledByDisconnect) + [.finish(token, nil)]
             }
-            return [.finish(token, .failure("not connected"))]
+            return [.finish(token, .nothingToDisconnect)]
         }
         if case .disconnecting = link {
-            return [.finish(token, .failure("already disconnecting from \(peer): wait disconnected"))]
+            return [.finish(token, .alreadyDisconnecting(peer))]
         }
         autoConnect = nil
         disconnectToken = token
-        return [.cancelReconnectTimer] + failConnect("connect cancelled by disconnect") + leave(peer, reason: nil)
+        return [.cancelReconnectTimer] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil)
     }
 
     /// bluetoothd answered `Disconnect`. Done when the device is not connected (or the call
@@ -91,7 +91,7 @@ extension CentralSession {
         actions += cleanUpLink(reason: "disconnected", keepTransfers: !isQuitting)
         if let token = disconnectToken {
             disconnectToken = nil
-            actions.append(.finish(token, .success))
+            actions.append(.finish(token, nil))
         }
         if let delay = ending.retryAfter, autoConnect != nil {
             return actions + [.startReconnectTimer(seconds: delay)]
@@ -163,7 +163,7 @@ extension CentralSession {
         // Said at once (what was being received is lost now); the Disconnect then goes quietly.
         var actions: [CentralAction] = [.report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: gone)
-        actions += failConnect("could not connect to \(peer): \(reason)")
+        actions += failConnect(.couldNotConnect(peer, reason: reason))
         var retry: Double?
         if settings.reconnect || autoConnect != nil {
             autoConnect = .address(peer.address)

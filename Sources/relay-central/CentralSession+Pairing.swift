@@ -64,13 +64,13 @@ extension CentralSession {
     /// `pair`: pair with the connected peripheral by hand.
     mutating func pairCommand(token: CommandToken) -> [CentralAction] {
         guard let peer, link != .disconnecting(peer) else {
-            return [.finish(token, .failure("pair: not connected: connect to the peripheral first"))]
+            return [.finish(token, .pairNotConnected)]
         }
         if pairing.device != nil {
-            return [.finish(token, .failure("pair: a pairing is in progress: type the passkey the peripheral shows"))]
+            return [.finish(token, .pairingInProgress)]
         }
         if isPaired(peer.id) {
-            return [.finish(token, .failure("pair: already paired with \(peer) (unpair forgets the bond)"))]
+            return [.finish(token, .alreadyPaired(peer))]
         }
         pairing.token = token
         return startPairing(peer, resume: .none)
@@ -79,16 +79,10 @@ extension CentralSession {
     /// `passkey NNNNNN`: the answer to the agent's request.
     mutating func passkeyCommand(_ passkey: Passkey, token: CommandToken) -> [CentralAction] {
         guard pairing.awaitingPasskey else {
-            return [
-                .finish(
-                    token,
-                    .failure(
-                        "passkey: no pairing is waiting for a passkey (a secure peripheral asks for one when you "
-                            + "connect; pair starts one by hand)"))
-            ]
+            return [.finish(token, .noPasskeyRequested)]
         }
         pairing.awaitingPasskey = false
-        return [.answerPasskey(passkey), .finish(token, .success)]
+        return [.answerPasskey(passkey), .finish(token, nil)]
     }
 
     /// `unpair`: forget the bond with the peripheral (connected, or the last one): bluetoothd
@@ -96,10 +90,10 @@ extension CentralSession {
     mutating func unpairCommand(token: CommandToken) -> [CentralAction] {
         let target = peer?.id ?? devices.values.first { $0.paired && $0.address == lastRelayAddress }?.id
         guard let target, isPaired(target) else {
-            return [.finish(token, .failure("unpair: not paired with \(peer.map(\.description) ?? "a peripheral")"))]
+            return [.finish(token, .notPaired(peer))]
         }
         guard pairing.unpairToken == nil else {
-            return [.finish(token, .failure("unpair: already in progress"))]
+            return [.finish(token, .unpairInProgress)]
         }
         autoConnect = nil
         pairing.unpairToken = token
@@ -112,7 +106,7 @@ extension CentralSession {
     mutating func passkeyRequested(_ id: DeviceID) -> [CentralAction] {
         pairing.awaitingPasskey = true
         var actions: [CentralAction] = [.report(.pairing(.request(PeerName(.peripheral, devices[id]?.address))))]
-        for token in [connectToken, pairing.token].compactMap({ $0 }) { actions.append(.finish(token, .success)) }
+        for token in [connectToken, pairing.token].compactMap({ $0 }) { actions.append(.finish(token, nil)) }
         connectToken = nil
         pairing.token = nil
         return actions
@@ -135,16 +129,16 @@ extension CentralSession {
         if let error, error.kind != .alreadyExists {
             let failure = PairingFailure(error)
             var actions: [CentralAction] = [.report(.pairing(.failed(name, failure)))]
-            if let token { actions.append(.finish(token, .failure("pair: \(failure)"))) }
+            if let token { actions.append(.finish(token, .pairFailed(failure))) }
             guard let peer, peer.id == id, resume != .none else { return actions }
             return actions
                 + abandon(
-                    peer, "\(peer) requires pairing, and pairing failed (\(failure)): connect again to retry",
-                    disconnectReason: "pairing failed", alreadyReported: true)
+                    peer, .pairingRequiredAndFailed(peer, failure), disconnectReason: "pairing failed",
+                    alreadyReported: true)
         }
         devices[id]?.paired = true
         var actions: [CentralAction] = [.report(.pairing(.paired(name)))]
-        if let token { actions.append(.finish(token, .success)) }
+        if let token { actions.append(.finish(token, nil)) }
         switch (resume, link) {
         case (.characteristics(let found), .resolving(let peer)) where peer.id == id:
             return actions + characteristicsFound(id, found)
@@ -158,9 +152,9 @@ extension CentralSession {
     mutating func unpairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
         guard let token = pairing.unpairToken else { return [] }
         pairing.unpairToken = nil
-        if let error { return [.finish(token, .failure("unpair: \(error)"))] }
+        if let error { return [.finish(token, .unpairFailed(error))] }
         let name = PeerName(.peripheral, devices[id]?.address)
         devices[id]?.paired = false
-        return [.report(.pairing(.unpaired(name))), .finish(token, .success)]
+        return [.report(.pairing(.unpaired(name))), .finish(token, nil)]
     }
 }

@@ -32,7 +32,7 @@ extension CentralSession: ProgramSession {
     static var quitting: CentralInput { .quitting }
     static func saved(_ receipt: SaveReceipt) -> CentralInput { .saved(receipt) }
     static func received(_ event: TransferEvent) -> CentralEvent { .transfer(event) }
-    static func saveFailed(_ problem: String) -> CentralEvent { .error(problem) }
+    static func saveFailed(_ problem: String) -> CentralEvent { .error(.saveFailed(problem)) }
     /// A write is done when bluetoothd has it: nothing to wait for after the last one.
     static var quiescenceGrace: Double { 0 }
     var failedDeliveries: Int { delivery.outgoing.failed }

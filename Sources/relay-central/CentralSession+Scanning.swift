@@ -51,13 +51,13 @@ extension CentralSession {
     }
 
     mutating func startListing(token: CommandToken) -> [CentralAction] {
-        if let problem = adapterProblem { return [.finish(token, .failure(problem))] }
+        if let problem = adapterProblem { return [.finish(token, problem)] }
         if let peer, link != .idle {
-            return [.finish(token, .failure("connected to \(peer): disconnect first, then scan"))]
+            return [.finish(token, .scanWhileConnected(peer))]
         }
         switch scan {
         case .starting(.listing), .active(.listing):
-            return [.finish(token, .success)]
+            return [.finish(token, nil)]
         case .starting(.seeking):
             autoConnect = nil
             scan = .starting(.listing)
@@ -71,7 +71,7 @@ extension CentralSession {
             return [
                 .cancelReconnectTimer, .cancelScanTimer,
                 .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
-                .startScanTimer(seconds: settings.scanTimeout), .finish(token, .success),
+                .startScanTimer(seconds: settings.scanTimeout), .finish(token, nil),
             ]
         case .idle:
             scanToken = token
@@ -112,7 +112,7 @@ extension CentralSession {
         if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
         if let token = scanToken {
             scanToken = nil
-            actions.append(.finish(token, .success))
+            actions.append(.finish(token, nil))
         }
         return actions
     }
@@ -121,18 +121,18 @@ extension CentralSession {
         guard case .starting(let purpose) = scan else { return [] }
         if error.kind == .inProgress { return discoveryStarted() }
         scan = .idle
-        let message = "could not start scanning: \(error)"
-        var actions: [CentralAction] = [.report(.error(message))]
+        let problem = CentralProblem.scanFailed(error)
+        var actions: [CentralAction] = [.report(.error(problem))]
         if let token = scanToken {
             scanToken = nil
-            actions.append(.finish(token, .failure(message)))
+            actions.append(.finish(token, problem))
         }
         if case .seeking(_, let persistent) = purpose {
             if persistent {
                 actions.append(.startReconnectTimer(seconds: settings.retryDelay * 2))
             } else {
                 autoConnect = nil
-                actions += failConnect(message)
+                actions += failConnect(problem)
             }
         }
         return actions
@@ -147,32 +147,30 @@ extension CentralSession {
         ]
         if case .seeking(let target, _) = purpose {
             autoConnect = nil
-            let message =
-                "nothing found: no \(linkService == .nus ? "UART device" : "relay peripheral") \(target) advertised within \(Int(settings.scanTimeout)) s "
-                + "(is it on, in range and advertising?)"
-            actions.append(.report(.error(message)))
-            actions += failConnect(message)
+            let problem = CentralProblem.nothingFound(linkService, target, seconds: Int(settings.scanTimeout))
+            actions.append(.report(.error(problem)))
+            actions += failConnect(problem)
         }
         return actions
     }
 
     mutating func stopScanCommand(token: CommandToken) -> [CentralAction] {
         resumeListing = false
-        guard let purpose = scan.purpose else { return [.finish(token, .success)] }
+        guard let purpose = scan.purpose else { return [.finish(token, nil)] }
         scan = .idle
         var actions: [CentralAction] = [
             .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count)),
         ]
         if let pending = scanToken {
             scanToken = nil
-            actions.append(.finish(pending, .failure("scan stopped before it started")))
+            actions.append(.finish(pending, .scanStoppedBeforeStart))
         }
         if case .seeking(let target, _) = purpose {
             autoConnect = nil
             actions.append(.cancelReconnectTimer)
-            actions += failConnect("scan stopped before \(target) was found")
+            actions += failConnect(.scanStoppedBeforeFound(target))
         }
-        actions.append(.finish(token, .success))
+        actions.append(.finish(token, nil))
         return actions
     }
 

@@ -61,17 +61,13 @@ extension CentralSession {
             let delay = nextRetryDelay()
         {
             return leave(
-                peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(Self.seconds(delay))",
+                peer, reason: "\(peer) is not ready yet: \(reason); retrying in \(CentralProblem.seconds(delay))",
                 retryAfter: delay)
         }
         if linkService == .nus {
-            return abandon(
-                peer, "\(peer) is not a UART device: \(reason) (connect --nus needs the Nordic UART Service)",
-                disconnectReason: "not a UART device")
+            return abandon(peer, .notOurService(peer, .nus, reason: reason), disconnectReason: "not a UART device")
         }
-        return abandon(
-            peer, "\(peer) is not a relay peripheral: \(reason) (connect to a device running relay-peripheral)",
-            disconnectReason: "not a relay peripheral")
+        return abandon(peer, .notOurService(peer, .relay, reason: reason), disconnectReason: "not a relay peripheral")
     }
 
     /// The pause before the `attempt`-th (from 0) automatic retry: `first`, doubling, at most 5 s.
@@ -79,25 +75,19 @@ extension CentralSession {
         min(max(5, first), first * Double(1 << min(attempt, 3)))
     }
 
-    static func seconds(_ delay: Double) -> String {
-        delay == delay.rounded() ? "\(Int(delay)) s" : "\(delay) s"
-    }
-
-    /// Gives up on a link being set up: reports `message`, fails `connect`, disconnects.
+    /// Gives up on a link being set up: reports `problem`, fails `connect`, disconnects.
     mutating func abandon(
-        _ peer: Peer, _ message: String, disconnectReason reason: String, alreadyReported: Bool = false
+        _ peer: Peer, _ problem: CentralProblem, disconnectReason reason: String, alreadyReported: Bool = false
     ) -> [CentralAction] {
         autoConnect = nil
-        return (alreadyReported ? [] : [.report(.error(message))]) + failConnect(message) + leave(peer, reason: reason)
+        return (alreadyReported ? [] : [.report(.error(problem))]) + failConnect(problem) + leave(peer, reason: reason)
     }
 
     mutating func notifyStarted(_ error: BlueZError?) -> [CentralAction] {
         guard case .subscribing(let peer, var relay) = link else { return [] }
         if let error {
             if let pairFirst = pairAfterRefusal(peer, error) { return pairFirst }
-            return abandon(
-                peer, "could not subscribe to \(peer)'s notifications: \(error)",
-                disconnectReason: "subscription failed")
+            return abandon(peer, .subscribeFailed(peer, error), disconnectReason: "subscription failed")
         }
         relay.notifying = true
         relay.notifyVia = .signal
@@ -203,7 +193,7 @@ extension CentralSession {
         ]
         if let token = connectToken {
             connectToken = nil
-            actions.append(.finish(token, .success))
+            actions.append(.finish(token, nil))
         }
         return actions
     }
@@ -220,10 +210,10 @@ extension CentralSession {
         leaving = Leaving()
         var actions: [CentralAction] = [.cancelSettleTimer, .report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")
-        actions += failConnect("could not connect to \(peer): \(reason)")
+        actions += failConnect(.couldNotConnect(peer, reason: reason))
         if let token = disconnectToken {
             disconnectToken = nil
-            actions.append(.finish(token, .success))
+            actions.append(.finish(token, nil))
         }
         if settings.reconnect, autoConnect == nil, wasSetUp {
             autoConnect = .address(peer.address)
@@ -266,17 +256,18 @@ extension CentralSession {
         for (item, taken) in lost {
             switch item {
             case .counter(let counter, let token):
-                if let token { actions.append(.finish(token, .failure("counter \(counter) not written: \(reason)"))) }
+                if let token { actions.append(.finish(token, .counterNotWritten(counter, reason: reason))) }
             case .message(let message, let token):
-                let text = "message \(message.number) not sent: \(reason) after \(taken) of \(message.frames) frames"
-                actions.append(.report(.error(text)))
-                if let token { actions.append(.finish(token, .failure(text))) }
+                let problem = CentralProblem.messageCutOff(
+                    number: message.number, reason: reason, taken: taken, of: message.frames)
+                actions.append(.report(.error(problem)))
+                if let token { actions.append(.finish(token, problem)) }
             }
         }
         if let token = readToken {
             readToken = nil
             readsPending = 0
-            actions.append(.finish(token, .failure("read interrupted: \(reason)")))
+            actions.append(.finish(token, .readInterrupted(reason: reason)))
         }
         actions.append(releaseSockets())
         return actions

@@ -49,32 +49,37 @@ extension CentralSession {
         }
         var actions: [CentralAction] = []
         if let error {
-            let failed: (message: String, token: CommandToken?)?
+            let failed: (problem: CentralProblem, token: CommandToken?)?
             if let counter = value.counter {
-                failed = ("counter \(counter) not written: \(Self.writeProblem(error))", value.completion?.token ?? nil)
+                failed = (
+                    .counterNotWritten(counter, reason: CentralProblem.writeReason(error)),
+                    value.completion?.token ?? nil
+                )
             } else if let (message, taken, token) = frameFailed(value) {
                 failed = (
-                    "message \(message.number) not sent: frame \(taken) of \(message.frames) failed: \(Self.writeProblem(error))",
+                    .frameNotWritten(
+                        number: message.number, frame: taken, of: message.frames,
+                        reason: CentralProblem.writeReason(error)),
                     token
                 )
             } else {
                 failed = nil
             }
             if let failed {
-                actions.append(.report(.error(failed.message)))
-                if let token = failed.token { actions.append(.finish(token, .failure(failed.message))) }
+                actions.append(.report(.error(failed.problem)))
+                if let token = failed.token { actions.append(.finish(token, failed.problem)) }
             }
         } else {
             switch value.completion {
             case .counter(let counter, let token)?:
                 actions.append(.report(.written(counter)))
-                if let token { actions.append(.finish(token, .success)) }
+                if let token { actions.append(.finish(token, nil)) }
             case .message(let message, let token)?:
                 messagesSent += 1
                 actions.append(.report(.transfer(.sent(message))))
                 // Version 1 has no acknowledgement: sent is all there is to know.
                 actions.append(.report(.transfer(.unconfirmed(message.summary, to: peripheralName))))
-                if let token { actions.append(.finish(token, .success)) }
+                if let token { actions.append(.finish(token, nil)) }
             case nil:
                 break
             }
@@ -90,18 +95,6 @@ extension CentralSession {
             return nil
         }
         return (message, taken, token)
-    }
-
-    /// The cause and the fix of a failed write.
-    static func writeProblem(_ error: BlueZError) -> String {
-        switch error.kind {
-        case .invalidLength, .invalidValueLength, .invalidArguments:
-            return "the value is too large for the link (\(error.name)): the MTU shrank? reconnect and retry"
-        case .notConnected: return "not connected: connect again"
-        case .inProgress: return "another write is in progress (InProgress): retry"
-        case .notPermitted: return "the peripheral does not permit this write (NotPermitted)"
-        default: return error.description
-        }
     }
 
     mutating func writeSocketClosed() -> [CentralAction] {
@@ -193,13 +186,12 @@ extension CentralSession {
         case .success(let value):
             actions.append(.report(.read(role, value: value)))
         case .failure(let error):
-            let message = "reading the \(role.rawValue) characteristic failed: \(error)"
-            readFailure = readFailure.map { $0 + "; " + message } ?? message
+            readFailures.append(ReadFailure(role: role, error: error))
         }
         if readsPending == 0 {
             readToken = nil
-            actions.append(.finish(token, readFailure.map { .failure($0) } ?? .success))
-            readFailure = nil
+            actions.append(.finish(token, readFailures.isEmpty ? nil : .readFailed(readFailures)))
+            readFailures = []
         }
         for value in held { actions += notified(value) }
         return actions

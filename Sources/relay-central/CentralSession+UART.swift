@@ -84,13 +84,11 @@ extension CentralSession {
     mutating func uartSendCommand(_ message: Message, mtu: MTU, token: CommandToken) -> [CentralAction] {
         guard message.kind == .text, message.stored == nil, message.name.isEmpty else {
             let command = message.stored != nil || !message.name.isEmpty ? "send-file" : "send"
-            return [
-                .finish(token, .failure("\(command): \(Self.uartTextOnly) (files and binary need a relay peripheral)"))
-            ]
+            return [.finish(token, .uartTextOnly(.file(command: command)))]
         }
         let text = String(decoding: message.bytes, as: UTF8.self)
         let values = UARTTextSplitter.values(text, ending: settings.uartEnding, maxBytes: mtu.sendValueLength(.write))
-        guard !values.isEmpty else { return [.finish(token, .failure("send: nothing to send"))] }
+        guard !values.isEmpty else { return [.finish(token, .nothingToSend)] }
         let number = nextMessageNumber
         nextMessageNumber += 1
         let sent = CentralUART.SentText(
@@ -117,8 +115,9 @@ extension CentralSession {
                 uart.queue.removeSubrange(...last)
             }
             guard let failed else { return [] }
-            let text = "message \(failed.number) not sent: \(Self.writeProblem(error))"
-            return [.report(.error(text))] + (failed.token.map { [.finish($0, .failure(text))] } ?? [])
+            let problem = CentralProblem.messageNotSent(
+                number: failed.number, reason: CentralProblem.writeReason(error))
+            return [.report(.error(problem))] + (failed.token.map { [.finish($0, problem)] } ?? [])
         }
         guard let sent = value.completes else { return [] }
         messagesSent += 1
@@ -130,7 +129,7 @@ extension CentralSession {
                     .unconfirmed(SentMessageSummary(id: sent.number, length: sent.length, sha256: sent.sha256), to: to))
             ),
         ]
-        if let token = sent.token { actions.append(.finish(token, .success)) }
+        if let token = sent.token { actions.append(.finish(token, nil)) }
         return actions
     }
 
@@ -139,16 +138,13 @@ extension CentralSession {
         var actions = deliver(uart.lines.tick(at: .infinity))
         for value in uart.queue {
             guard let sent = value.completes else { continue }
-            let text = "message \(sent.number) not sent: \(reason)"
-            actions.append(.report(.error(text)))
-            if let token = sent.token { actions.append(.finish(token, .failure(text))) }
+            let problem = CentralProblem.messageNotSent(number: sent.number, reason: reason)
+            actions.append(.report(.error(problem)))
+            if let token = sent.token { actions.append(.finish(token, problem)) }
         }
         uart.queue = []
         return actions
     }
-
-    /// Why a command for relay peripherals cannot run on a UART link.
-    static let uartTextOnly = "a UART device takes lines of text: use send TEXT"
 
     /// Each line as a message from the UART device.
     private mutating func deliver(_ lines: [String]) -> [CentralAction] {

@@ -196,7 +196,7 @@ struct CentralSession {
     var disconnectToken: CommandToken?
     var readToken: CommandToken?
     var readsPending = 0
-    var readFailure: String?
+    var readFailures: [ReadFailure] = []
 
     init(settings: CentralSettings) {
         self.settings = settings
@@ -291,14 +291,14 @@ struct CentralSession {
         switch command {
         case .scan: return startListing(token: token)
         case .scanStop: return stopScanCommand(token: token)
-        case .list: return [.report(.list(candidates)), .finish(token, .success)]
+        case .list: return [.report(.list(candidates)), .finish(token, nil)]
         case .connect(let target): return connectCommand(target, service: settings.uart ? .nus : .relay, token: token)
         case .connectUART(let target): return connectCommand(target, service: .nus, token: token)
         case .disconnect: return disconnectCommand(token: token)
         case .write(let value): return writeCommand(value, token: token)
         case .send(let message): return sendCommand(message, token: token)
         case .read: return readCommand(token: token)
-        case .status: return [.report(.status(status)), .finish(token, .success)]
+        case .status: return [.report(.status(status)), .finish(token, nil)]
         case .pair: return pairCommand(token: token)
         case .unpair: return unpairCommand(token: token)
         case .passkey(let passkey): return passkeyCommand(passkey, token: token)
@@ -321,13 +321,14 @@ struct CentralSession {
                 actions += tryAutoConnect()
             }
         } else if wasOn || link != .idle || scan != .idle {
-            actions += adapterLost(reason: newState.problemSentence ?? "the adapter went away")
+            actions += adapterLost(newState)
         }
         return actions
     }
 
     /// The adapter went off or away: the scan and the link end; both resume when it is back.
-    private mutating func adapterLost(reason: String) -> [CentralAction] {
+    private mutating func adapterLost(_ state: AdapterState) -> [CentralAction] {
+        let reason = CentralProblem.adapter(state).description
         var actions: [CentralAction] = []
         if let purpose = scan.purpose {
             if purpose == .listing { resumeListing = true }
@@ -335,7 +336,7 @@ struct CentralSession {
             actions += [.cancelScanTimer, .report(.scanStopped(reason: .adapterLost, found: candidates.count))]
             if let token = scanToken {
                 scanToken = nil
-                actions.append(.finish(token, .failure(reason)))
+                actions.append(.finish(token, .adapter(state)))
             }
         }
         if case .disconnecting = link {
@@ -353,14 +354,14 @@ struct CentralSession {
     // MARK: Commands that need the adapter
 
     /// Why a command cannot run now, or nil when the adapter is usable.
-    var adapterProblem: String? {
-        adapterState == .poweredOn ? nil : adapterState.problemSentence
+    var adapterProblem: CentralProblem? {
+        adapterState == .poweredOn ? nil : .adapter(adapterState)
     }
 
     private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        guard let relay = readyLink else { return [.finish(token, notReady)] }
         guard relay.service == .relay else {
-            return [.finish(token, .failure("write: \(Self.uartTextOnly) (counters need a relay peripheral)"))]
+            return [.finish(token, .uartTextOnly(.counter))]
         }
         let counter = value.map(Counter.init) ?? nextCounter
         nextCounter = counter.next
@@ -369,10 +370,10 @@ struct CentralSession {
     }
 
     private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
+        guard let relay = readyLink else { return [.finish(token, notReady)] }
         if relay.service == .nus { return uartSendCommand(message, mtu: relay.mtu ?? .default, token: token) }
         guard message.length <= Int(UInt32.max) - 300 else {
-            return [.finish(token, .failure("message too large: a relay message is shorter than 4 GiB"))]
+            return [.finish(token, .messageTooLarge)]
         }
         let number = nextMessageNumber
         nextMessageNumber += 1
@@ -385,27 +386,26 @@ struct CentralSession {
     }
 
     private mutating func readCommand(token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, .failure(notReadyReason))] }
-        guard relay.service == .relay else { return [.finish(token, .failure("read: \(Self.uartTextOnly)"))] }
+        guard let relay = readyLink else { return [.finish(token, notReady)] }
+        guard relay.service == .relay else { return [.finish(token, .uartTextOnly(.read))] }
         guard readToken == nil else {
-            return [.finish(token, .failure("a read is already in progress: wait for it"))]
+            return [.finish(token, .readInProgress)]
         }
         readToken = token
         readsPending = 2
-        readFailure = nil
+        readFailures = []
         // Reading the characteristic notifications come from changes its `Value` too (signal path).
         valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
         return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
     }
 
-    /// Why writing is not possible right now.
-    var notReadyReason: String {
+    /// Why a command that needs a ready link cannot run now.
+    var notReady: CentralProblem {
         if let problem = adapterProblem { return problem }
         switch link {
-        case .idle: return "not connected: scan, then connect N"
-        case .connecting, .resolving, .subscribing: return "still connecting: wait ready, then retry"
-        case .disconnecting: return "disconnecting: connect again first"
-        case .ready: return "ready"
+        case .idle, .ready: return .notConnected
+        case .connecting, .resolving, .subscribing: return .stillConnecting
+        case .disconnecting: return .leavingLink
         }
     }
 }

@@ -29,8 +29,8 @@ enum PeripheralAction: Equatable, Sendable {
     case deliver(MessageArrival)
     /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
     case file(IncomingFileStep)
-    /// The command `CommandToken` is finished.
-    case finish(CommandToken, CommandOutcome)
+    /// The command is finished: done (nil), or refused with the problem.
+    case finish(CommandToken, PeripheralProblem?)
 }
 
 extension PeripheralAction: ReceivingActions {

@@ -134,7 +134,7 @@ struct PeripheralSession {
     /// A command: its actions, then its `finish` (a refusal fails it, with nothing done).
     private mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
         let actions: [PeripheralAction]
-        do throws(CommandError) {
+        do throws(PeripheralProblem) {
             switch command {
             case .start: actions = start()
             case .stop: actions = stop()
@@ -143,9 +143,9 @@ struct PeripheralSession {
             case .status: actions = [.report(.status(PeripheralStatus(session: self)))]
             }
         } catch {
-            return [.finish(token, .failure(error.message))]
+            return [.finish(token, error)]
         }
-        return actions + [.finish(token, .success)]
+        return actions + [.finish(token, nil)]
     }
 
     /// `quit`: unregister everything (after the driver has let the outbox drain).
@@ -164,7 +164,7 @@ struct PeripheralSession {
     }
 
     /// `notify [N]`: queue the counter (or `value`) for every subscriber, then count up.
-    mutating func notify(value: UInt32?, at now: Double) throws(CommandError) -> [PeripheralAction] {
+    mutating func notify(value: UInt32?, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
         self.now = max(self.now, now)
         try requireSubscribers()
         let sent = value.map(Counter.init) ?? counter
@@ -192,14 +192,14 @@ struct PeripheralSession {
     /// framed for the smallest subscribed MTU, for the notify characteristic's subscribers (version 1).
     ///
     /// `now` is the loop time of the command: the frames it sends are timed from it.
-    mutating func send(_ message: Message, at now: Double) throws(CommandError) -> [PeripheralAction] {
+    mutating func send(_ message: Message, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
         self.now = max(self.now, now)
         try requireSubscribers(text: message.kind == .text && message.stored == nil)
         guard message.length <= Int(UInt32.max) - 300 else {
-            throw CommandError("a message must be shorter than 4 GiB")
+            throw .messageTooLarge
         }
         guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
-            throw CommandError(DeliverySettings.queueFullReason)
+            throw .queueFull
         }
         let number = nextMessageNumber
         nextMessageNumber += 1
@@ -213,18 +213,10 @@ struct PeripheralSession {
     }
 
     /// `text`: a UART app subscribed to TX is enough (it gets text, not counters or files).
-    private func requireSubscribers(text: Bool = false) throws(CommandError) {
-        guard isPoweredOn else {
-            throw CommandError(
-                "Bluetooth is not powered on (\(adapter == .unknown ? "no adapter yet" : adapter.phrase)); nothing was sent"
-            )
-        }
-        guard application == .active else {
-            throw CommandError("the GATT service is not registered: type start first")
-        }
-        guard text ? hasAudience : hasSubscribers else {
-            throw CommandError("no central is subscribed to notifications (wait for 'subscribed')")
-        }
+    private func requireSubscribers(text: Bool = false) throws(PeripheralProblem) {
+        guard isPoweredOn else { throw .adapter(adapter) }
+        guard application == .active else { throw .notRegistered }
+        guard text ? hasAudience : hasSubscribers else { throw .noSubscriber }
     }
 
     // MARK: Inputs

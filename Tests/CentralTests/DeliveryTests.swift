@@ -283,7 +283,8 @@ final class DeliveryTests: XCTestCase {
             status: .receiving, session: SessionNumber(4)!, transfer: TransferID(1), received: 0xFFFF_FF00)
         let cut = notify(&harness, .acknowledgement(claim), at: 0.5)
         XCTAssertEqual(SessionHarness.eventNames(cut), ["failed", "error"], "its message fails, one line says why")
-        guard case .error(let text)? = SessionHarness.events(cut).last else { return XCTFail("\(cut)") }
+        guard case .error(let problem)? = SessionHarness.events(cut).last else { return XCTFail("\(cut)") }
+        let text = problem.description
         XCTAssertTrue(text.contains("cut off from protocol 2"), text)
         XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success, "the send had completed at sent")
         XCTAssertTrue(cut.contains(.startNotify(SessionHarness.notifyID)), "protocol 1 on the rest of the link")

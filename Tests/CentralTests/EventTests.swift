@@ -87,7 +87,7 @@ final class EventRenderingTests: XCTestCase {
                         meaning: "counter 1"))),
             .trace(.summary(TraceSummary(leftOut: 2))),
             .read(.write, value: []), .list([]),
-            .status(status), .error("x"),
+            .status(status), .error(.notConnected),
             .pairing(.request(PeerName(.peripheral, peer.address))),
             .pairing(.paired(PeerName(.peripheral, peer.address))),
             .pairing(.failed(PeerName(.peripheral, peer.address), .wrongPasskey)),

@@ -30,7 +30,7 @@ final class ReconnectRecoveryTests: XCTestCase {
 
     private static func errors(_ actions: [CentralAction]) -> [String] {
         SessionHarness.events(actions).compactMap {
-            if case .error(let message) = $0 { return message } else { return nil }
+            if case .error(let problem) = $0 { return problem.description } else { return nil }
         }
     }
 

@@ -169,7 +169,9 @@ final class ScanningTests: XCTestCase {
                 if case .connect = $0 { true } else { false }
             }, [])
         let ended = harness.feed(.scanTimerFired)
-        let messages = SessionHarness.events(ended).compactMap { if case .error(let text) = $0 { text } else { nil } }
+        let messages = SessionHarness.events(ended).compactMap {
+            if case .error(let problem) = $0 { problem.description } else { nil }
+        }
         XCTAssertEqual(messages.count, 1)
         XCTAssertTrue(messages[0].contains("nothing found"), messages[0])
         XCTAssertNil(harness.session.autoConnect)

@@ -123,7 +123,9 @@ struct SessionHarness {
     /// The outcome of `token` among `actions`, if it finished there.
     static func outcome(of token: CommandToken, in actions: [CentralAction]) -> CommandOutcome? {
         for action in actions {
-            if case .finish(let finished, let outcome) = action, finished == token { return outcome }
+            if case .finish(let finished, let problem) = action, finished == token {
+                return problem.map { .failure($0.description) } ?? .success
+            }
         }
         return nil
     }

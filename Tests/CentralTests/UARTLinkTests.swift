@@ -100,7 +100,8 @@ final class UARTLinkTests: XCTestCase {
         var harness = SessionHarness()
         let notifyOnly = [Self.nordic[1]]
         let actions = connectUART(&harness, characteristics: notifyOnly)
-        guard case .error(let message)? = SessionHarness.events(actions).first else { return XCTFail("\(actions)") }
+        guard case .error(let problem)? = SessionHarness.events(actions).first else { return XCTFail("\(actions)") }
+        let message = problem.description
         XCTAssertTrue(message.contains("is not a UART device"), message)
         XCTAssertTrue(message.contains("no characteristic that can be written"), message)
         XCTAssertTrue(actions.contains(.disconnect(SessionHarness.peerID)))
