@@ -89,7 +89,8 @@ enum CentralCommands {
                 shape: .words(min: 1, max: 2),
                 completion: .dynamic { [weak driver] in
                     ["--nus"]
-                        + (driver?.session.candidates.flatMap { [String($0.index), $0.address.description] } ?? [])
+                        + (driver?.session.scanning.candidates.flatMap { [String($0.index), $0.address.description] }
+                            ?? [])
                 }
             ) { [unowned driver] context in try driver.run(command(context), context) },
             CommandSpec(

@@ -17,10 +17,10 @@ extension CentralSession {
         let device: DeviceInfo?
         switch target {
         case .index(let index):
-            guard candidates.indices.contains(index) else {
-                return [.finish(token, .noCandidate(index: index, count: candidates.count))]
+            guard scanning.candidates.indices.contains(index) else {
+                return [.finish(token, .noCandidate(index: index, count: scanning.candidates.count))]
             }
-            let candidate = candidates[index]
+            let candidate = scanning.candidates[index]
             device =
                 devices[candidate.id]
                 ?? DeviceInfo(id: candidate.id, address: candidate.address, name: candidate.name)
@@ -28,19 +28,19 @@ extension CentralSession {
             device = devices.values.first { $0.address == address }
         }
         connectToken = token
-        autoConnect = nil
+        automatic.target = nil
         linkService = service
         var actions: [CentralAction] = [.cancelReconnectTimer]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
             guard case .address(let address) = target else { return actions }
-            autoConnect = .address(address)
-            autoConnectPersistent = false
-            switch scan {
+            automatic.target = .address(address)
+            automatic.persistent = false
+            switch scanning.state {
             case .idle:
                 actions += beginScan(.seeking(.address(address), persistent: false))
             case .starting:
-                scan = .starting(.seeking(.address(address), persistent: false))
+                scanning.state = .starting(.seeking(.address(address), persistent: false))
             case .active(let running):
                 let seeking = ScanPurpose.seeking(.address(address), persistent: false)
                 let services = discoveryServices(for: seeking)
@@ -49,19 +49,20 @@ extension CentralSession {
                     actions += [.cancelScanTimer, .stopDiscovery]
                     actions += beginScan(seeking)
                 } else {
-                    scan = .active(seeking)
+                    scanning.state = .active(seeking)
                     actions += [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
                 }
             }
             return actions
         }
-        if scan != .idle {
-            scan = .idle
+        if scanning.state != .idle {
+            scanning.state = .idle
             actions += [
-                .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count)),
+                .cancelScanTimer, .stopDiscovery,
+                .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
             ]
-            if let pending = scanToken {
-                scanToken = nil
+            if let pending = scanning.token {
+                scanning.token = nil
                 actions.append(.finish(pending, .scanCancelledByConnect))
             }
         }
@@ -155,12 +156,12 @@ extension CentralSession {
     /// The pause before the next automatic attempt (1, 2, 4, then 5 s), counting this failure;
     /// nil (and no more automatic connection) when the connection is not automatic.
     mutating func nextRetryDelay() -> Double? {
-        guard autoConnect != nil, autoConnectPersistent else {
-            autoConnect = nil
+        guard automatic.target != nil, automatic.persistent else {
+            automatic.target = nil
             return nil
         }
-        let delay = Self.retryBackoff(attempt: retries, first: settings.retryDelay)
-        retries += 1
+        let delay = Self.retryBackoff(attempt: automatic.retries, first: settings.retryDelay)
+        automatic.retries += 1
         return delay
     }
 

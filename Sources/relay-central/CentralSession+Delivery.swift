@@ -7,7 +7,7 @@ import RelayProtocol
 /// central's messages through `TransferSender` and the peripheral's through `TransferReceiver`.
 extension CentralSession {
     /// The peripheral as events name it.
-    var peripheralName: PeerName { PeerName(.peripheral, peer?.address ?? lastRelayAddress) }
+    var peripheralName: PeerName { PeerName(.peripheral, peer?.address ?? automatic.lastRelayAddress) }
 
     // MARK: Handshake
 
@@ -27,28 +27,28 @@ extension CentralSession {
         delivery.phase = .established(welcome.session)
         let window = max(1, min(delivery.settings.window, Int(welcome.window)))
         var outbound: [TransferSender<PeripheralRecipient>.Action] = []
-        var inbound: [TransferReceiver.Action] = []
+        var received: [TransferReceiver.Action] = []
         if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
             // The same peripheral process: resume both ways.
             delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
             receiver.session = welcome.session
-            inbound = receiver.linkUp(next: welcome.next, at: now)
+            received = receiver.linkUp(next: welcome.next, at: now)
             delivery.receiver = receiver
         } else {
             if delivery.peripheralToken != nil {
                 // Another peripheral process (or another peripheral): what the old one held is gone.
                 outbound = delivery.outgoing.sender.restarted(.peripheral, window: window, at: now)
-                inbound = delivery.receiver?.close("the peripheral restarted") ?? []
+                received = delivery.receiver?.close("the peripheral restarted") ?? []
             } else {
                 delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
             }
             var receiver = TransferReceiver(
                 configuration: delivery.settings.receiverConfiguration, session: welcome.session)
-            inbound += receiver.linkUp(next: welcome.next, at: now)
+            received += receiver.linkUp(next: welcome.next, at: now)
             delivery.receiver = receiver
         }
         delivery.peripheralToken = welcome.peripheral
-        var actions = performOutbound(outbound) + performInbound(inbound)
+        var actions = performOutbound(outbound) + performInbound(received)
         for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
         delivery.waiting = []
         actions += announceReady(peer, relay, protocolVersion: 2)
@@ -106,11 +106,12 @@ extension CentralSession {
         relay.path = nil
         link = .subscribing(peer, relay)
         for waiting in delivery.waiting {
-            outbox.append(waiting.message, number: waiting.number, chunker: &chunker, tag: waiting.token)
+            writing.outbox.append(
+                waiting.message, number: waiting.number, chunker: &writing.chunker, tag: waiting.token)
         }
         delivery.waiting = []
         // A value the full socket had not taken was not written: the sockets go, and it fails.
-        let wasBlocked = blockedWrite != nil
+        let wasBlocked = writing.blockedWrite != nil
         var actions: [CentralAction] = [.report(.error(.speakingVersion1(why: why))), releaseSockets()]
         if wasBlocked { actions += writeFinished(BlueZError(.notConnected, "the write socket was released")) }
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
@@ -139,7 +140,7 @@ extension CentralSession {
         guard completes, let mtu = readyLink?.mtu,
             let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: .write)
         else { return [] }
-        messagesSent += 1
+        writing.messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
         if let token = delivery.tokens.removeValue(forKey: number) { actions.append(.finish(token, nil)) }
         return actions
@@ -153,7 +154,7 @@ extension CentralSession {
         do {
             switch try SessionValue(parsing: value) {
             case .counter(let counter):
-                lastReceived = counter
+                receiving.lastReceived = counter
                 return [.report(.transfer(.counter(from: peripheralName, counter)))]
             case .frame(let parsed):
                 frame = parsed
@@ -261,7 +262,8 @@ extension CentralSession {
     /// The receiver's `actions`: events, messages and files; acknowledgements go before data.
     private mutating func performInbound(_ actions: [TransferReceiver.Action]) -> [CentralAction] {
         delivery.inbound.actions(
-            for: actions, from: peripheralName, arrivals: &arrivals, acknowledgingOn: &delivery.outgoing.control,
+            for: actions, from: peripheralName, arrivals: &receiving.arrivals,
+            acknowledgingOn: &delivery.outgoing.control,
             at: now)
     }
 }

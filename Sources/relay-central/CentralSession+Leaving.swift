@@ -42,15 +42,15 @@ extension CentralSession {
 
     mutating func disconnectCommand(token: CommandToken) -> [CentralAction] {
         guard let peer else {
-            if autoConnect != nil {
+            if automatic.target != nil {
                 // Cancels a pending automatic connection (reconnect or resume).
-                autoConnect = nil
+                automatic.target = nil
                 var actions: [CentralAction] = [.cancelReconnectTimer]
-                if case .seeking = scan.purpose {
-                    scan = .idle
+                if case .seeking = scanning.state.purpose {
+                    scanning.state = .idle
                     actions += [
                         .cancelScanTimer, .stopDiscovery,
-                        .report(.scanStopped(reason: .requested, found: candidates.count)),
+                        .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
                     ]
                 }
                 return actions + failConnect(.connectCancelledByDisconnect) + [.finish(token, nil)]
@@ -60,7 +60,7 @@ extension CentralSession {
         if case .disconnecting = link {
             return [.finish(token, .alreadyDisconnecting(peer))]
         }
-        autoConnect = nil
+        automatic.target = nil
         disconnectToken = token
         return [.cancelReconnectTimer] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil)
     }
@@ -93,7 +93,7 @@ extension CentralSession {
             disconnectToken = nil
             actions.append(.finish(token, nil))
         }
-        if let delay = ending.retryAfter, autoConnect != nil {
+        if let delay = ending.retryAfter, automatic.target != nil {
             return actions + [.startReconnectTimer(seconds: delay)]
         }
         return actions + tryAutoConnect()
@@ -103,11 +103,11 @@ extension CentralSession {
     /// no more, and take the link's end as asked for, not as a loss to recover from.
     mutating func quitting() -> [CentralAction] {
         isQuitting = true
-        autoConnect = nil
-        resumeListing = false
+        automatic.target = nil
+        scanning.resumeListing = false
         var actions: [CentralAction] = [.cancelReconnectTimer]
-        if scan != .idle {
-            scan = .idle
+        if scanning.state != .idle {
+            scanning.state = .idle
             actions += [.cancelScanTimer, .stopDiscovery]
         }
         if let peer, !isLeaving {
@@ -165,9 +165,9 @@ extension CentralSession {
         actions += cleanUpLink(reason: gone)
         actions += failConnect(.couldNotConnect(peer, reason: reason))
         var retry: Double?
-        if settings.reconnect || autoConnect != nil {
-            autoConnect = .address(peer.address)
-            autoConnectPersistent = true
+        if settings.reconnect || automatic.target != nil {
+            automatic.target = .address(peer.address)
+            automatic.persistent = true
             retry = nextRetryDelay()
             actions.append(.report(.reconnecting(peer.address)))
         }

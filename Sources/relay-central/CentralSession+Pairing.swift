@@ -88,14 +88,14 @@ extension CentralSession {
     /// `unpair`: forget the bond with the peripheral (connected, or the last one): bluetoothd
     /// disconnects it and removes the device; the next connection pairs again.
     mutating func unpairCommand(token: CommandToken) -> [CentralAction] {
-        let target = peer?.id ?? devices.values.first { $0.paired && $0.address == lastRelayAddress }?.id
+        let target = peer?.id ?? devices.values.first { $0.paired && $0.address == automatic.lastRelayAddress }?.id
         guard let target, isPaired(target) else {
             return [.finish(token, .notPaired(peer))]
         }
         guard pairing.unpairToken == nil else {
             return [.finish(token, .unpairInProgress)]
         }
-        autoConnect = nil
+        automatic.target = nil
         pairing.unpairToken = token
         return [.cancelReconnectTimer, .unpair(target)]
     }

@@ -44,7 +44,7 @@ extension CentralSession: ProgramSession {
     private var promptState: String {
         if adapterState != .poweredOn { return adapterState == .unknown ? "waiting" : "off" }
         switch link {
-        case .idle: return scan == .idle ? "idle" : "scanning"
+        case .idle: return scanning.state == .idle ? "idle" : "scanning"
         case .connecting: return "connecting"
         case .resolving, .subscribing: return "subscribing"
         case .ready(_, let relay):
@@ -55,7 +55,9 @@ extension CentralSession: ProgramSession {
     }
 
     /// Whether nothing is pending that quitting would cut short (sends, connect, read).
-    var isQuiescent: Bool { outbox.isEmpty && inFlight == nil && !delivery.isBusy && uart.queue.isEmpty }
+    var isQuiescent: Bool {
+        writing.outbox.isEmpty && writing.inFlight == nil && !delivery.isBusy && uart.queue.isEmpty
+    }
 
     /// When the session must hear `.tick` (the handshake, retransmissions, time-outs, a trace line, a UART line's idle gap).
     var nextDeadline: Double? {
@@ -76,10 +78,12 @@ extension CentralSession: ProgramSession {
         return CentralStatus(
             adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer,
             mtu: readyLink?.mtu,
-            path: readyLink?.path, service: readyLink?.service, scanning: scan != .idle, candidates: candidates.count,
-            nextCounter: nextCounter,
-            lastReceived: lastReceived, messagesReceived: messagesReceived, messagesSent: messagesSent,
-            pendingSends: outbox.count + delivery.outgoing.sender.pendingCount + delivery.waiting.count
+            path: readyLink?.path, service: readyLink?.service, scanning: scanning.state != .idle,
+            candidates: scanning.candidates.count,
+            nextCounter: writing.nextCounter,
+            lastReceived: receiving.lastReceived, messagesReceived: receiving.messagesReceived,
+            messagesSent: writing.messagesSent,
+            pendingSends: writing.outbox.count + delivery.outgoing.sender.pendingCount + delivery.waiting.count
                 + uart.queue.filter { $0.completes != nil }.count,
             protocolVersion: protocolInUse,
             delivery: DeliveryStatus(

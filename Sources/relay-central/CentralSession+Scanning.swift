@@ -55,27 +55,27 @@ extension CentralSession {
         if let peer, link != .idle {
             return [.finish(token, .scanWhileConnected(peer))]
         }
-        switch scan {
+        switch scanning.state {
         case .starting(.listing), .active(.listing):
             return [.finish(token, nil)]
         case .starting(.seeking):
-            autoConnect = nil
-            scan = .starting(.listing)
-            candidates = []
-            scanToken = token
+            automatic.target = nil
+            scanning.state = .starting(.listing)
+            scanning.candidates = []
+            scanning.token = token
             return [.cancelReconnectTimer]
         case .active(.seeking):
-            autoConnect = nil
-            scan = .active(.listing)
-            candidates = []
+            automatic.target = nil
+            scanning.state = .active(.listing)
+            scanning.candidates = []
             return [
                 .cancelReconnectTimer, .cancelScanTimer,
                 .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
                 .startScanTimer(seconds: settings.scanTimeout), .finish(token, nil),
             ]
         case .idle:
-            scanToken = token
-            resumeListing = false
+            scanning.token = token
+            scanning.resumeListing = false
             return beginScan(.listing)
         }
     }
@@ -83,10 +83,10 @@ extension CentralSession {
     /// Starts discovery for `purpose` (the filter is always the relay service, LE only).
     mutating func beginScan(_ purpose: ScanPurpose) -> [CentralAction] {
         if purpose == .listing {
-            candidates = []
-            othersSeen = [:]
+            scanning.candidates = []
+            scanning.othersSeen = [:]
         }
-        scan = .starting(purpose)
+        scanning.state = .starting(purpose)
         return [.startDiscovery(services: discoveryServices(for: purpose))]
     }
 
@@ -98,11 +98,11 @@ extension CentralSession {
     }
 
     mutating func discoveryStarted() -> [CentralAction] {
-        guard case .starting(let purpose) = scan else {
+        guard case .starting(let purpose) = scanning.state else {
             // Stopped (or the adapter went away) while starting: undo it.
-            return scan == .idle ? [.stopDiscovery] : []
+            return scanning.state == .idle ? [.stopDiscovery] : []
         }
-        scan = .active(purpose)
+        scanning.state = .active(purpose)
         let timeout = scanTimeout(for: purpose)
         var seeking: SeekTarget? = nil
         if case .seeking(let target, _) = purpose { seeking = target }
@@ -110,28 +110,28 @@ extension CentralSession {
             .report(.scanning(timeout: timeout, seeking: seeking, services: discoveryServices(for: purpose)))
         ]
         if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
-        if let token = scanToken {
-            scanToken = nil
+        if let token = scanning.token {
+            scanning.token = nil
             actions.append(.finish(token, nil))
         }
         return actions
     }
 
     mutating func discoveryFailed(_ error: BlueZError) -> [CentralAction] {
-        guard case .starting(let purpose) = scan else { return [] }
+        guard case .starting(let purpose) = scanning.state else { return [] }
         if error.kind == .inProgress { return discoveryStarted() }
-        scan = .idle
+        scanning.state = .idle
         let problem = CentralProblem.scanFailed(error)
         var actions: [CentralAction] = [.report(.error(problem))]
-        if let token = scanToken {
-            scanToken = nil
+        if let token = scanning.token {
+            scanning.token = nil
             actions.append(.finish(token, problem))
         }
         if case .seeking(_, let persistent) = purpose {
             if persistent {
                 actions.append(.startReconnectTimer(seconds: settings.retryDelay * 2))
             } else {
-                autoConnect = nil
+                automatic.target = nil
                 actions += failConnect(problem)
             }
         }
@@ -139,14 +139,15 @@ extension CentralSession {
     }
 
     mutating func scanTimedOut() -> [CentralAction] {
-        guard case .active(let purpose) = scan else { return [] }
-        scan = .idle
-        let others = candidates.isEmpty ? othersSeen.keys.sorted().compactMap { othersSeen[$0] } : []
+        guard case .active(let purpose) = scanning.state else { return [] }
+        scanning.state = .idle
+        let others =
+            scanning.candidates.isEmpty ? scanning.othersSeen.keys.sorted().compactMap { scanning.othersSeen[$0] } : []
         var actions: [CentralAction] = [
-            .stopDiscovery, .report(.scanStopped(reason: .timeout, found: candidates.count, others: others)),
+            .stopDiscovery, .report(.scanStopped(reason: .timeout, found: scanning.candidates.count, others: others)),
         ]
         if case .seeking(let target, _) = purpose {
-            autoConnect = nil
+            automatic.target = nil
             let problem = CentralProblem.nothingFound(linkService, target, seconds: Int(settings.scanTimeout))
             actions.append(.report(.error(problem)))
             actions += failConnect(problem)
@@ -155,18 +156,19 @@ extension CentralSession {
     }
 
     mutating func stopScanCommand(token: CommandToken) -> [CentralAction] {
-        resumeListing = false
-        guard let purpose = scan.purpose else { return [.finish(token, nil)] }
-        scan = .idle
+        scanning.resumeListing = false
+        guard let purpose = scanning.state.purpose else { return [.finish(token, nil)] }
+        scanning.state = .idle
         var actions: [CentralAction] = [
-            .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .requested, found: candidates.count)),
+            .cancelScanTimer, .stopDiscovery,
+            .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
         ]
-        if let pending = scanToken {
-            scanToken = nil
+        if let pending = scanning.token {
+            scanning.token = nil
             actions.append(.finish(pending, .scanStoppedBeforeStart))
         }
         if case .seeking(let target, _) = purpose {
-            autoConnect = nil
+            automatic.target = nil
             actions.append(.cancelReconnectTimer)
             actions += failConnect(.scanStoppedBeforeFound(target))
         }
@@ -176,10 +178,10 @@ extension CentralSession {
 
     /// Scans for the automatic-connection target, when the adapter and the link allow it.
     mutating func tryAutoConnect() -> [CentralAction] {
-        guard adapterState == .poweredOn, link == .idle, let target = autoConnect else { return [] }
-        switch scan {
+        guard adapterState == .poweredOn, link == .idle, let target = automatic.target else { return [] }
+        switch scanning.state {
         case .idle:
-            return beginScan(.seeking(target, persistent: autoConnectPersistent))
+            return beginScan(.seeking(target, persistent: automatic.persistent))
         case .starting(.listing), .active(.listing), .starting(.seeking), .active(.seeking):
             return []
         }
@@ -188,26 +190,28 @@ extension CentralSession {
     mutating func deviceUpdated(_ device: DeviceInfo) -> [CentralAction] {
         devices[device.id] = device
         if let peer, peer.id == device.id { return linkDeviceUpdated(device) }
-        guard let purpose = scan.purpose else { return [] }
+        guard let purpose = scanning.state.purpose else { return [] }
         var actions: [CentralAction] = []
         if isCandidate(device) {
-            if let index = candidates.firstIndex(where: { $0.address == device.address }) {
-                candidates[index].rssi = device.rssi ?? candidates[index].rssi
-                candidates[index].id = device.id
+            if let index = scanning.candidates.firstIndex(where: { $0.address == device.address }) {
+                scanning.candidates[index].rssi = device.rssi ?? scanning.candidates[index].rssi
+                scanning.candidates[index].id = device.id
             } else {
                 let candidate = Candidate(
-                    index: candidates.count, id: device.id, address: device.address,
+                    index: scanning.candidates.count, id: device.id, address: device.address,
                     name: device.name ?? settings.name ?? "", rssi: device.rssi)
-                candidates.append(candidate)
+                scanning.candidates.append(candidate)
                 actions.append(.report(.discovered(candidate)))
             }
         } else if purpose == .listing {
-            othersSeen[device.address] = Self.whyNotCandidate(device, name: settings.name, service: listedService)
+            scanning.othersSeen[device.address] = Self.whyNotCandidate(
+                device, name: settings.name, service: listedService)
         }
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
-            scan = .idle
+            scanning.state = .idle
             actions += [
-                .cancelScanTimer, .stopDiscovery, .report(.scanStopped(reason: .connecting, found: candidates.count)),
+                .cancelScanTimer, .stopDiscovery,
+                .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
             ]
             actions += beginConnect(Peer(id: device.id, address: device.address, name: device.name))
         }

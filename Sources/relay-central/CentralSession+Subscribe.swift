@@ -57,7 +57,8 @@ extension CentralSession {
     /// relay-peripheral has not registered its GATT application again, e.g. right after a power
     /// cycle): disconnect and retry after a back-off of 1, 2, 4, then 5 s.
     mutating func notRelay(_ peer: Peer, _ reason: String) -> [CentralAction] {
-        if autoConnect != nil, autoConnectPersistent, connectToken == nil, peer.address == lastRelayAddress,
+        if automatic.target != nil, automatic.persistent, connectToken == nil,
+            peer.address == automatic.lastRelayAddress,
             let delay = nextRetryDelay()
         {
             return leave(
@@ -79,7 +80,7 @@ extension CentralSession {
     mutating func abandon(
         _ peer: Peer, _ problem: CentralProblem, disconnectReason reason: String, alreadyReported: Bool = false
     ) -> [CentralAction] {
-        autoConnect = nil
+        automatic.target = nil
         return (alreadyReported ? [] : [.report(.error(problem))]) + failConnect(problem) + leave(peer, reason: reason)
     }
 
@@ -157,7 +158,7 @@ extension CentralSession {
             guard relay.mtu != mtu else { return [] }
             relay.mtu = mtu
             link = .ready(peer, relay)
-            chunker.mtu = mtu
+            writing.chunker.mtu = mtu
             return [.report(.mtu(mtu))]
         default:
             return []
@@ -170,12 +171,12 @@ extension CentralSession {
             return []
         }
         link = .ready(peer, relay)
-        chunker.mtu = mtu
-        lastRelayAddress = peer.address
-        retries = 0
-        autoConnect = nil
-        autoConnectPersistent = false
-        _ = inbound.reset(because: .linkEnded("reconnected"))
+        writing.chunker.mtu = mtu
+        automatic.lastRelayAddress = peer.address
+        automatic.retries = 0
+        automatic.target = nil
+        automatic.persistent = false
+        _ = receiving.inbound.reset(because: .linkEnded("reconnected"))
         _ = path
         if relay.service == .nus { return announceReady(peer, relay, protocolVersion: nil) + pump() }
         // With the session characteristic, ready is reported once the handshake decided the version.
@@ -215,11 +216,11 @@ extension CentralSession {
             disconnectToken = nil
             actions.append(.finish(token, nil))
         }
-        if settings.reconnect, autoConnect == nil, wasSetUp {
-            autoConnect = .address(peer.address)
-            autoConnectPersistent = true
+        if settings.reconnect, automatic.target == nil, wasSetUp {
+            automatic.target = .address(peer.address)
+            automatic.persistent = true
         }
-        if let target = autoConnect, autoConnectPersistent, case .address(let address) = target {
+        if let target = automatic.target, automatic.persistent, case .address(let address) = target {
             actions.append(.report(.reconnecting(address)))
         }
         return actions + tryAutoConnect()
@@ -232,8 +233,8 @@ extension CentralSession {
         var actions: [CentralAction] = deliveryLinkEnded(keep: keepTransfers, reason: reason)
         actions += uartLinkEnded(reason: reason)
         vanishedCharacteristic = nil
-        valuesDuringRead = nil
-        if let dropped = inbound.reset(because: .linkEnded("\(reason) before the message was complete")),
+        reading.valuesDuringRead = nil
+        if let dropped = receiving.inbound.reset(because: .linkEnded("\(reason) before the message was complete")),
             let event = TransferEvent(dropped, from: PeerName(.peripheral, peer?.address))
         {
             actions.append(.report(.transfer(event)))
@@ -241,18 +242,18 @@ extension CentralSession {
         // What was queued, and the value in flight, go with the link. Frames taken count as
         // sent: all of a message whose last frame was in flight, some of the one in front.
         var lost: [(item: Outbox<CommandToken?>.Completion, framesTaken: Int)] = []
-        if case .outbox(let value)? = inFlight, let completion = value.completion {
+        if case .outbox(let value)? = writing.inFlight, let completion = value.completion {
             if case .message(let message, _) = completion {
                 lost.append((completion, message.frames))
             } else {
                 lost.append((completion, 0))
             }
         }
-        let front = outbox.frontMessageProgress
-        for (index, item) in outbox.removeAll().enumerated() {
+        let front = writing.outbox.frontMessageProgress
+        for (index, item) in writing.outbox.removeAll().enumerated() {
             lost.append((item, index == 0 ? front?.taken ?? 0 : 0))
         }
-        inFlight = nil
+        writing.inFlight = nil
         for (item, taken) in lost {
             switch item {
             case .counter(let counter, let token):
@@ -264,9 +265,9 @@ extension CentralSession {
                 if let token { actions.append(.finish(token, problem)) }
             }
         }
-        if let token = readToken {
-            readToken = nil
-            readsPending = 0
+        if let token = reading.token {
+            reading.token = nil
+            reading.pending = 0
             actions.append(.finish(token, .readInterrupted(reason: reason)))
         }
         actions.append(releaseSockets())

@@ -13,7 +13,9 @@ extension CentralSession {
         switch input {
         case .notification(let value, _): return (notified, value)
         case .valueChanged(let id, let value, _):
-            guard id == relay.dataNotify, relay.notifyVia != .socket, valuesDuringRead == nil else { return nil }
+            guard id == relay.dataNotify, relay.notifyVia != .socket, reading.valuesDuringRead == nil else {
+                return nil
+            }
             return (notified, value)
         default: return nil
         }

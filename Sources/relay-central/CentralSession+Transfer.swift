@@ -9,31 +9,31 @@ import RelayProtocol
 extension CentralSession {
     /// Starts writing the next value when the link is ready and nothing is in flight.
     mutating func pump() -> [CentralAction] {
-        guard inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
+        guard writing.inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
         if relay.service == .nus {
             guard let value = takeUARTValue() else { return [] }
-            inFlight = .uart(value)
+            writing.inFlight = .uart(value)
             return [.write(value.bytes, via: path, to: relay.write)]
         }
         if relay.session != nil, let next = delivery.outgoing.control.popFirst() {
             let frame = next.fitting((relay.mtu ?? .default).maxValueLength(.write))
-            inFlight = .control
+            writing.inFlight = .control
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
         }
-        if let value = outbox.next() {
-            inFlight = .outbox(value)
+        if let value = writing.outbox.next() {
+            writing.inFlight = .outbox(value)
             return [.write(value.bytes, via: path, to: relay.dataWrite)]
         }
         if relay.session != nil, let mtu = relay.mtu, let (bytes, write) = nextDataFrame(mtu: mtu) {
-            inFlight = write
+            writing.inFlight = write
             return [.write(bytes, via: path, to: relay.dataWrite)]
         }
         return []
     }
 
     mutating func writeFinished(_ error: BlueZError?) -> [CentralAction] {
-        guard let written = inFlight else { return [] }
-        inFlight = nil
+        guard let written = writing.inFlight else { return [] }
+        writing.inFlight = nil
         let value: Outbox<CommandToken?>.Value
         switch written {
         case .control:
@@ -75,7 +75,7 @@ extension CentralSession {
                 actions.append(.report(.written(counter)))
                 if let token { actions.append(.finish(token, nil)) }
             case .message(let message, let token)?:
-                messagesSent += 1
+                writing.messagesSent += 1
                 actions.append(.report(.transfer(.sent(message))))
                 // Version 1 has no acknowledgement: sent is all there is to know.
                 actions.append(.report(.transfer(.unconfirmed(message.summary, to: peripheralName))))
@@ -91,7 +91,9 @@ extension CentralSession {
     /// the frame's number and the command waiting for it.
     private mutating func frameFailed(_ value: Outbox<CommandToken?>.Value) -> (OutgoingMessage, Int, CommandToken?)? {
         if case .message(let message, let token)? = value.completion { return (message, message.frames, token) }
-        guard let (message, taken) = outbox.frontMessageProgress, let (_, token) = outbox.dropFrontMessage() else {
+        guard let (message, taken) = writing.outbox.frontMessageProgress,
+            let (_, token) = writing.outbox.dropFrontMessage()
+        else {
             return nil
         }
         return (message, taken, token)
@@ -103,29 +105,29 @@ extension CentralSession {
             link = .ready(peer, relay)
         }
         // A value the socket had not taken yet was not written (later ones go by `WriteValue`).
-        guard blockedWrite != nil else { return [] }
-        blockedWrite = nil
+        guard writing.blockedWrite != nil else { return [] }
+        writing.blockedWrite = nil
         return writeFinished(BlueZError(.notConnected, "the write socket closed"))
     }
 
     /// The full write socket did not take the value in flight: it waits here for `.writeWritable`.
     mutating func writeBlocked(_ value: [UInt8], to characteristic: CharacteristicID) -> [CentralAction] {
-        guard inFlight != nil else { return [] }
-        blockedWrite = BlockedWrite(value: value, characteristic: characteristic)
+        guard writing.inFlight != nil else { return [] }
+        writing.blockedWrite = BlockedWrite(value: value, characteristic: characteristic)
         return []
     }
 
     /// The write socket can take more: the value that waited goes again.
     mutating func writeWritable() -> [CentralAction] {
-        guard let blocked = blockedWrite, readyLink?.path == .socket else { return [] }
-        blockedWrite = nil
+        guard let blocked = writing.blockedWrite, readyLink?.path == .socket else { return [] }
+        writing.blockedWrite = nil
         return [.write(blocked.value, via: .socket, to: blocked.characteristic)]
     }
 
     /// Closes the write and notification sockets; a value waiting for the full write socket
     /// goes with them.
     mutating func releaseSockets() -> CentralAction {
-        blockedWrite = nil
+        writing.blockedWrite = nil
         return .releaseSockets
     }
 
@@ -135,8 +137,8 @@ extension CentralSession {
         guard case .some(let relay) = subscribingOrReadyLink, id == relay.dataNotify else { return [] }
         // Through the socket, notifications never change `Value`: only a read does.
         if relay.notifyVia == .socket { return [] }
-        if valuesDuringRead != nil {
-            valuesDuringRead?.append(value)
+        if reading.valuesDuringRead != nil {
+            reading.valuesDuringRead?.append(value)
             return []
         }
         return notified(value, at: time)
@@ -149,13 +151,13 @@ extension CentralSession {
         if relay.session != nil { return sessionValue(value) }
         let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []
-        for event in inbound.receive(value, at: time) {
+        for event in receiving.inbound.receive(value, at: time) {
             switch event {
             case .counter(let counter):
-                lastReceived = counter
+                receiving.lastReceived = counter
                 actions.append(.report(.transfer(.counter(from: sender, counter))))
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: now)))
+                actions.append(.deliver(receiving.arrivals.next(message, id: Int(id.value), from: sender, at: now)))
             case .receiving, .protocolError, .dropped:
                 if let report = TransferEvent(event, from: sender) { actions.append(.report(.transfer(report))) }
             }
@@ -172,13 +174,13 @@ extension CentralSession {
     }
 
     mutating func readFinished(_ role: CharacteristicRole, _ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
-        guard let token = readToken, readsPending > 0 else { return [] }
-        readsPending -= 1
+        guard let token = reading.token, reading.pending > 0 else { return [] }
+        reading.pending -= 1
         var actions: [CentralAction] = []
         var held: [[UInt8]] = []
-        if role == .notify, let seen = valuesDuringRead {
+        if role == .notify, let seen = reading.valuesDuringRead {
             held = seen
-            valuesDuringRead = nil
+            reading.valuesDuringRead = nil
             // Reading updates `Value` too: that change is the read, not a notification.
             if case .success(let value) = result, let echo = held.firstIndex(of: value) { held.remove(at: echo) }
         }
@@ -186,12 +188,12 @@ extension CentralSession {
         case .success(let value):
             actions.append(.report(.read(role, value: value)))
         case .failure(let error):
-            readFailures.append(ReadFailure(role: role, error: error))
+            reading.failures.append(ReadFailure(role: role, error: error))
         }
-        if readsPending == 0 {
-            readToken = nil
-            actions.append(.finish(token, readFailures.isEmpty ? nil : .readFailed(readFailures)))
-            readFailures = []
+        if reading.pending == 0 {
+            reading.token = nil
+            actions.append(.finish(token, reading.failures.isEmpty ? nil : .readFailed(reading.failures)))
+            reading.failures = []
         }
         for value in held { actions += notified(value) }
         return actions

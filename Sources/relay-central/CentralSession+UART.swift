@@ -89,8 +89,8 @@ extension CentralSession {
         let text = String(decoding: message.bytes, as: UTF8.self)
         let values = UARTTextSplitter.values(text, ending: settings.uartEnding, maxBytes: mtu.sendValueLength(.write))
         guard !values.isEmpty else { return [.finish(token, .nothingToSend)] }
-        let number = nextMessageNumber
-        nextMessageNumber += 1
+        let number = writing.nextMessageNumber
+        writing.nextMessageNumber += 1
         let sent = CentralUART.SentText(
             number: number, length: values.reduce(0) { $0 + $1.count }, sha256: SHA256.hash(values.flatMap { $0 }).hex,
             values: values.count, mtu: mtu, token: token)
@@ -120,7 +120,7 @@ extension CentralSession {
             return [.report(.error(problem))] + (failed.token.map { [.finish($0, problem)] } ?? [])
         }
         guard let sent = value.completes else { return [] }
-        messagesSent += 1
+        writing.messagesSent += 1
         let to = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = [
             .report(.transfer(.sentText(id: sent.number, length: sent.length, values: sent.values, mtu: sent.mtu))),
@@ -151,7 +151,8 @@ extension CentralSession {
         let from = PeerName(.peripheral, uart.device)
         return lines.map { line in
             uart.received += 1
-            return .deliver(arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus, at: now))
+            return .deliver(
+                receiving.arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus, at: now))
         }
     }
 }

@@ -95,119 +95,53 @@ struct CentralSession {
         var dataNotify: CharacteristicID { session ?? notify }
     }
 
-    /// The value being written (one at a time) and what it completes.
-    enum InFlightWrite {
-        /// A counter or a version-1 frame from the outbox.
-        case outbox(Outbox<CommandToken?>.Value)
-        /// A hello, acknowledgement or abort.
-        case control
-        /// A version-2 data frame; `completes` when it carries a message's last byte the first time.
-        case data(number: Int, transfer: TransferID, completes: Bool)
-        /// Text for a UART device's RX.
-        case uart(CentralUART.Value)
-    }
-
-    /// Why discovery runs.
-    enum ScanPurpose: Equatable {
-        /// `scan`: list candidates until the time-out.
-        case listing
-        /// Find one device and connect to it; `persistent` scans have no time-out (reconnect, resume).
-        case seeking(SeekTarget, persistent: Bool)
-    }
-
-    enum Scan: Equatable {
-        case idle
-        case starting(ScanPurpose)
-        case active(ScanPurpose)
-
-        var purpose: ScanPurpose? {
-            switch self {
-            case .idle: return nil
-            case .starting(let purpose), .active(let purpose): return purpose
-            }
-        }
-    }
-
     let settings: CentralSettings
     /// The loop's time when the current input is handled (monotonic seconds).
     var now = 0.0
     var adapterState: AdapterState = .unknown
     var adapter: AdapterInfo?
-    var scan: Scan = .idle
-    var candidates: [Candidate] = []
-    /// Devices a listing scan saw that are not candidates (wrong or no name, no relay service), for "nothing found".
-    var othersSeen: [BluetoothAddress: String] = [:]
+    /// Scans and what they found (see `CentralSession+Scanning`).
+    var scanning = CentralScanning()
     var devices: [DeviceID: DeviceInfo] = [:]
     var link: Link = .idle
-    var nextCounter = Counter(0)
-    var lastReceived: Counter?
-    /// Complete messages received (numbered for `--save-dir`).
-    var arrivals: MessageArrivals
-    /// `--trace`: every value written or notified (nil: off).
-    var trace: TraceReports?
-    var messagesReceived: Int { arrivals.count }
-    var messagesSent = 0
-    /// The number the next message gets (from 1; `id` in the sender's events).
-    var nextMessageNumber = 1
-    /// Protocol version 2 with the peripheral.
-    var delivery: CentralDelivery
-    /// The device to connect to by itself whenever possible (start-up, reconnect, resume).
-    var autoConnect: SeekTarget?
-    /// Whether an automatic connection comes from `--reconnect` or a resume (persistent) rather than a command.
-    var autoConnectPersistent = false
-    /// The address of the last peer that reached `ready`: a relay peripheral, even if its relay
-    /// service is briefly missing (its program re-registering after a power cycle).
-    var lastRelayAddress: BluetoothAddress?
-    /// Automatic connection attempts in a row that failed (refused, timed out, relay service not
-    /// there yet); sets the back-off, and starts over once ready.
-    var retries = 0
     /// How the disconnection in progress (`link == .disconnecting`) ends.
     var leaving = Leaving()
-    /// A relay characteristic of the link that went away, while the settle timer tells a link
-    /// going down from a relay service gone.
-    var vanishedCharacteristic: CharacteristicID?
-    /// A listing scan interrupted by the adapter going away, resumed when it is back.
-    var resumeListing = false
-    /// The program is quitting: the link's end ends every transfer.
-    var isQuitting = false
-    /// Secure mode: the pairing in progress (see `CentralSession+Pairing`).
-    var pairing = CentralPairing()
-
-    /// Counters and messages the peripheral notifies.
-    var inbound: InboundPipeline
-    /// Values of the notify characteristic seen while a read of it is pending on the signal
-    /// path: reading changes `Value` too, and that change is the read, not a notification.
-    var valuesDuringRead: [[UInt8]]?
-    var chunker = Chunker(carrier: .write)
-    /// Counters and messages to write, with the command waiting for each (nil: none).
-    var outbox = Outbox<CommandToken?>()
-    /// The value being written (one at a time).
-    var inFlight: InFlightWrite?
-    /// The value in flight, when the full write socket did not take it yet.
-    var blockedWrite: BlockedWrite?
     /// What the link being set up (or the next one) is to: a relay peripheral, or a UART device
     /// (`--nus`, `connect --nus`).
     var linkService: MessageVia
-    /// The UART link's lines and text (`linkService == .nus`).
-    var uart = CentralUART()
-
-    var scanToken: CommandToken?
+    /// A relay characteristic of the link that went away, while the settle timer tells a link
+    /// going down from a relay service gone.
+    var vanishedCharacteristic: CharacteristicID?
+    /// Connecting by itself: start-up, `--reconnect`, resume (see `CentralSession+Connect`).
+    var automatic = AutomaticConnection()
     var connectToken: CommandToken?
     var disconnectToken: CommandToken?
-    var readToken: CommandToken?
-    var readsPending = 0
-    var readFailures: [ReadFailure] = []
+    /// The program is quitting: the link's end ends every transfer.
+    var isQuitting = false
+    /// Counters and version-1 messages written, one value at a time (see `CentralSession+Transfer`).
+    var writing = CentralWriting()
+    /// Counters and messages the peripheral notifies.
+    var receiving: CentralReceiving
+    /// The `read` command in progress.
+    var reading = CentralReading()
+    /// Protocol version 2 with the peripheral (see `CentralSession+Delivery`).
+    var delivery: CentralDelivery
+    /// The UART link's lines and text (`linkService == .nus`; see `CentralSession+UART`).
+    var uart = CentralUART()
+    /// Secure mode: the pairing in progress (see `CentralSession+Pairing`).
+    var pairing = CentralPairing()
+    /// `--trace`: every value written or notified (nil: off).
+    var trace: TraceReports?
 
     init(settings: CentralSettings) {
         self.settings = settings
-        self.inbound = InboundPipeline(maxMessage: settings.maxMessage)
-        self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
+        self.receiving = CentralReceiving(settings: settings)
         self.trace = settings.trace
         self.delivery = CentralDelivery(settings: settings.delivery)
         self.linkService = settings.uart ? .nus : .relay
         switch settings.startupTarget {
-        case .address(let address)?: autoConnect = .address(address)
-        case .name(let name)?: autoConnect = .name(name)
+        case .address(let address)?: automatic.target = .address(address)
+        case .name(let name)?: automatic.target = .name(name)
         case nil: break
         }
     }
@@ -291,7 +225,7 @@ struct CentralSession {
         switch command {
         case .scan: return startListing(token: token)
         case .scanStop: return stopScanCommand(token: token)
-        case .list: return [.report(.list(candidates)), .finish(token, nil)]
+        case .list: return [.report(.list(scanning.candidates)), .finish(token, nil)]
         case .connect(let target): return connectCommand(target, service: settings.uart ? .nus : .relay, token: token)
         case .connectUART(let target): return connectCommand(target, service: .nus, token: token)
         case .disconnect: return disconnectCommand(token: token)
@@ -314,13 +248,13 @@ struct CentralSession {
         adapterState = newState
         var actions: [CentralAction] = [.report(.state(newState, adapter: adapter))]
         if newState == .poweredOn {
-            if resumeListing, autoConnect == nil {
-                resumeListing = false
+            if scanning.resumeListing, automatic.target == nil {
+                scanning.resumeListing = false
                 actions += beginScan(.listing)
             } else {
                 actions += tryAutoConnect()
             }
-        } else if wasOn || link != .idle || scan != .idle {
+        } else if wasOn || link != .idle || scanning.state != .idle {
             actions += adapterLost(newState)
         }
         return actions
@@ -330,12 +264,14 @@ struct CentralSession {
     private mutating func adapterLost(_ state: AdapterState) -> [CentralAction] {
         let reason = CentralProblem.adapter(state).description
         var actions: [CentralAction] = []
-        if let purpose = scan.purpose {
-            if purpose == .listing { resumeListing = true }
-            scan = .idle
-            actions += [.cancelScanTimer, .report(.scanStopped(reason: .adapterLost, found: candidates.count))]
-            if let token = scanToken {
-                scanToken = nil
+        if let purpose = scanning.state.purpose {
+            if purpose == .listing { scanning.resumeListing = true }
+            scanning.state = .idle
+            actions += [
+                .cancelScanTimer, .report(.scanStopped(reason: .adapterLost, found: scanning.candidates.count)),
+            ]
+            if let token = scanning.token {
+                scanning.token = nil
                 actions.append(.finish(token, .adapter(state)))
             }
         }
@@ -343,8 +279,8 @@ struct CentralSession {
             // We were leaving anyway: no resume.
             actions += linkLost(reason: "disconnected (\(reason))")
         } else if let peer {
-            autoConnect = .address(peer.address)
-            autoConnectPersistent = true
+            automatic.target = .address(peer.address)
+            automatic.persistent = true
             actions += linkLost(reason: reason)
         }
         actions.append(.cancelReconnectTimer)
@@ -363,9 +299,9 @@ struct CentralSession {
         guard relay.service == .relay else {
             return [.finish(token, .uartTextOnly(.counter))]
         }
-        let counter = value.map(Counter.init) ?? nextCounter
-        nextCounter = counter.next
-        outbox.append(counter: counter, tag: token)
+        let counter = value.map(Counter.init) ?? writing.nextCounter
+        writing.nextCounter = counter.next
+        writing.outbox.append(counter: counter, tag: token)
         return pump()
     }
 
@@ -375,12 +311,12 @@ struct CentralSession {
         guard message.length <= Int(UInt32.max) - 300 else {
             return [.finish(token, .messageTooLarge)]
         }
-        let number = nextMessageNumber
-        nextMessageNumber += 1
+        let number = writing.nextMessageNumber
+        writing.nextMessageNumber += 1
         switch delivery.phase {
         case .established: enqueue(message, number: number, token: token)
         case .greeting: delivery.waiting.append((number, message, token))
-        case .idle, .fallback: outbox.append(message, number: number, chunker: &chunker, tag: token)
+        case .idle, .fallback: writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: token)
         }
         return pump()
     }
@@ -388,14 +324,14 @@ struct CentralSession {
     private mutating func readCommand(token: CommandToken) -> [CentralAction] {
         guard let relay = readyLink else { return [.finish(token, notReady)] }
         guard relay.service == .relay else { return [.finish(token, .uartTextOnly(.read))] }
-        guard readToken == nil else {
+        guard reading.token == nil else {
             return [.finish(token, .readInProgress)]
         }
-        readToken = token
-        readsPending = 2
-        readFailures = []
+        reading.token = token
+        reading.pending = 2
+        reading.failures = []
         // Reading the characteristic notifications come from changes its `Value` too (signal path).
-        valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
+        reading.valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
         return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
     }
 

@@ -73,13 +73,13 @@ final class BluezooCentralTests: XCTestCase {
         XCTAssertEqual(driver.session.adapter?.name, "hci1")
 
         driver.feed(.command(.scan, token: 100))
-        wait("discovered", loop) { !driver.session.candidates.isEmpty }
-        XCTAssertEqual(driver.session.candidates.first?.address.description, peripheralAddress)
+        wait("discovered", loop) { !driver.session.scanning.candidates.isEmpty }
+        XCTAssertEqual(driver.session.scanning.candidates.first?.address.description, peripheralAddress)
         XCTAssertTrue(lines.contains { $0.contains(#""event":"discovered""#) && $0.contains(#""index":0"#) })
 
         driver.feed(.command(.connect(.index(0)), token: 101))
         wait("ready", loop) { driver.session.readyLink != nil }
-        XCTAssertEqual(driver.session.scan, .idle, "scanning stopped once connected")
+        XCTAssertEqual(driver.session.scanning.state, .idle, "scanning stopped once connected")
         XCTAssertEqual(driver.session.readyLink?.path, acquire ? .socket : .writeValue)
         XCTAssertEqual(driver.session.readyLink?.notifyVia, notifySocket ? .socket : .signal)
         XCTAssertTrue(
@@ -96,7 +96,7 @@ final class BluezooCentralTests: XCTestCase {
         for value: UInt32 in [0, 1, 2] {
             XCTAssertEqual(application.notify(Counter(value).encoded, on: RelayProfile.notifyCharacteristic), .sent)
         }
-        wait("three counters received", loop) { driver.session.lastReceived == Counter(2) }
+        wait("three counters received", loop) { driver.session.receiving.lastReceived == Counter(2) }
         let counters = lines.filter { $0.contains(#""event":"counter""#) }
         XCTAssertEqual(counters.count, 3)
 
@@ -125,7 +125,7 @@ final class BluezooCentralTests: XCTestCase {
         for value in chunker.frames(for: Message(binary: binary)) {
             XCTAssertEqual(application.notify(value, on: RelayProfile.notifyCharacteristic), .sent)
         }
-        wait("message", loop) { driver.session.messagesReceived == 1 }
+        wait("message", loop) { driver.session.receiving.messagesReceived == 1 }
         XCTAssertTrue(lines.contains { $0.contains(#""event":"message""#) && $0.contains(SHA256.hash(binary).hex) })
 
         driver.feed(.command(.disconnect, token: 106))

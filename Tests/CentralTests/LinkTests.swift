@@ -28,7 +28,7 @@ final class ConnectTests: XCTestCase {
             SessionHarness.events(ready),
             [.ready(peer, mtu: MTU(517)!, path: .socket, notify: .signal, protocolVersion: 1)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: ready), .success)
-        XCTAssertEqual(harness.session.chunker.mtu, MTU(517)!)
+        XCTAssertEqual(harness.session.writing.chunker.mtu, MTU(517)!)
     }
 
     func testWithoutAcquireWriteTheMTUIsReadAfterServicesResolvedAndWriteValueIsUsed() {
@@ -75,7 +75,7 @@ final class ConnectTests: XCTestCase {
         harness.connectReady(mtu: 23)
         let changed = harness.feed(.mtuChanged(SessionHarness.notifyID, MTU(185)!))
         XCTAssertEqual(SessionHarness.events(changed), [.mtu(MTU(185)!)])
-        XCTAssertEqual(harness.session.chunker.mtu, MTU(185)!)
+        XCTAssertEqual(harness.session.writing.chunker.mtu, MTU(185)!)
         XCTAssertEqual(harness.feed(.mtuChanged(SessionHarness.notifyID, MTU(185)!)), [])
     }
 
@@ -221,7 +221,7 @@ final class DisconnectTests: XCTestCase {
         harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
         harness.establish(id: newID)
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 
     func testPowerCycleReportsBothStatesAndResumesTheConnection() {
@@ -258,6 +258,6 @@ final class DisconnectTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(gone), ["state", "scan-stopped"])
         let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
         XCTAssertTrue(back.contains(.startRelayDiscovery))
-        XCTAssertEqual(harness.session.scan, .starting(.listing))
+        XCTAssertEqual(harness.session.scanning.state, .starting(.listing))
     }
 }

@@ -35,7 +35,7 @@ final class ReconnectNotReadyTests: XCTestCase {
             let missing = harness.feed(.characteristicsFound(SessionHarness.peerID, [Self.battery]))
             XCTAssertEqual(SessionHarness.eventNames(missing), [], "attempt \(attempt): no error line, no give-up")
             XCTAssertTrue(missing.contains(.disconnect(SessionHarness.peerID)))
-            XCTAssertNotNil(harness.session.autoConnect, "the reconnect is still wanted")
+            XCTAssertNotNil(harness.session.automatic.target, "the reconnect is still wanted")
             let gone = harness.disconnectAnsweredThenDown()
             XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"], "one line per attempt")
             guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
@@ -59,8 +59,8 @@ final class ReconnectNotReadyTests: XCTestCase {
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         XCTAssertEqual(SessionHarness.eventNames(ready), ["ready"])
-        XCTAssertNil(harness.session.autoConnect)
-        XCTAssertEqual(harness.session.retries, 0)
+        XCTAssertNil(harness.session.automatic.target)
+        XCTAssertEqual(harness.session.automatic.retries, 0)
     }
 
     func testAMissingCharacteristicWhileReconnectingIsAlsoNotReadyYet() {
@@ -97,7 +97,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         XCTAssertEqual(reason, "not a relay peripheral")
         XCTAssertFalse(gone.contains { if case .startReconnectTimer = $0 { true } else { false } })
         XCTAssertFalse(gone.contains(.startRelayDiscovery))
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 
     func testReconnectingToADeviceThatNeverWasARelayPeripheralGivesUp() {
@@ -105,10 +105,10 @@ final class ReconnectNotReadyTests: XCTestCase {
         settings.reconnect = true
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
-        harness.session.lastRelayAddress = BluetoothAddress("00:AA:01:00:00:09")
+        harness.session.automatic.lastRelayAddress = BluetoothAddress("00:AA:01:00:00:09")
         reconnectToServicesResolved(&harness)
         let refused = harness.feed(.characteristicsFound(SessionHarness.peerID, [Self.battery]))
         XCTAssertEqual(SessionHarness.eventNames(refused), ["error"])
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 }

@@ -65,7 +65,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         for refusal in refusals {
             let refused = harness.feed(.connectFinished(SessionHarness.peerID, refusal))
             XCTAssertEqual(harness.session.link, .idle)
-            XCTAssertNotNil(harness.session.autoConnect, "still reconnecting after \(refusal)")
+            XCTAssertNotNil(harness.session.automatic.target, "still reconnecting after \(refusal)")
             let message = Self.errors(refused).first ?? ""
             XCTAssertTrue(message.contains("retrying in"), message)
             delays += Self.reconnectDelays(refused)
@@ -79,7 +79,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertTrue(Self.errors(harness.log).contains { $0.contains("already in progress") })
         harness.establish()
         guard case .ready = harness.session.link else { return XCTFail("\(harness.session.link)") }
-        XCTAssertEqual(harness.session.retries, 0, "the back-off starts over once ready")
+        XCTAssertEqual(harness.session.automatic.retries, 0, "the back-off starts over once ready")
     }
 
     func testAUsersConnectThatTimesOutFailsAndIsCancelled() {
@@ -95,7 +95,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(Self.reconnectDelays(cancelled), [])
         XCTAssertFalse(cancelled.contains(.startRelayDiscovery))
         XCTAssertEqual(harness.session.link, .idle)
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 
     func testTheNextConnectWaitsForTheOldConnectionToGoDown() {
@@ -227,7 +227,7 @@ final class QuitTests: XCTestCase {
         XCTAssertEqual(reason, "disconnected: quitting")
         XCTAssertFalse(SessionHarness.eventNames(down).contains("reconnecting"))
         XCTAssertFalse(down.contains(.startRelayDiscovery))
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 
     func testQuittingWhileSeekingStopsTheScan() {

@@ -64,7 +64,7 @@ final class ScanningTests: XCTestCase {
             ])
         // The same device again (RSSI change): no duplicate, RSSI updated.
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(rssi: -40))), [])
-        XCTAssertEqual(harness.session.candidates.first?.rssi, -40)
+        XCTAssertEqual(harness.session.scanning.candidates.first?.rssi, -40)
         // Another name, or no relay service: not candidates.
         let other = BluetoothAddress("11:22:33:44:55:66")!
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(other, name: "phone"))), [])
@@ -106,7 +106,7 @@ final class ScanningTests: XCTestCase {
         XCTAssertTrue(ended.contains(.stopDiscovery))
         XCTAssertEqual(SessionHarness.events(ended), [.scanStopped(reason: .timeout, found: 0)])
         XCTAssertTrue(SessionHarness.events(ended)[0].humanDescription.contains("nothing found"))
-        XCTAssertEqual(harness.session.scan, .idle)
+        XCTAssertEqual(harness.session.scanning.state, .idle)
         // Devices seen after the scan ended are not listed.
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device())), [])
     }
@@ -120,7 +120,7 @@ final class ScanningTests: XCTestCase {
         XCTAssertEqual(SessionHarness.events(actions), [.scanStopped(reason: .requested, found: 1)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: actions), .success)
         // The list survives so `connect 0` still works.
-        XCTAssertEqual(harness.session.candidates.count, 1)
+        XCTAssertEqual(harness.session.scanning.candidates.count, 1)
     }
 
     func testDiscoveryFailureFailsTheScanCommand() {
@@ -131,7 +131,7 @@ final class ScanningTests: XCTestCase {
             .discoveryFailed(BlueZError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: failed) else { return XCTFail() }
         XCTAssertTrue(message.contains("NotReady"), message)
-        XCTAssertEqual(harness.session.scan, .idle)
+        XCTAssertEqual(harness.session.scanning.state, .idle)
     }
 
     func testInProgressDiscoveryCountsAsStarted() {
@@ -140,7 +140,7 @@ final class ScanningTests: XCTestCase {
         let (token, _) = harness.command(.scan)
         let started = harness.feed(.discoveryFailed(BlueZError(name: "org.bluez.Error.InProgress", message: "")))
         XCTAssertEqual(SessionHarness.outcome(of: token, in: started), .success)
-        XCTAssertEqual(harness.session.scan, .active(.listing))
+        XCTAssertEqual(harness.session.scanning.state, .active(.listing))
     }
 
     func testConnectAtStartUpByNameScansAndConnects() {
@@ -174,7 +174,7 @@ final class ScanningTests: XCTestCase {
         }
         XCTAssertEqual(messages.count, 1)
         XCTAssertTrue(messages[0].contains("nothing found"), messages[0])
-        XCTAssertNil(harness.session.autoConnect)
+        XCTAssertNil(harness.session.automatic.target)
     }
 }
 

@@ -24,7 +24,7 @@ final class CounterTests: XCTestCase {
         let explicit = harness.command(.write(value: 0x0102_0304))
         XCTAssertEqual(SessionHarness.writes(explicit.actions), [[4, 3, 2, 1]])
         harness.feed(.writeFinished(nil))
-        XCTAssertEqual(harness.session.nextCounter, Counter(0x0102_0305))
+        XCTAssertEqual(harness.session.writing.nextCounter, Counter(0x0102_0305))
     }
 
     func testWritesQueueBehindTheOneInFlight() {
@@ -57,12 +57,12 @@ final class CounterTests: XCTestCase {
         let first = harness.command(.write(value: nil))
         harness.command(.write(value: nil))
         XCTAssertEqual(harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID)), [], "it waits")
-        XCTAssertEqual(harness.session.blockedWrite?.value, [0, 0, 0, 0])
+        XCTAssertEqual(harness.session.writing.blockedWrite?.value, [0, 0, 0, 0])
         XCTAssertEqual(SessionHarness.outcome(of: first.token, in: harness.log), nil, "not written yet")
         XCTAssertEqual(
             harness.feed(.writeWritable), [.write([0, 0, 0, 0], via: .socket, to: SessionHarness.writeID)],
             "the same value goes again, nothing else")
-        XCTAssertNil(harness.session.blockedWrite)
+        XCTAssertNil(harness.session.writing.blockedWrite)
         let next = harness.feed(.writeFinished(nil))
         XCTAssertEqual(SessionHarness.outcome(of: first.token, in: next), .success)
         XCTAssertEqual(SessionHarness.writes(next), [[1, 0, 0, 0]])
@@ -92,7 +92,7 @@ final class CounterTests: XCTestCase {
         harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID))
         let leaving = harness.command(.disconnect).actions
         XCTAssertTrue(leaving.contains(.releaseSockets), "\(leaving)")
-        XCTAssertNil(harness.session.blockedWrite)
+        XCTAssertNil(harness.session.writing.blockedWrite)
     }
 
     func testWriteBeforeConnectingFailsWithTheFix() {
@@ -101,7 +101,7 @@ final class CounterTests: XCTestCase {
         let (token, actions) = harness.command(.write(value: nil))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: actions) else { return XCTFail() }
         XCTAssertTrue(message.contains("connect"), message)
-        XCTAssertEqual(harness.session.nextCounter, Counter(0), "nothing counted when nothing was written")
+        XCTAssertEqual(harness.session.writing.nextCounter, Counter(0), "nothing counted when nothing was written")
     }
 
     func testReceivedCountersAreShownAndNotYetReceivedBefore() {
@@ -183,7 +183,7 @@ final class MessageTests: XCTestCase {
                             from: SessionHarness.peerName, id: 0, message: Message(text: text))))
             ])
         XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(Array(text.utf8)).hex)
-        XCTAssertEqual(harness.session.messagesReceived, 1)
+        XCTAssertEqual(harness.session.receiving.messagesReceived, 1)
     }
 
     func testSaveDirectoryGetsEachMessage() {
@@ -242,7 +242,7 @@ final class MessageTests: XCTestCase {
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: lost) else { return XCTFail() }
         XCTAssertTrue(message.contains("not sent"), message)
-        XCTAssertTrue(harness.session.outbox.isEmpty)
+        XCTAssertTrue(harness.session.writing.outbox.isEmpty)
         XCTAssertEqual(harness.feed(.writeFinished(nil)), [], "a late completion is ignored")
     }
 

@@ -139,7 +139,7 @@ final class UARTLinkTests: XCTestCase {
         XCTAssertEqual(length, text.utf8.count + 1)
         XCTAssertEqual(values, written.count)
         XCTAssertEqual(SessionHarness.outcome(of: token, in: last), .success)
-        XCTAssertEqual(harness.session.messagesSent, 1)
+        XCTAssertEqual(harness.session.writing.messagesSent, 1)
     }
 
     func testLinesAcrossIndicationsAreMessagesViaNUSAndAnUnendedLineWaitsForTheIdleGap() {
