@@ -15,7 +15,7 @@ extension CentralSession {
     mutating func startGreeting() -> [CentralAction] {
         delivery.phase = .greeting(attempt: 1, since: now)
         delivery.outgoing.control.removeAll()
-        delivery.outgoing.control.append(delivery.hello(address: adapter?.address))
+        delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
         return pump()
     }
 
@@ -62,7 +62,7 @@ extension CentralSession {
         else { return [] }
         if attempt < CentralDelivery.helloAttempts {
             delivery.phase = .greeting(attempt: attempt + 1, since: now)
-            delivery.outgoing.control.append(delivery.hello(address: adapter?.address))
+            delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
             return pump()
         }
         let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts

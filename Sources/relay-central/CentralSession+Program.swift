@@ -42,7 +42,7 @@ extension CentralSession: ProgramSession {
 
     /// One word for the prompt: `off`, `idle`, `scanning`, `connecting`, `ready`, ...
     private var promptState: String {
-        if adapterState != .poweredOn { return adapterState == .unknown ? "waiting" : "off" }
+        if adapter != .poweredOn { return adapter == .unknown ? "waiting" : "off" }
         switch link {
         case .idle: return scanning.state == .idle ? "idle" : "scanning"
         case .connecting: return "connecting"
@@ -76,7 +76,7 @@ extension CentralSession: ProgramSession {
         case .disconnecting: linkWord = "disconnecting"
         }
         return CentralStatus(
-            adapter: AdapterReport(adapter: adapter, state: adapterState), link: linkWord, peer: peer,
+            adapter: AdapterReport(adapter: adapterInfo, state: adapter), link: linkWord, peer: peer,
             mtu: readyLink?.mtu,
             path: readyLink?.path, service: readyLink?.service, scanning: scanning.state != .idle,
             candidates: scanning.candidates.count,

@@ -178,7 +178,7 @@ extension CentralSession {
 
     /// Scans for the automatic-connection target, when the adapter and the link allow it.
     mutating func tryAutoConnect() -> [CentralAction] {
-        guard adapterState == .poweredOn, link == .idle, let target = automatic.target else { return [] }
+        guard adapter == .poweredOn, link == .idle, let target = automatic.target else { return [] }
         switch scanning.state {
         case .idle:
             return beginScan(.seeking(target, persistent: automatic.persistent))

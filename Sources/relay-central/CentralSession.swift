@@ -98,8 +98,8 @@ struct CentralSession {
     let settings: CentralSettings
     /// The loop's time when the current input is handled (monotonic seconds).
     var now = 0.0
-    var adapterState: AdapterState = .unknown
-    var adapter: AdapterInfo?
+    var adapter: AdapterState = .unknown
+    var adapterInfo: AdapterInfo?
     /// Scans and what they found (see `CentralSession+Scanning`).
     var scanning = CentralScanning()
     var devices: [DeviceID: DeviceInfo] = [:]
@@ -242,11 +242,11 @@ struct CentralSession {
     // MARK: Adapter
 
     private mutating func adapterChanged(_ newState: AdapterState, _ info: AdapterInfo?) -> [CentralAction] {
-        if let info { adapter = info }
-        guard newState != adapterState else { return [] }
-        let wasOn = adapterState == .poweredOn
-        adapterState = newState
-        var actions: [CentralAction] = [.report(.state(newState, adapter: adapter))]
+        if let info { adapterInfo = info }
+        guard newState != adapter else { return [] }
+        let wasOn = adapter == .poweredOn
+        adapter = newState
+        var actions: [CentralAction] = [.report(.state(newState, adapter: adapterInfo))]
         if newState == .poweredOn {
             if scanning.resumeListing, automatic.target == nil {
                 scanning.resumeListing = false
@@ -291,7 +291,7 @@ struct CentralSession {
 
     /// Why a command cannot run now, or nil when the adapter is usable.
     var adapterProblem: CentralProblem? {
-        adapterState == .poweredOn ? nil : .adapter(adapterState)
+        adapter == .poweredOn ? nil : .adapter(adapter)
     }
 
     private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {

@@ -69,8 +69,8 @@ final class BluezooCentralTests: XCTestCase {
             driver: driver, loop: loop, adapter: .name("hci1"), bus: .address(bus.address))
         driver.performer = CentralPerformer(driver: driver, backend: backend)
         backend.start()
-        wait("powered on", loop) { driver.session.adapterState == .poweredOn }
-        XCTAssertEqual(driver.session.adapter?.name, "hci1")
+        wait("powered on", loop) { driver.session.adapter == .poweredOn }
+        XCTAssertEqual(driver.session.adapterInfo?.name, "hci1")
 
         driver.feed(.command(.scan, token: 100))
         wait("discovered", loop) { !driver.session.scanning.candidates.isEmpty }

@@ -196,7 +196,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         var harness = reconnectingHarness()
         let gone = harness.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertEqual(SessionHarness.eventNames(gone).prefix(2), ["state", "disconnected"])
-        XCTAssertEqual(harness.session.adapterState.word, "notAvailable")
+        XCTAssertEqual(harness.session.adapter.word, "notAvailable")
         // Its objects are removed with it, the device too.
         harness.feed(.deviceRemoved(SessionHarness.peerID))
         let back = harness.feed(.adapter(.poweredOn, SessionHarness.adapter))
