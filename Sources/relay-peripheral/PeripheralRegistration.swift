@@ -53,3 +53,24 @@ enum RegistrationFailure: Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// What the user asked of the registrations (advertise or not) and where each stands with
+/// bluetoothd. Part of `PeripheralSession` (see `PeripheralSession+Lifecycle`).
+struct PeripheralRegistrations: Equatable, Sendable {
+    /// The user asked to advertise (`start`) and did not `stop`.
+    var wantsAdvertising = false
+    /// The GATT application is wanted (from the first `start` until `quit`).
+    var wantsApplication = false
+    /// bluetoothd released the advertisement while powered: wait for `start` or a power cycle.
+    var releasedByBlueZ = false
+    var application = PeripheralSession.Registration.absent
+    var advertisement = PeripheralSession.Registration.absent
+    /// The last ticket given to a registration request.
+    var lastTicket = 0
+
+    /// A ticket for a new registration request.
+    mutating func makeTicket() -> RegistrationTicket {
+        lastTicket += 1
+        return RegistrationTicket(value: lastTicket)
+    }
+}

@@ -1,4 +1,5 @@
 import RelayCLI
+import RelayEndpoint
 import RelayProtocol
 
 /// `--allow ADDRESS[,ADDRESS...]`: values written by any other central are dropped before they
@@ -16,8 +17,18 @@ extension PeripheralSession {
     /// A value from a central outside `--allow`, dropped: reported at most 3 times per 5 s, the
     /// report after a quiet spell counting the ones left out.
     mutating func dropUnlisted(_ address: BluetoothAddress?, at time: Double) -> [PeripheralAction] {
-        notAllowedValues += 1
-        guard case .allow(let suppressed) = notAllowedReports.admit(now: time) else { return [] }
+        refusals.notAllowedValues += 1
+        guard case .allow(let suppressed) = refusals.notAllowedReports.admit(now: time) else { return [] }
         return [.report(.error(.notAllowed(suppressed: suppressed), from: address))]
     }
+}
+
+/// What relay-peripheral refuses and how often it says so: calls on its objects from other bus
+/// clients, and values from centrals outside `--allow`. Part of `PeripheralSession`.
+struct PeripheralRefusals {
+    /// Paces the reports of refused bus calls (at most 3 per 5 s).
+    var refusedCalls = RateLimiter(limit: 3, per: 5)
+    /// Values dropped because their central is not in `--allow`, and the pace of their reports.
+    var notAllowedValues = 0
+    var notAllowedReports = RateLimiter(limit: 3, per: 5)
 }

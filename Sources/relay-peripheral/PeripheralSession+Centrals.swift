@@ -16,7 +16,7 @@ extension PeripheralSession {
     /// every central connected then counts (see `notifyStarted`).
     var subscriberCount: Int {
         let flagged = centrals.values.filter(\.subscribed).count
-        return notifying ? max(1, flagged) : flagged
+        return subscriptions.notifying ? max(1, flagged) : flagged
     }
 
     /// The MTU messages are chunked for: the smallest among the centrals that may receive them.
@@ -27,8 +27,8 @@ extension PeripheralSession {
     var sendingMTU: MTU {
         let subscribed = centrals.values.filter(\.subscribed)
         let audience = subscribed.isEmpty ? Array(centrals.values) : subscribed
-        var mtus = audience.map { $0.mtu ?? notifyLinkMTU ?? .default }
-        if let notifyLinkMTU { mtus.append(notifyLinkMTU) }
+        var mtus = audience.map { $0.mtu ?? subscriptions.notifyLinkMTU ?? .default }
+        if let mtu = subscriptions.notifyLinkMTU { mtus.append(mtu) }
         return mtus.min() ?? .default
     }
 
@@ -37,7 +37,7 @@ extension PeripheralSession {
         var central = ConnectedCentral(address: address, maxMessage: configuration.maxMessage)
         // While notifications are on, bluetoothd does not tell when another central enables
         // them: one that connects now may receive every notification.
-        central.subscribed = notifying
+        central.subscribed = subscriptions.notifying
         centrals[address] = central
         return [.report(.connected(address))]
     }
@@ -74,10 +74,10 @@ extension PeripheralSession {
     /// names the central bluetoothd named.
     mutating func notifyStarted(from address: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
-        let wasNotifying = notifying
+        let wasNotifying = subscriptions.notifying
         let alreadyKnown = address.flatMap { centrals[$0]?.subscribed } ?? false
-        notifying = true
-        if let mtu { notifyLinkMTU = mtu }
+        subscriptions.notifying = true
+        if let mtu { subscriptions.notifyLinkMTU = mtu }
         if let address {
             actions += ensureCentral(address)
             if let mtu { actions += learnMTU(mtu, of: address) }
@@ -95,13 +95,13 @@ extension PeripheralSession {
         if let address {
             guard centrals[address]?.subscribed == true else { return [] }
             centrals[address]?.subscribed = false
-            notifying = centrals.values.contains { $0.subscribed }
+            subscriptions.notifying = centrals.values.contains { $0.subscribed }
             actions.append(.report(.unsubscribed(address)))
         } else {
             let leaving = centrals.values.filter(\.subscribed).compactMap(\.address).sorted()
-            guard notifying || !leaving.isEmpty else { return [] }
-            notifying = false
-            notifyLinkMTU = nil
+            guard subscriptions.notifying || !leaving.isEmpty else { return [] }
+            subscriptions.notifying = false
+            subscriptions.notifyLinkMTU = nil
             for key in centrals.keys { centrals[key]?.subscribed = false }
             actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
         }

@@ -215,7 +215,7 @@ extension PeripheralSession {
 
     /// The MTU data frames are cut for: the smallest of the linked sessions' links.
     var sessionMTU: MTU {
-        let mtus = delivery.linkedSessions.map { centrals[$0.address]?.mtu ?? sessionLinkMTU ?? .default }
+        let mtus = delivery.linkedSessions.map { centrals[$0.address]?.mtu ?? subscriptions.sessionLinkMTU ?? .default }
         return mtus.min() ?? .default
     }
 
@@ -227,8 +227,8 @@ extension PeripheralSession {
             let frame = next.fitting(sessionMTU.maxValueLength(.notification))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
         }
-        if !sessionCounters.isEmpty {
-            let (counter, completion) = sessionCounters.removeFirst()
+        if !sending.sessionCounters.isEmpty {
+            let (counter, completion) = sending.sessionCounters.removeFirst()
             return OutgoingValue(bytes: counter.encoded, counter: counter, completion: completion, target: .session)
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }

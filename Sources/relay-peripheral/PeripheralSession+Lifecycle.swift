@@ -9,31 +9,31 @@ extension PeripheralSession {
         setAdapter(state, info: info)
         var actions: [PeripheralAction] = [.report(.state(state, adapter: info))]
         if state == .poweredOn {
-            releasedByBlueZ = false
+            registrations.releasedByBlueZ = false
             return actions + reconcile()
         }
         // Paused: advertising stops, links are gone, queued notifications cannot be delivered.
         let lostBlueZ = state != .poweredOff
-        if advertisement == .active {
+        if registrations.advertisement == .active {
             if !lostBlueZ { actions.append(.unregisterAdvertisement) }
             if wasOn, wasAdvertising { actions.append(.report(.stopped(lostBlueZ ? .unavailable : .poweredOff))) }
-            advertisement = .absent
-        } else if case .pending = advertisement, lostBlueZ {
-            advertisement = .absent
+            registrations.advertisement = .absent
+        } else if case .pending = registrations.advertisement, lostBlueZ {
+            registrations.advertisement = .absent
         }
         if lostBlueZ {
             // bluetoothd forgets every registration when it (or the adapter) goes away.
-            application = .absent
+            registrations.application = .absent
         }
         for address in centrals.keys.sorted() {
             actions += disconnect(address, reason: "Bluetooth \(state.phrase)")
         }
-        notifying = false
-        notifyLinkMTU = nil
+        subscriptions.notifying = false
+        subscriptions.notifyLinkMTU = nil
         // Protocol-2 sessions wait for their centrals' next hello (a resume).
-        sessionNotifying = false
-        sessionLinkMTU = nil
-        sessionCounters = []
+        subscriptions.sessionNotifying = false
+        subscriptions.sessionLinkMTU = nil
+        sending.sessionCounters = []
         // (Every central was reported disconnected above; no unsubscribed lines on top.)
         _ = sessionNotifyStopped()
         actions += abandonOutbox(because: .bluetooth(state))
@@ -41,8 +41,8 @@ extension PeripheralSession {
     }
 
     mutating func applicationRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
-        guard application == .pending(ticket) else { return [] }
-        application = .active
+        guard registrations.application == .pending(ticket) else { return [] }
+        registrations.application = .active
         var actions: [PeripheralAction] = [.report(.registered)]
         // The advertisement's reply came first: advertising starts now.
         if isAdvertising { actions.append(.report(.advertising(name: configuration.name.text))) }
@@ -51,49 +51,49 @@ extension PeripheralSession {
 
     mutating func applicationFailed(_ ticket: RegistrationTicket, _ failure: RegistrationFailure) -> [PeripheralAction]
     {
-        guard application == .pending(ticket) else { return [] }
+        guard registrations.application == .pending(ticket) else { return [] }
         // Refused by the bus policy: that is the adapter's state (it says why and the fix).
         if failure.isAccessDenied { return adapterChanged(to: .unavailable(.accessDenied), info: adapterInfo) }
-        application = .absent
-        wantsApplication = false
-        wantsAdvertising = false
+        registrations.application = .absent
+        registrations.wantsApplication = false
+        registrations.wantsAdvertising = false
         var actions: [PeripheralAction] = [.report(.error(.registration(failure), from: nil))]
         // Never advertise a service that is not there: take back an advertisement already
         // registered (one still pending is taken back when its reply comes).
-        if advertisement == .active {
-            advertisement = .absent
+        if registrations.advertisement == .active {
+            registrations.advertisement = .absent
             actions.insert(.unregisterAdvertisement, at: 0)
         }
         return actions
     }
 
     mutating func advertisementRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
-        guard advertisement == .pending(ticket) else { return [] }
-        advertisement = .active
-        if wantsAdvertising && isPoweredOn {
+        guard registrations.advertisement == .pending(ticket) else { return [] }
+        registrations.advertisement = .active
+        if registrations.wantsAdvertising && isPoweredOn {
             // Reported once the service is registered too (`applicationRegistered`).
             return isAdvertising ? [.report(.advertising(name: configuration.name.text))] : []
         }
         // Stopped, powered off or the service failed while the request was on its way: take it back.
-        advertisement = .absent
+        registrations.advertisement = .absent
         return [.unregisterAdvertisement]
     }
 
     mutating func advertisementFailed(
         _ ticket: RegistrationTicket, _ failure: RegistrationFailure
     ) -> [PeripheralAction] {
-        guard advertisement == .pending(ticket) else { return [] }
-        advertisement = .absent
-        wantsAdvertising = false
+        guard registrations.advertisement == .pending(ticket) else { return [] }
+        registrations.advertisement = .absent
+        registrations.wantsAdvertising = false
         return [.report(.error(.registration(failure), from: nil))]
     }
 
     mutating func advertisementReleased() -> [PeripheralAction] {
-        guard advertisement != .absent else { return [] }
+        guard registrations.advertisement != .absent else { return [] }
         let wasAdvertising = isAdvertising
-        advertisement = .absent
-        guard wantsAdvertising else { return [] }
-        if isPoweredOn { releasedByBlueZ = true }
+        registrations.advertisement = .absent
+        guard registrations.wantsAdvertising else { return [] }
+        if isPoweredOn { registrations.releasedByBlueZ = true }
         return wasAdvertising ? [.report(.stopped(isPoweredOn ? .released : .poweredOff))] : []
     }
 
@@ -103,19 +103,21 @@ extension PeripheralSession {
     mutating func reconcile() -> [PeripheralAction] {
         guard isPoweredOn else { return [] }
         var actions: [PeripheralAction] = []
-        if wantsApplication, application == .absent {
+        if registrations.wantsApplication, registrations.application == .absent {
             let ticket = makeTicket()
-            application = .pending(ticket)
+            registrations.application = .pending(ticket)
             actions.append(.registerApplication(ticket))
         }
-        if wantsAdvertising, !releasedByBlueZ, application != .absent, advertisement == .absent {
+        if registrations.wantsAdvertising, !registrations.releasedByBlueZ, registrations.application != .absent,
+            registrations.advertisement == .absent
+        {
             let ticket = makeTicket()
-            advertisement = .pending(ticket)
+            registrations.advertisement = .pending(ticket)
             actions.append(.registerAdvertisement(ticket, name: configuration.name))
         }
-        if !wantsAdvertising, advertisement == .active {
+        if !registrations.wantsAdvertising, registrations.advertisement == .active {
             let wasAdvertising = isAdvertising
-            advertisement = .absent
+            registrations.advertisement = .absent
             actions.append(.unregisterAdvertisement)
             if wasAdvertising { actions.append(.report(.stopped(.command))) }
         }

@@ -38,7 +38,7 @@ extension PeripheralSession: ProgramSession {
         var parts: [String] = []
         switch adapter {
         case .poweredOn:
-            parts.append(isAdvertising ? "advertising" : application == .active ? "idle" : "on")
+            parts.append(isAdvertising ? "advertising" : registrations.application == .active ? "idle" : "on")
         case .unknown: parts.append("waiting")
         case let other: parts.append(other.phrase)
         }

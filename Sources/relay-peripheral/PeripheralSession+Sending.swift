@@ -6,30 +6,6 @@ import RelayProtocol
 /// `AcquireNotify` socket takes them (it says when it is full), else in bursts with short pauses
 /// (`PropertiesChanged` signals have no flow control).
 extension PeripheralSession {
-    /// Where handing values over stands.
-    struct Sending: Equatable, Sendable {
-        /// The value handed over with `.notify`, waiting for its outcome.
-        var inFlight: OutgoingValue?
-        /// A value the socket refused (full): offered again on `.notifyWritable`.
-        var blocked: OutgoingValue?
-        /// Waiting for `.sendTimerFired` between unpaced bursts.
-        var paused = false
-        /// Values handed over in the current unpaced burst.
-        var burst = 0
-    }
-
-    /// One value on its way, and what to report once it is handed over.
-    struct OutgoingValue: Equatable, Sendable {
-        let bytes: [UInt8]
-        let counter: Counter?
-        /// `notified` after a counter, `sent` after a message's last frame, else nil.
-        let completion: PeripheralEvent?
-        /// The characteristic it is notified on.
-        var target: RelayCharacteristic = .notify
-        /// More to report once it is handed over (`unconfirmed` per version-1 central).
-        var alsoReport: [PeripheralEvent] = []
-    }
-
     /// Values handed over per burst when nothing paces them (`PropertiesChanged`).
     static let unpacedBurst = 8
     /// Pause between unpaced bursts, in seconds.
@@ -38,12 +14,14 @@ extension PeripheralSession {
     /// Whether anything waits to be handed over, or is on its way (version-2 messages until
     /// every session is done with them).
     var hasPendingValues: Bool {
-        !outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sessionCounters.isEmpty
+        !sending.outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sending.sessionCounters.isEmpty
             || delivery.isBusy || !uart.queue.isEmpty
     }
 
     /// Counters and messages queued (a message partly sent counts as one).
-    var pendingCount: Int { outbox.count + sessionCounters.count + delivery.outgoing.sender.pendingCount }
+    var pendingCount: Int {
+        sending.outbox.count + sending.sessionCounters.count + delivery.outgoing.sender.pendingCount
+    }
 
     /// Starts handing values over unless that is under way.
     mutating func startSending() -> [PeripheralAction] {
@@ -67,7 +45,7 @@ extension PeripheralSession {
     }
 
     private mutating func takeNextValue() -> OutgoingValue? {
-        guard let value = outbox.next() else { return nil }
+        guard let value = sending.outbox.next() else { return nil }
         let completion: PeripheralEvent?
         var also: [PeripheralEvent] = []
         switch value.completion {
@@ -92,15 +70,15 @@ extension PeripheralSession {
         switch outcome {
         case .sent(let throughSocket):
             var actions: [PeripheralAction] = []
-            if let counter = value.counter { lastNotified = counter }
+            if let counter = value.counter { sending.lastNotified = counter }
             // A frame changed the characteristic's value: reads return the last counter.
             if value.counter == nil, value.target == .notify {
-                actions.append(.setReadValue(lastNotified?.encoded ?? [], of: .notify))
+                actions.append(.setReadValue(sending.lastNotified?.encoded ?? [], of: .notify))
             }
             if let completion = value.completion { actions.append(.report(completion)) }
             actions += value.alsoReport.map { .report($0) }
             sending.burst += 1
-            if !throughSocket, sending.burst >= Self.unpacedBurst, !outbox.isEmpty || !uart.queue.isEmpty {
+            if !throughSocket, sending.burst >= Self.unpacedBurst, !sending.outbox.isEmpty || !uart.queue.isEmpty {
                 sending.burst = 0
                 sending.paused = true
                 return actions + [.pauseSending(seconds: Self.unpacedInterval)]
@@ -143,13 +121,13 @@ extension PeripheralSession {
         // was a counter or a message's last frame, that counter or message is lost too.
         var messages = 0
         var counters = 0
-        for item in outbox.removeAll() {
+        for item in sending.outbox.removeAll() {
             if case .message = item { messages += 1 } else { counters += 1 }
         }
         if let value = sending.inFlight ?? sending.blocked, value.completion != nil {
             if value.counter != nil { counters += 1 } else { messages += 1 }
         }
-        sending = Sending()
+        sending.forgetHandOver()
         guard messages + counters > 0 else { return [] }
         return [.report(.error(.notSent(messages: messages, counters: counters, reason), from: nil))]
     }

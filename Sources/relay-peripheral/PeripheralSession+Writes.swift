@@ -41,7 +41,7 @@ extension PeripheralSession {
                 actions.append(rememberWritten(value))
                 actions.append(.report(.transfer(.counter(from: sender, value))))
                 if configuration.echo, hasSubscribers, isPoweredOn {
-                    outbox.append(counter: value, tag: subscriberCount)
+                    sending.outbox.append(counter: value, tag: subscriberCount)
                     actions += startSending()
                 }
             case .message(let message, let id, _):

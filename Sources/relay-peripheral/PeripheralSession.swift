@@ -37,59 +37,31 @@ struct PeripheralSession {
     var now = 0.0
     private(set) var adapter: AdapterState = .unknown
     private(set) var adapterInfo: AdapterInfo?
-    /// The user asked to advertise (`start`) and did not `stop`.
-    var wantsAdvertising = false
-    /// The GATT application is wanted (from the first `start` until `quit`).
-    var wantsApplication = false
-    /// bluetoothd released the advertisement while powered: wait for `start` or a power cycle.
-    var releasedByBlueZ = false
-    var application = Registration.absent
-    var advertisement = Registration.absent
+    /// The GATT application and the advertisement (see `PeripheralSession+Lifecycle`).
+    var registrations = PeripheralRegistrations()
     /// Connected centrals.
     var centrals: [BluetoothAddress: ConnectedCentral] = [:]
     /// Writes that came without a device option (never from bluetoothd itself).
     var anonymous: ConnectedCentral
-
-    /// bluetoothd has notifications enabled on the notify characteristic.
-    var notifying = false
-    /// bluetoothd has notifications enabled on the session characteristic.
-    var sessionNotifying = false
-    /// MTU from the latest acquired session notification socket.
-    var sessionLinkMTU: MTU?
-    /// Protocol version 2 with relay centrals.
-    var delivery: PeripheralDelivery
-    /// Counters for the sessions, each with the `notified` to report once it is handed over.
-    var sessionCounters: [(Counter, PeripheralEvent?)] = []
-    /// MTU from the latest acquired notification socket (applies to all subscribers).
-    var notifyLinkMTU: MTU?
-    /// The next counter `notify` sends.
-    var counter = Counter(0)
-    /// The last counter handed to bluetoothd (what a read of the notify characteristic returns).
-    var lastNotified: Counter?
+    /// The identity addresses of connected centrals that bonded under another address.
+    var identities: [BluetoothAddress: BluetoothAddress] = [:]
+    /// Subscriptions as bluetoothd reports them for all centrals.
+    var subscriptions = PeripheralSubscriptions()
+    /// Counters and version-1 messages notified, one value at a time (see `PeripheralSession+Sending`).
+    var sending = PeripheralSending()
     /// Complete messages received from every central (numbered for `--save-dir`).
     var arrivals: MessageArrivals
     var messagesReceived: Int { arrivals.count }
-    var chunker = Chunker(carrier: .notification)
-    /// The number the next message gets (from 1; `id` in the sender's events).
-    var nextMessageNumber = 1
-    /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
-    var outbox = Outbox<Int>()
-    /// Where handing values to bluetoothd stands (see `PeripheralSession+Sending`).
-    var sending = Sending()
-    /// Paces the reports of refused bus calls (at most 3 per 5 s).
-    var refusedCalls = RateLimiter(limit: 3, per: 5)
-    /// Values dropped because their central is not in `--allow`, and the pace of their reports.
-    var notAllowedValues = 0
-    /// The identity addresses of connected centrals that bonded under another address.
-    var identities: [BluetoothAddress: BluetoothAddress] = [:]
-    var notAllowedReports = RateLimiter(limit: 3, per: 5)
-    private var nextTicket = 0
-    /// `--trace`: every value written or notified (nil: off).
-    var trace: TraceReports?
+    /// Bus calls and values refused, and the pace of their reports (see `PeripheralSession+AllowList`).
+    var refusals = PeripheralRefusals()
+    /// Protocol version 2 with relay centrals (see `PeripheralSession+Delivery`).
+    var delivery: PeripheralDelivery
     /// Phone UART apps on the Nordic UART Service (see `PeripheralSession+UART`).
     var uart = UARTPeers()
     /// `--secure`: passkeys shown, bonds made (see `PeripheralSession+Pairing`).
     var pairing = PeripheralPairing()
+    /// `--trace`: every value written or notified (nil: off).
+    var trace: TraceReports?
 
     init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -103,15 +75,15 @@ struct PeripheralSession {
     /// Advertising as the user sees it: the advertisement and the service it names are both
     /// registered (`advertising` was reported). The two registrations are requested together
     /// and may complete in either order.
-    var isAdvertising: Bool { advertisement == .active && application == .active }
+    var isAdvertising: Bool { registrations.advertisement == .active && registrations.application == .active }
 
     // MARK: Commands
 
     /// `start`: register the application and the advertisement (idempotent).
     mutating func start() -> [PeripheralAction] {
-        wantsApplication = true
-        wantsAdvertising = true
-        releasedByBlueZ = false
+        registrations.wantsApplication = true
+        registrations.wantsAdvertising = true
+        registrations.releasedByBlueZ = false
         var actions = reconcile()
         if isAdvertising, actions.isEmpty {
             actions.append(.report(.advertising(name: configuration.name.text)))
@@ -124,10 +96,10 @@ struct PeripheralSession {
 
     /// `stop`: stop advertising; the service stays for connected centrals.
     mutating func stop() -> [PeripheralAction] {
-        wantsAdvertising = false
-        releasedByBlueZ = false
+        registrations.wantsAdvertising = false
+        registrations.releasedByBlueZ = false
         let actions = reconcile()
-        if actions.isEmpty, advertisement == .absent { return [.note("not advertising")] }
+        if actions.isEmpty, registrations.advertisement == .absent { return [.note("not advertising")] }
         return actions
     }
 
@@ -150,16 +122,16 @@ struct PeripheralSession {
 
     /// `quit`: unregister everything (after the driver has let the outbox drain).
     mutating func quit() -> [PeripheralAction] {
-        wantsAdvertising = false
-        wantsApplication = false
+        registrations.wantsAdvertising = false
+        registrations.wantsApplication = false
         var actions: [PeripheralAction] = []
-        if advertisement == .active {
+        if registrations.advertisement == .active {
             actions.append(.unregisterAdvertisement)
             if isAdvertising { actions.append(.report(.stopped(.quit))) }
         }
-        if application == .active { actions.append(.unregisterApplication) }
-        advertisement = .absent
-        application = .absent
+        if registrations.application == .active { actions.append(.unregisterApplication) }
+        registrations.advertisement = .absent
+        registrations.application = .absent
         return actions
     }
 
@@ -167,13 +139,13 @@ struct PeripheralSession {
     mutating func notify(value: UInt32?, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
         self.now = max(self.now, now)
         try requireSubscribers()
-        let sent = value.map(Counter.init) ?? counter
-        counter = sent.next
+        let sent = value.map(Counter.init) ?? sending.nextCounter
+        sending.nextCounter = sent.next
         return queueCounter(sent)
     }
 
     /// Whether a central (the original apps, a version-1 relay) may hear the notify characteristic.
-    var hasLegacySubscribers: Bool { notifying || centrals.values.contains { $0.subscribed } }
+    var hasLegacySubscribers: Bool { subscriptions.notifying || centrals.values.contains { $0.subscribed } }
 
     /// Queues `counter` for the notify characteristic's subscribers and the sessions (on the
     /// session characteristic); `notified` follows the last one handed over.
@@ -182,9 +154,10 @@ struct PeripheralSession {
         let legacy = hasLegacySubscribers ? subscriberCount : 0
         let total = legacy + sessions
         if sessions > 0 {
-            sessionCounters.append((counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
+            sending.sessionCounters.append(
+                (counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
         }
-        if legacy > 0 { outbox.append(counter: counter, tag: total) }
+        if legacy > 0 { sending.outbox.append(counter: counter, tag: total) }
         return startSending()
     }
 
@@ -201,13 +174,13 @@ struct PeripheralSession {
         guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
             throw .queueFull
         }
-        let number = nextMessageNumber
-        nextMessageNumber += 1
+        let number = sending.nextMessageNumber
+        sending.nextMessageNumber += 1
         _ = enqueueForSessions(message, number: number)
         _ = queueForUART(message)
         if hasLegacySubscribers {
-            chunker.mtu = sendingMTU
-            outbox.append(message, number: number, chunker: &chunker, tag: subscriberCount)
+            sending.chunker.mtu = sendingMTU
+            sending.outbox.append(message, number: number, chunker: &sending.chunker, tag: subscriberCount)
         }
         return startSending()
     }
@@ -215,7 +188,7 @@ struct PeripheralSession {
     /// `text`: a UART app subscribed to TX is enough (it gets text, not counters or files).
     private func requireSubscribers(text: Bool = false) throws(PeripheralProblem) {
         guard isPoweredOn else { throw .adapter(adapter) }
-        guard application == .active else { throw .notRegistered }
+        guard registrations.application == .active else { throw .notRegistered }
         guard text ? hasAudience : hasSubscribers else { throw .noSubscriber }
     }
 
@@ -269,12 +242,12 @@ struct PeripheralSession {
         case .uartNotifyStopped:
             return uartNotifyStopped()
         case .sessionNotifyStarted(let mtu):
-            sessionNotifying = true
-            if let mtu { sessionLinkMTU = mtu }
+            subscriptions.sessionNotifying = true
+            if let mtu { subscriptions.sessionLinkMTU = mtu }
             return []
         case .sessionNotifyStopped:
-            sessionNotifying = false
-            sessionLinkMTU = nil
+            subscriptions.sessionNotifying = false
+            subscriptions.sessionLinkMTU = nil
             return sessionNotifyStopped()
         case .notifyStarted(let from, let mtu):
             return notifyStarted(from: from, mtu: mtu)
@@ -287,7 +260,7 @@ struct PeripheralSession {
         case .sendTimerFired:
             return pauseOver()
         case .refusedCall(let call, let time):
-            guard case .allow(let suppressed) = refusedCalls.admit(now: time) else { return [] }
+            guard case .allow(let suppressed) = refusals.refusedCalls.admit(now: time) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .tick(let now):
             self.now = max(self.now, now)
@@ -307,8 +280,7 @@ struct PeripheralSession {
     }
 
     mutating func makeTicket() -> RegistrationTicket {
-        nextTicket += 1
-        return RegistrationTicket(value: nextTicket)
+        registrations.makeTicket()
     }
 
     mutating func setAdapter(_ state: AdapterState, info: AdapterInfo?) {

@@ -67,11 +67,11 @@ struct PeripheralStatus: Equatable, Sendable {
 
     init(session: PeripheralSession) {
         adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
-        registered = session.application == .active
+        registered = session.registrations.application == .active
         advertising = session.isAdvertising
         name = session.configuration.name.text
-        nextCounter = session.counter.value
-        lastNotified = session.lastNotified?.value
+        nextCounter = session.sending.nextCounter.value
+        lastNotified = session.sending.lastNotified?.value
         notifying = session.hasSubscribers
         sendingMTU = session.sendingMTU
         pendingSends = session.pendingCount
@@ -85,7 +85,7 @@ struct PeripheralStatus: Equatable, Sendable {
                 lines: session.uart.received, queued: session.uart.queue.count)
         }
         allow = session.configuration.allowedCentrals.map {
-            Allow(centrals: $0.sorted(), dropped: session.notAllowedValues)
+            Allow(centrals: $0.sorted(), dropped: session.refusals.notAllowedValues)
         }
         secure =
             session.configuration.secure

@@ -59,7 +59,7 @@ final class AllowListTests: XCTestCase {
         }
         XCTAssertEqual(reports.count, 3, "at most 3 reports per 5 s: \(reports)")
         XCTAssertEqual(reports.first, .error(.notAllowed(suppressed: 0), from: centralB))
-        XCTAssertEqual(session.notAllowedValues, inputs.count)
+        XCTAssertEqual(session.refusals.notAllowedValues, inputs.count)
         XCTAssertNil(session.centrals[centralB], "an unlisted writer is not taken in as a central")
         XCTAssertEqual(session.messagesReceived, 0)
         XCTAssertEqual(session.uart.received, 0)

@@ -37,12 +37,12 @@ final class PeripheralSessionDataTests: XCTestCase {
         var drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(0).encoded, Counter(1).encoded, Counter(2).encoded])
         XCTAssertEqual(drained.events, [0, 1, 2].map { PeripheralEvent.notified(value: $0, centrals: 1) })
-        XCTAssertEqual(session.counter, Counter(3))
+        XCTAssertEqual(session.sending.nextCounter, Counter(3))
         _ = try session.notify(value: 41, at: 0)
         _ = try session.notify(value: nil, at: 0)
         drained = session.drain()
         XCTAssertEqual(drained.values, [Counter(41).encoded, Counter(42).encoded])
-        XCTAssertEqual(session.lastNotified, Counter(42))
+        XCTAssertEqual(session.sending.lastNotified, Counter(42))
     }
 
     func testReadsOfTheWriteCharacteristicAnswerTheLastCounterAnAdmittedCentralWrote() {
@@ -176,7 +176,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil, time: 0))
         XCTAssertEqual(actions.notified, [Counter(77).encoded])
         XCTAssertEqual(session.drain().values, [Counter(77).encoded])
-        XCTAssertEqual(session.counter, Counter(0), "echo does not move the notify counter")
+        XCTAssertEqual(session.sending.nextCounter, Counter(0), "echo does not move the notify counter")
     }
 
     func testSaveDirectoryTurnsMessagesIntoSaveActions() {

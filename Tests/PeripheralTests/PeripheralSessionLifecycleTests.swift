@@ -25,8 +25,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
 
         XCTAssertEqual(session.handle(.applicationRegistered(app)), [.report(.registered)])
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.report(.advertising(name: "sample"))])
-        XCTAssertEqual(session.advertisement, .active)
-        XCTAssertEqual(session.application, .active)
+        XCTAssertEqual(session.registrations.advertisement, .active)
+        XCTAssertEqual(session.registrations.application, .active)
         XCTAssertTrue(session.isAdvertising)
     }
 
@@ -39,7 +39,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(
             session.handle(.advertisementRegistered(ad)), [], "not advertising the service before it is there")
         XCTAssertFalse(session.isAdvertising)
-        XCTAssertEqual(session.application, .pending(app))
+        XCTAssertEqual(session.registrations.application, .pending(app))
         XCTAssertEqual(
             session.handle(.applicationRegistered(app)),
             [.report(.registered), .report(.advertising(name: "sample"))])
@@ -60,9 +60,9 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
                 .unregisterAdvertisement,
                 .report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil)),
             ])
-        XCTAssertEqual(session.advertisement, .absent)
-        XCTAssertEqual(session.application, .absent)
-        XCTAssertFalse(session.wantsAdvertising)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
+        XCTAssertEqual(session.registrations.application, .absent)
+        XCTAssertFalse(session.registrations.wantsAdvertising)
         let again = session.start()
         XCTAssertNotNil(again.applicationTicket, "start tries both again")
         XCTAssertNotNil(again.advertisementTicket)
@@ -78,7 +78,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
             failed, [.report(.error(.registration(applicationFailure("cannot register the GATT service")), from: nil))])
         XCTAssertEqual(
             session.handle(.advertisementRegistered(started.advertisementTicket!)), [.unregisterAdvertisement])
-        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
         XCTAssertFalse(session.isAdvertising)
     }
 
@@ -91,7 +91,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(
             failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
         XCTAssertEqual(session.handle(.applicationRegistered(started.applicationTicket!)), [.report(.registered)])
-        XCTAssertEqual(session.application, .active)
+        XCTAssertEqual(session.registrations.application, .active)
         XCTAssertFalse(session.isAdvertising)
         let again = session.start()
         XCTAssertNil(again.applicationTicket)
@@ -141,7 +141,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(stopped.first, .unregisterAdvertisement)
         XCTAssertEqual(stopped.events, [.stopped(.command)])
         XCTAssertFalse(stopped.contains(.unregisterApplication))
-        XCTAssertEqual(session.application, .active)
+        XCTAssertEqual(session.registrations.application, .active)
         XCTAssertNotNil(session.centrals[centralA])
         XCTAssertEqual(session.stop(), [.note("not advertising")], "stop twice is harmless")
         let restarted = session.start()
@@ -158,7 +158,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         _ = session.stop()
         let late = session.handle(.advertisementRegistered(ad))
         XCTAssertEqual(late.first, .unregisterAdvertisement)
-        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
     }
 
     func testPowerOffPausesAndPowerOnResumes() {
@@ -173,8 +173,9 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(
             off.eventNames, ["state", "stopped", "disconnected", "error"],
             "paused advertising, the link is gone, the queued message is reported lost")
-        XCTAssertEqual(session.advertisement, .absent)
-        XCTAssertEqual(session.application, .active, "bluetoothd keeps the GATT application across a power cycle")
+        XCTAssertEqual(session.registrations.advertisement, .absent)
+        XCTAssertEqual(
+            session.registrations.application, .active, "bluetoothd keeps the GATT application across a power cycle")
         XCTAssertTrue(session.centrals.isEmpty)
         XCTAssertFalse(session.hasPendingValues)
         XCTAssertThrowsError(try session.notify(value: nil, at: 0))
@@ -193,7 +194,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         _ = session.handle(.applicationRegistered(started.applicationTicket!))
         _ = session.handle(.adapter(.poweredOff, hci0))
         XCTAssertEqual(session.handle(.advertisementRegistered(ad)), [.unregisterAdvertisement])
-        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
         let on = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertNotNil(on.advertisementTicket)
     }
@@ -211,8 +212,8 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let gone = session.handle(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         XCTAssertFalse(gone.contains(.unregisterAdvertisement), "nothing to unregister with bluetoothd gone")
         XCTAssertEqual(gone.eventNames, ["state", "stopped", "disconnected"])
-        XCTAssertEqual(session.application, .absent)
-        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.registrations.application, .absent)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
 
         let back = session.handle(.adapter(.poweredOn, hci0))
         let app = try! XCTUnwrap(back.applicationTicket)
@@ -230,7 +231,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertNotEqual(old, fresh)
         XCTAssertEqual(
             session.handle(.applicationFailed(old, applicationFailure("org.freedesktop.DBus.Error.NoReply"))), [])
-        XCTAssertEqual(session.application, .pending(fresh))
+        XCTAssertEqual(session.registrations.application, .pending(fresh))
         XCTAssertEqual(session.handle(.applicationRegistered(fresh)).events, [.registered])
     }
 
@@ -243,7 +244,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let failed = session.handle(.advertisementFailed(ad, advertisementFailure("Maximum advertisements reached")))
         XCTAssertEqual(
             failed, [.report(.error(.registration(advertisementFailure("Maximum advertisements reached")), from: nil))])
-        XCTAssertFalse(session.wantsAdvertising)
+        XCTAssertFalse(session.registrations.wantsAdvertising)
         XCTAssertNil(session.handle(.adapter(.poweredOff, hci0)).advertisementTicket)
         XCTAssertNil(session.handle(.adapter(.poweredOn, hci0)).advertisementTicket)
         XCTAssertNotNil(session.start().advertisementTicket, "start tries again")
@@ -252,7 +253,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
     func testReleasedAdvertisementIsReportedAndNotReRegisteredUntilStart() {
         var session = PeripheralSession.advertising()
         XCTAssertEqual(session.handle(.advertisementReleased).events, [.stopped(.released)])
-        XCTAssertEqual(session.advertisement, .absent)
+        XCTAssertEqual(session.registrations.advertisement, .absent)
         XCTAssertNil(session.handle(.connected(centralA)).advertisementTicket)
         XCTAssertNotNil(session.start().advertisementTicket)
     }

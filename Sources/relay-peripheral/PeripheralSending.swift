@@ -1,0 +1,61 @@
+import RelayApp
+import RelayEndpoint
+import RelayProtocol
+
+/// One value on its way, and what to report once it is handed over.
+struct OutgoingValue: Equatable, Sendable {
+    let bytes: [UInt8]
+    let counter: Counter?
+    /// `notified` after a counter, `sent` after a message's last frame, else nil.
+    let completion: PeripheralEvent?
+    /// The characteristic it is notified on.
+    var target: RelayCharacteristic = .notify
+    /// More to report once it is handed over (`unconfirmed` per version-1 central).
+    var alsoReport: [PeripheralEvent] = []
+}
+
+/// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters
+/// for the sessions), the counter and the numbers of messages, and where handing values to
+/// bluetoothd stands, one at a time. Part of `PeripheralSession` (see `PeripheralSession+Sending`).
+struct PeripheralSending {
+    /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
+    var outbox = Outbox<Int>()
+    var chunker = Chunker(carrier: .notification)
+    /// Counters for the sessions, each with the `notified` to report once it is handed over.
+    var sessionCounters: [(Counter, PeripheralEvent?)] = []
+    /// The counter `notify` sends next.
+    var nextCounter = Counter(0)
+    /// The last counter handed to bluetoothd (what a read of the notify characteristic returns).
+    var lastNotified: Counter?
+    /// The number the next message gets (from 1; `id` in the sender's events).
+    var nextMessageNumber = 1
+    /// The value handed over with `.notify`, waiting for its outcome.
+    var inFlight: OutgoingValue?
+    /// A value the socket refused (full): offered again on `.notifyWritable`.
+    var blocked: OutgoingValue?
+    /// Waiting for `.sendTimerFired` between unpaced bursts.
+    var paused = false
+    /// Values handed over in the current unpaced burst.
+    var burst = 0
+
+    /// The link that would carry the value on its way is gone: nothing is on its way any more.
+    mutating func forgetHandOver() {
+        inFlight = nil
+        blocked = nil
+        paused = false
+        burst = 0
+    }
+}
+
+/// What bluetoothd says of the notifications' subscribers as a whole (each central's own
+/// subscriptions are in `ConnectedCentral`). Part of `PeripheralSession`.
+struct PeripheralSubscriptions: Equatable, Sendable {
+    /// bluetoothd has notifications enabled on the notify characteristic.
+    var notifying = false
+    /// MTU from the latest acquired notification socket (applies to all subscribers).
+    var notifyLinkMTU: MTU?
+    /// bluetoothd has notifications enabled on the session characteristic.
+    var sessionNotifying = false
+    /// MTU from the latest acquired session notification socket.
+    var sessionLinkMTU: MTU?
+}
