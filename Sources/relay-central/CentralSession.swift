@@ -4,57 +4,6 @@ import RelayEndpoint
 import RelayProtocol
 import RelayREPL
 
-/// The settings of a session, taken from the command line.
-struct CentralSettings: Equatable, Sendable {
-    /// The advertised name of candidates; nil: any name (`--nus` without `--name`).
-    var name: String? = "sample"
-    /// `--nus`: links are to Nordic UART Service devices (`connect --nus` asks for one link).
-    var uart = false
-    /// `--nus-eol`: appended to the text sent to a UART device.
-    var uartEnding = UARTLineEnding.lf
-    var scanTimeout = CentralOptions.defaultScanTimeout
-    var reconnect = false
-    var maxMessage = CommonOptions.defaultMaxMessage
-    var saveDirectory: String?
-    var startupTarget: StartupTarget?
-    /// `.writeValue`: never ask for the `AcquireWrite` socket.
-    var writePath = WritePath.socket
-    /// `.socket`: subscribe with `AcquireNotify` (falling back to `StartNotify`); `.signal`: `StartNotify` only.
-    var notifyPath = NotifyPath.signal
-    /// Protocol version 2: token, window, time-outs.
-    var delivery = DeliverySettings()
-    /// `--trace` (nil: off).
-    var trace: TraceReports?
-    /// Pause before a reconnect scan is retried after a failed attempt, in seconds.
-    var retryDelay = 1.0
-    /// How long a `Device1.Connect` may take before it is cancelled (seconds). Shorter than the
-    /// kernel's own 40 s LE connection time-out, so the cancel comes from us, and is answered.
-    var connectTimeout = 20.0
-    /// After a `Disconnect` we asked for was answered, how long to wait for `Connected` to turn
-    /// false before connecting again anyway (seconds).
-    var disconnectSettle = 5.0
-    /// After a relay characteristic vanished, how long to wait for `Connected` to turn false
-    /// before taking it as the relay service gone under a live link (seconds).
-    var vanishSettle = 1.0
-
-    init() {}
-
-    init(options: CentralOptions) {
-        uart = options.uart
-        name = options.name ?? (options.uart ? nil : "sample")
-        uartEnding = options.common.uartEnding
-        scanTimeout = options.scanTimeout
-        reconnect = options.reconnect
-        maxMessage = options.common.maxMessage
-        saveDirectory = options.common.saveDirectory
-        startupTarget = options.connect
-        writePath = options.writePath
-        notifyPath = options.common.notifyPath
-        delivery = DeliverySettings(options: options.common)
-        trace = options.common.traceReports
-    }
-}
-
 /// The central's state machine: it takes commands and BlueZ observations (`CentralInput`) and
 /// returns what to do (`CentralAction`); the driver performs the I/O and feeds the results back.
 ///
@@ -221,24 +170,6 @@ struct CentralSession {
         }
     }
 
-    private mutating func handle(_ command: CentralCommand, token: CommandToken) -> [CentralAction] {
-        switch command {
-        case .scan: return startListing(token: token)
-        case .scanStop: return stopScanCommand(token: token)
-        case .list: return [.report(.list(scanning.candidates)), .finish(token, nil)]
-        case .connect(let target): return connectCommand(target, service: settings.uart ? .nus : .relay, token: token)
-        case .connectUART(let target): return connectCommand(target, service: .nus, token: token)
-        case .disconnect: return disconnectCommand(token: token)
-        case .write(let value): return writeCommand(value, token: token)
-        case .send(let message): return sendCommand(message, token: token)
-        case .read: return readCommand(token: token)
-        case .status: return [.report(.status(status)), .finish(token, nil)]
-        case .pair: return pairCommand(token: token)
-        case .unpair: return unpairCommand(token: token)
-        case .passkey(let passkey): return passkeyCommand(passkey, token: token)
-        }
-    }
-
     // MARK: Adapter
 
     private mutating func adapterChanged(_ newState: AdapterState, _ info: AdapterInfo?) -> [CentralAction] {
@@ -285,63 +216,5 @@ struct CentralSession {
         }
         actions.append(.cancelReconnectTimer)
         return actions
-    }
-
-    // MARK: Commands that need the adapter
-
-    /// Why a command cannot run now, or nil when the adapter is usable.
-    var adapterProblem: CentralProblem? {
-        adapter == .poweredOn ? nil : .adapter(adapter)
-    }
-
-    private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        guard relay.service == .relay else {
-            return [.finish(token, .uartTextOnly(.counter))]
-        }
-        let counter = value.map(Counter.init) ?? writing.nextCounter
-        writing.nextCounter = counter.next
-        writing.outbox.append(counter: counter, tag: token)
-        return pump()
-    }
-
-    private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        if relay.service == .nus { return uartSendCommand(message, mtu: relay.mtu ?? .default, token: token) }
-        guard message.length <= Int(UInt32.max) - 300 else {
-            return [.finish(token, .messageTooLarge)]
-        }
-        let number = writing.nextMessageNumber
-        writing.nextMessageNumber += 1
-        switch delivery.phase {
-        case .established: enqueue(message, number: number, token: token)
-        case .greeting: delivery.waiting.append((number, message, token))
-        case .idle, .fallback: writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: token)
-        }
-        return pump()
-    }
-
-    private mutating func readCommand(token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        guard relay.service == .relay else { return [.finish(token, .uartTextOnly(.read))] }
-        guard reading.token == nil else {
-            return [.finish(token, .readInProgress)]
-        }
-        reading.token = token
-        reading.pending = 2
-        reading.failures = []
-        // Reading the characteristic notifications come from changes its `Value` too (signal path).
-        reading.valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
-        return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
-    }
-
-    /// Why a command that needs a ready link cannot run now.
-    var notReady: CentralProblem {
-        if let problem = adapterProblem { return problem }
-        switch link {
-        case .idle, .ready: return .notConnected
-        case .connecting, .resolving, .subscribing: return .stillConnecting
-        case .disconnecting: return .leavingLink
-        }
     }
 }

@@ -55,11 +55,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             guard let self else { return }
             self.driver.feed(.refusedCall(call, time: self.loop.now))
         }
-        let secure = driver.session.configuration.secure
+        let secure = driver.session.settings.secure
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
             services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions, secure: secure)]
-                + (driver.session.configuration.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
+                + (driver.session.settings.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
         if secure {
             let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/peripheral/agent")
             agent.onRequest = { [weak self] request in self?.handleAgent(request) }
@@ -69,7 +69,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         self.application = application
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/peripheral/advertisement0",
-            data: PeripheralGattProfile.advertisement(name: driver.session.configuration.name))
+            data: PeripheralGattProfile.advertisement(name: driver.session.settings.name))
         advertisement.onReleased = { [weak self] in self?.driver.feed(.advertisementReleased) }
         self.advertisement = advertisement
         client.onEvent = { [weak self] event in self?.handleBlueZ(event) }

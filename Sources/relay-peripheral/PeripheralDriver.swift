@@ -7,9 +7,9 @@ import RelayRuntime
 typealias PeripheralDriver = ProgramDriver<PeripheralSession>
 
 extension ProgramDriver where Session == PeripheralSession {
-    /// A driver for a session with `configuration`; attach its performer before the first input.
-    convenience init(configuration: PeripheralSession.Configuration, loop: EventLoop, console: Console) {
-        self.init(session: PeripheralSession(configuration: configuration), loop: loop, console: console)
+    /// A driver for a session with `settings`; attach its performer before the first input.
+    convenience init(settings: PeripheralSettings, loop: EventLoop, console: Console) {
+        self.init(session: PeripheralSession(settings: settings), loop: loop, console: console)
     }
 }
 

@@ -9,7 +9,7 @@ extension PeripheralSession {
     /// with it, only from a listed central, by the address it connected with or the identity
     /// address it bonded with (a write bluetoothd did not name is never listed).
     func admitsWriter(_ address: BluetoothAddress?) -> Bool {
-        guard let allowed = configuration.allowedCentrals else { return true }
+        guard let allowed = settings.allowedCentrals else { return true }
         guard let address else { return false }
         return allowed.contains(address) || identities[address].map(allowed.contains) ?? false
     }

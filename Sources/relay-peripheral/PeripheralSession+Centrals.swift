@@ -8,7 +8,7 @@ extension PeripheralSession {
     /// Whether notifications would reach someone (on either characteristic).
     var hasSubscribers: Bool { hasLegacySubscribers || !delivery.linkedSessions.isEmpty }
     /// Whether `send` reaches anyone: a relay central, or a UART app subscribed to TX.
-    var hasAudience: Bool { hasSubscribers || (configuration.uart != nil && uart.subscribed) }
+    var hasAudience: Bool { hasSubscribers || (settings.uart != nil && uart.subscribed) }
 
     /// How many centrals a notification may reach. bluetoothd names only the first subscriber
     /// (`AcquireNotify`/`StartNotify` come once, however many centrals enable notifications) and
@@ -34,7 +34,7 @@ extension PeripheralSession {
 
     mutating func ensureCentral(_ address: BluetoothAddress) -> [PeripheralAction] {
         guard centrals[address] == nil else { return [] }
-        var central = ConnectedCentral(address: address, maxMessage: configuration.maxMessage)
+        var central = ConnectedCentral(address: address, maxMessage: settings.maxMessage)
         // While notifications are on, bluetoothd does not tell when another central enables
         // them: one that connects now may receive every notification.
         central.subscribed = subscriptions.notifying

@@ -27,7 +27,7 @@ extension PeripheralSession {
             actions.append(rememberWritten(counter))
             if let number = address.flatMap(sessionNumber(at:)) { delivery.sessions[number]?.counters += 1 }
             actions.append(.report(.transfer(.counter(from: PeerName(.central, address), counter))))
-            if configuration.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
+            if settings.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
             return actions
         case .frame(.hello(let hello)):
             return actions + greet(hello, from: address)

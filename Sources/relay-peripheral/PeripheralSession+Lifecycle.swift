@@ -45,7 +45,7 @@ extension PeripheralSession {
         registrations.application = .active
         var actions: [PeripheralAction] = [.report(.registered)]
         // The advertisement's reply came first: advertising starts now.
-        if isAdvertising { actions.append(.report(.advertising(name: configuration.name.text))) }
+        if isAdvertising { actions.append(.report(.advertising(name: settings.name.text))) }
         return actions + reconcile()
     }
 
@@ -72,7 +72,7 @@ extension PeripheralSession {
         registrations.advertisement = .active
         if registrations.wantsAdvertising && isPoweredOn {
             // Reported once the service is registered too (`applicationRegistered`).
-            return isAdvertising ? [.report(.advertising(name: configuration.name.text))] : []
+            return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
         }
         // Stopped, powered off or the service failed while the request was on its way: take it back.
         registrations.advertisement = .absent
@@ -113,7 +113,7 @@ extension PeripheralSession {
         {
             let ticket = makeTicket()
             registrations.advertisement = .pending(ticket)
-            actions.append(.registerAdvertisement(ticket, name: configuration.name))
+            actions.append(.registerAdvertisement(ticket, name: settings.name))
         }
         if !registrations.wantsAdvertising, registrations.advertisement == .active {
             let wasAdvertising = isAdvertising

@@ -23,7 +23,7 @@ extension PeripheralSession {
     /// A UART app wrote `bytes` to RX: the lines they complete are messages (`via` `nus`).
     mutating func uartWritten(_ bytes: [UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction]
     {
-        guard configuration.uart != nil else { return [] }
+        guard settings.uart != nil else { return [] }
         var actions: [PeripheralAction] = []
         if let from {
             actions += ensureCentral(from)
@@ -72,7 +72,7 @@ extension PeripheralSession {
     /// `send TEXT` for UART apps: the text cut at the smallest UART link's notification size, on
     /// character boundaries, with `--nus-eol` appended. Returns whether anything was queued.
     mutating func queueForUART(_ message: Message) -> Bool {
-        guard let ending = configuration.uart, uart.subscribed, message.kind == .text, message.stored == nil else {
+        guard let ending = settings.uart, uart.subscribed, message.kind == .text, message.stored == nil else {
             return false
         }
         let text = String(decoding: message.bytes, as: UTF8.self)

@@ -40,7 +40,7 @@ extension PeripheralSession {
             case .counter(let value):
                 actions.append(rememberWritten(value))
                 actions.append(.report(.transfer(.counter(from: sender, value))))
-                if configuration.echo, hasSubscribers, isPoweredOn {
+                if settings.echo, hasSubscribers, isPoweredOn {
                     sending.outbox.append(counter: value, tag: subscriberCount)
                     actions += startSending()
                 }

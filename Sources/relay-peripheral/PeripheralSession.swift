@@ -15,24 +15,7 @@ struct PeripheralSession {
         case active
     }
 
-    struct Configuration: Equatable, Sendable {
-        var name = AdvertisedName.default
-        var maxMessage = CommonOptions.defaultMaxMessage
-        var echo = false
-        var saveDirectory: String?
-        /// Protocol version 2: token, window, time-outs.
-        var delivery = DeliverySettings()
-        /// `--trace` (nil: off).
-        var trace: TraceReports?
-        /// The Nordic UART Service for phone apps, and the line ending of text sent there (nil: `--no-nus`).
-        var uart: UARTLineEnding? = .lf
-        /// `--allow`: the only centrals whose values are taken (nil: every central's).
-        var allowedCentrals: Set<BluetoothAddress>?
-        /// `--secure`: the values need a bonded, authenticated link; the agent shows passkeys.
-        var secure = false
-    }
-
-    let configuration: Configuration
+    let settings: PeripheralSettings
     /// The loop's time when the current input is handled (monotonic seconds).
     var now = 0.0
     private(set) var adapter: AdapterState = .unknown
@@ -63,12 +46,12 @@ struct PeripheralSession {
     /// `--trace`: every value written or notified (nil: off).
     var trace: TraceReports?
 
-    init(configuration: Configuration = Configuration()) {
-        self.configuration = configuration
-        self.trace = configuration.trace
-        self.anonymous = ConnectedCentral(address: nil, maxMessage: configuration.maxMessage)
-        self.arrivals = MessageArrivals(saveDirectory: configuration.saveDirectory)
-        self.delivery = PeripheralDelivery(settings: configuration.delivery)
+    init(settings: PeripheralSettings = PeripheralSettings()) {
+        self.settings = settings
+        self.trace = settings.trace
+        self.anonymous = ConnectedCentral(address: nil, maxMessage: settings.maxMessage)
+        self.arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
+        self.delivery = PeripheralDelivery(settings: settings.delivery)
     }
 
     var isPoweredOn: Bool { adapter == .poweredOn }
@@ -76,121 +59,6 @@ struct PeripheralSession {
     /// registered (`advertising` was reported). The two registrations are requested together
     /// and may complete in either order.
     var isAdvertising: Bool { registrations.advertisement == .active && registrations.application == .active }
-
-    // MARK: Commands
-
-    /// `start`: register the application and the advertisement (idempotent).
-    mutating func start() -> [PeripheralAction] {
-        registrations.wantsApplication = true
-        registrations.wantsAdvertising = true
-        registrations.releasedByBlueZ = false
-        var actions = reconcile()
-        if isAdvertising, actions.isEmpty {
-            actions.append(.report(.advertising(name: configuration.name.text)))
-        } else if !isPoweredOn {
-            let why = adapter == .unknown ? "waiting for the adapter" : "the adapter is \(adapter.phrase)"
-            actions.append(.note("will advertise as '\(configuration.name)' once Bluetooth is powered on (\(why))"))
-        }
-        return actions
-    }
-
-    /// `stop`: stop advertising; the service stays for connected centrals.
-    mutating func stop() -> [PeripheralAction] {
-        registrations.wantsAdvertising = false
-        registrations.releasedByBlueZ = false
-        let actions = reconcile()
-        if actions.isEmpty, registrations.advertisement == .absent { return [.note("not advertising")] }
-        return actions
-    }
-
-    /// A command: its actions, then its `finish` (a refusal fails it, with nothing done).
-    private mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
-        let actions: [PeripheralAction]
-        do throws(PeripheralProblem) {
-            switch command {
-            case .start: actions = start()
-            case .stop: actions = stop()
-            case .notify(let value): actions = try notify(value: value, at: now)
-            case .send(let message): actions = try send(message, at: now)
-            case .status: actions = [.report(.status(PeripheralStatus(session: self)))]
-            }
-        } catch {
-            return [.finish(token, error)]
-        }
-        return actions + [.finish(token, nil)]
-    }
-
-    /// `quit`: unregister everything (after the driver has let the outbox drain).
-    mutating func quit() -> [PeripheralAction] {
-        registrations.wantsAdvertising = false
-        registrations.wantsApplication = false
-        var actions: [PeripheralAction] = []
-        if registrations.advertisement == .active {
-            actions.append(.unregisterAdvertisement)
-            if isAdvertising { actions.append(.report(.stopped(.quit))) }
-        }
-        if registrations.application == .active { actions.append(.unregisterApplication) }
-        registrations.advertisement = .absent
-        registrations.application = .absent
-        return actions
-    }
-
-    /// `notify [N]`: queue the counter (or `value`) for every subscriber, then count up.
-    mutating func notify(value: UInt32?, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
-        self.now = max(self.now, now)
-        try requireSubscribers()
-        let sent = value.map(Counter.init) ?? sending.nextCounter
-        sending.nextCounter = sent.next
-        return queueCounter(sent)
-    }
-
-    /// Whether a central (the original apps, a version-1 relay) may hear the notify characteristic.
-    var hasLegacySubscribers: Bool { subscriptions.notifying || centrals.values.contains { $0.subscribed } }
-
-    /// Queues `counter` for the notify characteristic's subscribers and the sessions (on the
-    /// session characteristic); `notified` follows the last one handed over.
-    mutating func queueCounter(_ counter: Counter) -> [PeripheralAction] {
-        let sessions = delivery.linkedSessions.count
-        let legacy = hasLegacySubscribers ? subscriberCount : 0
-        let total = legacy + sessions
-        if sessions > 0 {
-            sending.sessionCounters.append(
-                (counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
-        }
-        if legacy > 0 { sending.outbox.append(counter: counter, tag: total) }
-        return startSending()
-    }
-
-    /// `send`/`send-file`: queue a message for the sessions (version 2, delivery confirmed) and,
-    /// framed for the smallest subscribed MTU, for the notify characteristic's subscribers (version 1).
-    ///
-    /// `now` is the loop time of the command: the frames it sends are timed from it.
-    mutating func send(_ message: Message, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
-        self.now = max(self.now, now)
-        try requireSubscribers(text: message.kind == .text && message.stored == nil)
-        guard message.length <= Int(UInt32.max) - 300 else {
-            throw .messageTooLarge
-        }
-        guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
-            throw .queueFull
-        }
-        let number = sending.nextMessageNumber
-        sending.nextMessageNumber += 1
-        _ = enqueueForSessions(message, number: number)
-        _ = queueForUART(message)
-        if hasLegacySubscribers {
-            sending.chunker.mtu = sendingMTU
-            sending.outbox.append(message, number: number, chunker: &sending.chunker, tag: subscriberCount)
-        }
-        return startSending()
-    }
-
-    /// `text`: a UART app subscribed to TX is enough (it gets text, not counters or files).
-    private func requireSubscribers(text: Bool = false) throws(PeripheralProblem) {
-        guard isPoweredOn else { throw .adapter(adapter) }
-        guard registrations.application == .active else { throw .notRegistered }
-        guard text ? hasAudience : hasSubscribers else { throw .noSubscriber }
-    }
 
     // MARK: Inputs
 
@@ -222,7 +90,7 @@ struct PeripheralSession {
             // demands (its characteristics need an authenticated link, its agent shows the
             // passkey). An open-mode pairing is just-works: any central can claim any identity
             // that way, so it is neither allowed by it nor taken for the central it names.
-            if configuration.secure { identities[address] = identity }
+            if settings.secure { identities[address] = identity }
             return []
         case .pairing(let change):
             return pairingChanged(change)

@@ -69,7 +69,7 @@ struct PeripheralStatus: Equatable, Sendable {
         adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
         registered = session.registrations.application == .active
         advertising = session.isAdvertising
-        name = session.configuration.name.text
+        name = session.settings.name.text
         nextCounter = session.sending.nextCounter.value
         lastNotified = session.sending.lastNotified?.value
         notifying = session.hasSubscribers
@@ -79,16 +79,16 @@ struct PeripheralStatus: Equatable, Sendable {
         delivery = DeliveryStatus(
             sender: session.delivery.outgoing.sender.counts,
             duplicateFrames: session.delivery.sessions.values.reduce(0) { $0 + $1.receiver.counts.duplicateFrames })
-        uart = session.configuration.uart.map { _ in
+        uart = session.settings.uart.map { _ in
             UART(
                 subscribed: session.uart.subscribed, centrals: session.uart.centrals.sorted(),
                 lines: session.uart.received, queued: session.uart.queue.count)
         }
-        allow = session.configuration.allowedCentrals.map {
+        allow = session.settings.allowedCentrals.map {
             Allow(centrals: $0.sorted(), dropped: session.refusals.notAllowedValues)
         }
         secure =
-            session.configuration.secure
+            session.settings.secure
             ? Secure(
                 paired: session.pairing.paired, failed: session.pairing.failed,
                 pairing: session.pairing.shown.keys.sorted()) : nil

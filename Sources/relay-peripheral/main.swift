@@ -36,17 +36,8 @@ func runPeripheral() -> Int32 {
     replConfiguration.eventNames = PeripheralEvent.names
     let repl = REPL(configuration: replConfiguration, loop: loop, console: console)
 
-    var configuration = PeripheralSession.Configuration()
-    configuration.name = options.name
-    configuration.maxMessage = options.common.maxMessage
-    configuration.echo = options.echo
-    configuration.saveDirectory = options.common.saveDirectory
-    configuration.delivery = DeliverySettings(options: options.common)
-    configuration.trace = options.common.traceReports
-    configuration.uart = options.uart
-    configuration.allowedCentrals = options.allowedCentrals
-    configuration.secure = options.secure
-    let driver = PeripheralDriver(configuration: configuration, loop: loop, console: console)
+    let settings = PeripheralSettings(options: options)
+    let driver = PeripheralDriver(settings: settings, loop: loop, console: console)
     repl.prompt = driver.prompt
     for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
     driver.onPromptChange = { [unowned repl] in repl.prompt = $0 }
@@ -56,7 +47,7 @@ func runPeripheral() -> Int32 {
 
     let backend = BlueZPeripheralBackend(
         driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath,
-        sessions: configuration.delivery.speaksVersion2)
+        sessions: settings.delivery.speaksVersion2)
     driver.performer = PeripheralPerformer(driver: driver, backend: backend)
     StartupTrace.mark("REPL and driver made")
     // Connect on the loop's first turn: the REPL's input is watched by then (and served first

@@ -28,7 +28,7 @@ final class BluezooPeripheralTests: XCTestCase {
         let loop = EventLoop()
         var lines: [String] = []
         let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
-        let controller = PeripheralDriver(configuration: .init(), loop: loop, console: console)
+        let controller = PeripheralDriver(settings: .init(), loop: loop, console: console)
         let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
         controller.performer = PeripheralPerformer(driver: controller, backend: backend)
         backend.start(bus: .address(bus.address))

@@ -7,10 +7,10 @@ import XCTest
 /// `--allow ADDRESS[,ADDRESS...]`: only the listed centrals' values reach the session.
 final class AllowListTests: XCTestCase {
     private func allowing(_ addresses: Set<BluetoothAddress>, secure: Bool = false) -> PeripheralSession {
-        var configuration = PeripheralSession.Configuration()
-        configuration.allowedCentrals = addresses
-        configuration.secure = secure
-        return PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.allowedCentrals = addresses
+        settings.secure = secure
+        return PeripheralSession.advertising(settings)
     }
 
     func testTheOptionTakesAddressesSeparatedByCommas() throws {

@@ -13,9 +13,9 @@ final class PeripheralDeliveryTests: XCTestCase {
     static let peripheralToken = SessionToken(0x5E6F_7081)!
 
     private func session() -> PeripheralSession {
-        var configuration = PeripheralSession.Configuration()
-        configuration.delivery = DeliverySettings(token: Self.peripheralToken)
-        return PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: Self.peripheralToken)
+        return PeripheralSession.advertising(settings)
     }
 
     private func hello(_ token: SessionToken, _ address: BluetoothAddress, next: UInt16 = 1) -> [UInt8] {
@@ -106,11 +106,11 @@ final class PeripheralDeliveryTests: XCTestCase {
     }
 
     func testWithASaveFolderACentralHearsDeliveredOnlyOnceItsMessageIsSaved() throws {
-        var configuration = PeripheralSession.Configuration()
-        configuration.delivery = DeliverySettings(token: Self.peripheralToken)
-        configuration.delivery.savesMessages = true
-        configuration.saveDirectory = "/nonexistent/received"
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: Self.peripheralToken)
+        settings.delivery.savesMessages = true
+        settings.saveDirectory = "/nonexistent/received"
+        var session = PeripheralSession.advertising(settings)
         let number = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
         var arrivals: [MessageArrival] = []
         for transfer: UInt16 in [1, 2] {
@@ -538,9 +538,9 @@ final class PeripheralDeliveryTests: XCTestCase {
 /// value, and the acknowledgements carry it through to `delivered`.
 final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
     func testALargeMessageIsDeliveredAtMTU247() throws {
-        var configuration = PeripheralSession.Configuration()
-        configuration.delivery = DeliverySettings(token: PeripheralDeliveryTests.peripheralToken)
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: PeripheralDeliveryTests.peripheralToken)
+        var session = PeripheralSession.advertising(settings)
         let mtu = try XCTUnwrap(MTU(247))
         _ = session.handle(.connected(centralA))
         let hello = SessionFrame.hello(

@@ -103,7 +103,7 @@ final class PeripheralDriverREPLTests: XCTestCase {
         configuration.inputFD = fds[0]
         configuration.eventNames = PeripheralEvent.names
         let repl = REPL(configuration: configuration, loop: loop, console: console)
-        let driver = PeripheralDriver(configuration: .init(), loop: loop, console: console)
+        let driver = PeripheralDriver(settings: .init(), loop: loop, console: console)
         for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
         repl.endOfInputHook = { done in driver.whenIdle(done) }
         repl.shutdownHook = { done in driver.shutdown(done) }

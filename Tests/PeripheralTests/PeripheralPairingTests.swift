@@ -8,9 +8,9 @@ import XCTest
 /// `--secure`: the values' flags, and what the session reports of each pairing.
 final class PeripheralPairingTests: XCTestCase {
     private func secureSession() -> PeripheralSession {
-        var configuration = PeripheralSession.Configuration()
-        configuration.secure = true
-        return PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.secure = true
+        return PeripheralSession.advertising(settings)
     }
 
     func testSecureModeLocksEveryValueAndAddsThePairingCharacteristic() throws {

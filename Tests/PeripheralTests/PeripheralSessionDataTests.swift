@@ -46,9 +46,9 @@ final class PeripheralSessionDataTests: XCTestCase {
     }
 
     func testReadsOfTheWriteCharacteristicAnswerTheLastCounterAnAdmittedCentralWrote() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.allowedCentrals = [centralA]
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.allowedCentrals = [centralA]
+        var session = PeripheralSession.advertising(settings)
         func readValues(_ actions: [PeripheralAction]) -> [[UInt8]] {
             actions.compactMap {
                 if case .setReadValue(let value, .write) = $0 { return value } else { return nil }
@@ -141,9 +141,9 @@ final class PeripheralSessionDataTests: XCTestCase {
     }
 
     func testTooLargeMessageIsRefusedBeforeAllocating() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.maxMessage = 1000
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.maxMessage = 1000
+        var session = PeripheralSession.advertising(settings)
         let large = frames(of: Message(binary: Array(repeating: 1, count: 1001)), mtu: 517)
         let events = session.handle(.written(large[0], from: centralA, mtu: nil, time: 0)).events
         XCTAssertEqual(events.map(\.name), ["connected", "error"])
@@ -169,9 +169,9 @@ final class PeripheralSessionDataTests: XCTestCase {
     }
 
     func testEchoSendsEveryCounterBack() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.echo = true
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.echo = true
+        var session = PeripheralSession.advertising(settings)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil, time: 0))
         XCTAssertEqual(actions.notified, [Counter(77).encoded])
@@ -180,9 +180,9 @@ final class PeripheralSessionDataTests: XCTestCase {
     }
 
     func testSaveDirectoryTurnsMessagesIntoSaveActions() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.saveDirectory = "/tmp/in"
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.saveDirectory = "/tmp/in"
+        var session = PeripheralSession.advertising(settings)
         let message = Message(binary: [1, 2, 3, 4, 5])
         let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
         guard case .deliver(let request)? = actions.last else { return XCTFail("\(actions)") }

@@ -14,9 +14,9 @@ final class PeripheralTraceTests: XCTestCase {
     }
 
     func testWrittenAndNotifiedValuesAreTracedWithTheirMeaning() throws {
-        var configuration = PeripheralSession.Configuration()
-        configuration.trace = TraceReports(limit: nil)
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.trace = TraceReports(limit: nil)
+        var session = PeripheralSession.advertising(settings)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)), at: 0)
         let written = session.handle(.written([0x2a, 0, 0, 0], from: centralA, mtu: nil, time: 1), at: 1)
         XCTAssertEqual(traces(written).map(\.meaning), ["counter 42"])
@@ -44,9 +44,9 @@ final class PeripheralTraceTests: XCTestCase {
     }
 
     func testLeftOutLinesAreSummedUpWhenTheirSecondEnds() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.trace = TraceReports(limit: 2)
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.trace = TraceReports(limit: 2)
+        var session = PeripheralSession.advertising(settings)
         for index in 0..<5 {
             _ = session.handle(.written([UInt8(index), 0, 0, 0], from: centralA, mtu: nil, time: 1), at: 1)
         }

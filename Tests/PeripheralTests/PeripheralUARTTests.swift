@@ -52,9 +52,9 @@ final class PeripheralUARTTests: XCTestCase {
     }
 
     func testARelayCentralAndAPhoneBothGetTheText() throws {
-        var configuration = PeripheralSession.Configuration()
-        configuration.uart = .crlf
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.uart = .crlf
+        var session = PeripheralSession.advertising(settings)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)), at: 0)
         _ = session.handle(.uartNotifyStarted(from: nil, mtu: nil), at: 0)
         _ = try session.send(Message(text: "hi there"), at: 0)
@@ -64,9 +64,9 @@ final class PeripheralUARTTests: XCTestCase {
     }
 
     func testWithoutTheServiceUARTWritesAreIgnored() {
-        var configuration = PeripheralSession.Configuration()
-        configuration.uart = nil
-        var session = PeripheralSession.advertising(configuration)
+        var settings = PeripheralSettings()
+        settings.uart = nil
+        var session = PeripheralSession.advertising(settings)
         XCTAssertTrue(
             arrivals(session.handle(.uartWritten(Array("x\n".utf8), from: phone, mtu: nil, time: 0), at: 0)).isEmpty)
         _ = session.handle(.uartNotifyStarted(from: phone, mtu: nil), at: 0)

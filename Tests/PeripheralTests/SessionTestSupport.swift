@@ -77,8 +77,8 @@ extension Array where Element == PeripheralAction {
 
 extension PeripheralSession {
     /// A session powered on, registered and advertising.
-    static func advertising(_ configuration: Configuration = Configuration()) -> PeripheralSession {
-        var session = PeripheralSession(configuration: configuration)
+    static func advertising(_ settings: PeripheralSettings = PeripheralSettings()) -> PeripheralSession {
+        var session = PeripheralSession(settings: settings)
         _ = session.handle(.adapter(.poweredOn, hci0))
         let started = session.start()
         _ = session.handle(.applicationRegistered(started.applicationTicket!))

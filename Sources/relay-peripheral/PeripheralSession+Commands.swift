@@ -1,0 +1,120 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+
+/// The commands: each does what it asks for and finishes at once; a command the state refuses
+/// finishes with its `PeripheralProblem`, with nothing done.
+extension PeripheralSession {
+    /// `start`: register the application and the advertisement (idempotent).
+    mutating func start() -> [PeripheralAction] {
+        registrations.wantsApplication = true
+        registrations.wantsAdvertising = true
+        registrations.releasedByBlueZ = false
+        var actions = reconcile()
+        if isAdvertising, actions.isEmpty {
+            actions.append(.report(.advertising(name: settings.name.text)))
+        } else if !isPoweredOn {
+            let why = adapter == .unknown ? "waiting for the adapter" : "the adapter is \(adapter.phrase)"
+            actions.append(.note("will advertise as '\(settings.name)' once Bluetooth is powered on (\(why))"))
+        }
+        return actions
+    }
+
+    /// `stop`: stop advertising; the service stays for connected centrals.
+    mutating func stop() -> [PeripheralAction] {
+        registrations.wantsAdvertising = false
+        registrations.releasedByBlueZ = false
+        let actions = reconcile()
+        if actions.isEmpty, registrations.advertisement == .absent { return [.note("not advertising")] }
+        return actions
+    }
+
+    /// A command: its actions, then its `finish` (a refusal fails it, with nothing done).
+    mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
+        let actions: [PeripheralAction]
+        do throws(PeripheralProblem) {
+            switch command {
+            case .start: actions = start()
+            case .stop: actions = stop()
+            case .notify(let value): actions = try notify(value: value, at: now)
+            case .send(let message): actions = try send(message, at: now)
+            case .status: actions = [.report(.status(PeripheralStatus(session: self)))]
+            }
+        } catch {
+            return [.finish(token, error)]
+        }
+        return actions + [.finish(token, nil)]
+    }
+
+    /// `quit`: unregister everything (after the driver has let the outbox drain).
+    mutating func quit() -> [PeripheralAction] {
+        registrations.wantsAdvertising = false
+        registrations.wantsApplication = false
+        var actions: [PeripheralAction] = []
+        if registrations.advertisement == .active {
+            actions.append(.unregisterAdvertisement)
+            if isAdvertising { actions.append(.report(.stopped(.quit))) }
+        }
+        if registrations.application == .active { actions.append(.unregisterApplication) }
+        registrations.advertisement = .absent
+        registrations.application = .absent
+        return actions
+    }
+
+    /// `notify [N]`: queue the counter (or `value`) for every subscriber, then count up.
+    mutating func notify(value: UInt32?, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
+        self.now = max(self.now, now)
+        try requireSubscribers()
+        let sent = value.map(Counter.init) ?? sending.nextCounter
+        sending.nextCounter = sent.next
+        return queueCounter(sent)
+    }
+
+    /// Whether a central (the original apps, a version-1 relay) may hear the notify characteristic.
+    var hasLegacySubscribers: Bool { subscriptions.notifying || centrals.values.contains { $0.subscribed } }
+
+    /// Queues `counter` for the notify characteristic's subscribers and the sessions (on the
+    /// session characteristic); `notified` follows the last one handed over.
+    mutating func queueCounter(_ counter: Counter) -> [PeripheralAction] {
+        let sessions = delivery.linkedSessions.count
+        let legacy = hasLegacySubscribers ? subscriberCount : 0
+        let total = legacy + sessions
+        if sessions > 0 {
+            sending.sessionCounters.append(
+                (counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
+        }
+        if legacy > 0 { sending.outbox.append(counter: counter, tag: total) }
+        return startSending()
+    }
+
+    /// `send`/`send-file`: queue a message for the sessions (version 2, delivery confirmed) and,
+    /// framed for the smallest subscribed MTU, for the notify characteristic's subscribers (version 1).
+    ///
+    /// `now` is the loop time of the command: the frames it sends are timed from it.
+    mutating func send(_ message: Message, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
+        self.now = max(self.now, now)
+        try requireSubscribers(text: message.kind == .text && message.stored == nil)
+        guard message.length <= Int(UInt32.max) - 300 else {
+            throw .messageTooLarge
+        }
+        guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
+            throw .queueFull
+        }
+        let number = sending.nextMessageNumber
+        sending.nextMessageNumber += 1
+        _ = enqueueForSessions(message, number: number)
+        _ = queueForUART(message)
+        if hasLegacySubscribers {
+            sending.chunker.mtu = sendingMTU
+            sending.outbox.append(message, number: number, chunker: &sending.chunker, tag: subscriberCount)
+        }
+        return startSending()
+    }
+
+    /// `text`: a UART app subscribed to TX is enough (it gets text, not counters or files).
+    private func requireSubscribers(text: Bool = false) throws(PeripheralProblem) {
+        guard isPoweredOn else { throw .adapter(adapter) }
+        guard registrations.application == .active else { throw .notRegistered }
+        guard text ? hasAudience : hasSubscribers else { throw .noSubscriber }
+    }
+}
