@@ -4,6 +4,29 @@ import RelayCLI
 import RelayProtocol
 import RelayREPL
 
+/// One of relay-central's own commands (the REPL adds `wait`, `sleep`, `help` and `quit`).
+enum CentralCommand: Equatable, Sendable {
+    case scan
+    case scanStop
+    case list
+    case connect(ConnectTarget)
+    /// `connect --nus`: this link is to a Nordic UART Service device.
+    case connectUART(ConnectTarget)
+    case disconnect
+    /// Write the counter (or `value`, after which counting goes on from it).
+    case write(value: UInt32?)
+    /// A message to send; `send-file` reads the file first and hands over its bytes.
+    case send(Message)
+    case read
+    case status
+    /// Pair with the connected peripheral (secure mode).
+    case pair
+    /// Forget the bond with the peripheral.
+    case unpair
+    /// The passkey the peripheral shows, for the pairing in progress.
+    case passkey(Passkey)
+}
+
 /// The REPL commands of relay-central (the REPL adds `wait`, `sleep`, `help` and `quit`): each
 /// spec builds a `CentralCommand` from its checked arguments and hands it to the driver.
 enum CentralCommands {

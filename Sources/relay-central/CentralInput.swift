@@ -1,30 +1,6 @@
 import RelayApp
 import RelayBlueZ
 import RelayProtocol
-import RelayREPL
-
-/// One of relay-central's own commands (the REPL adds `wait`, `sleep`, `help` and `quit`).
-enum CentralCommand: Equatable, Sendable {
-    case scan
-    case scanStop
-    case list
-    case connect(ConnectTarget)
-    /// `connect --nus`: this link is to a Nordic UART Service device.
-    case connectUART(ConnectTarget)
-    case disconnect
-    /// Write the counter (or `value`, after which counting goes on from it).
-    case write(value: UInt32?)
-    /// A message to send; `send-file` reads the file first and hands over its bytes.
-    case send(Message)
-    case read
-    case status
-    /// Pair with the connected peripheral (secure mode).
-    case pair
-    /// Forget the bond with the peripheral.
-    case unpair
-    /// The passkey the peripheral shows, for the pairing in progress.
-    case passkey(Passkey)
-}
 
 /// Everything that happens to the session: commands, and what BlueZ reported.
 enum CentralInput: Equatable, Sendable {
@@ -93,51 +69,4 @@ enum CentralInput: Equatable, Sendable {
     case pairFinished(DeviceID, BlueZError?)
     /// `Adapter1.RemoveDevice` replied (nil: the bond is forgotten).
     case unpairFinished(DeviceID, BlueZError?)
-}
-
-/// What the session asks the driver to do, in order.
-enum CentralAction: Equatable, Sendable {
-    case report(CentralEvent)
-    /// Set the discovery filter (these service UUIDs, none: every device; LE transport) and start discovery.
-    case startDiscovery(services: [BluetoothUUID])
-    case stopDiscovery
-    case startScanTimer(seconds: Double)
-    case cancelScanTimer
-    /// `Device1.Connect` within `timeout` seconds.
-    case connect(DeviceID, timeout: Double)
-    case disconnect(DeviceID)
-    /// Look up the characteristics under the device and answer `characteristicsFound`.
-    case findCharacteristics(DeviceID)
-    case startNotify(CharacteristicID)
-    /// Subscribe through an `AcquireNotify` socket; answer `notifyAcquired` or `notifyAcquireFailed`.
-    case acquireNotify(CharacteristicID)
-    case acquireWrite(CharacteristicID)
-    /// Read the characteristic's `MTU` property and answer `mtuRead`.
-    case readMTU(CharacteristicID)
-    /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
-    case write([UInt8], via: WritePath, to: CharacteristicID)
-    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any (made by `CentralSession.releaseSockets()`).
-    case releaseSockets
-    case readValue(CharacteristicRole, CharacteristicID)
-    case startReconnectTimer(seconds: Double)
-    case cancelReconnectTimer
-    /// Arm (or re-arm) the timer that answers `settleTimerFired`.
-    case startSettleTimer(seconds: Double)
-    case cancelSettleTimer
-    /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
-    case deliver(MessageArrival)
-    /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
-    case file(IncomingFileStep)
-    /// The command is finished: done (nil), or failed with the problem.
-    case finish(CommandToken, CentralProblem?)
-    /// `Device1.Pair` through our agent (registered first if needed); answer `pairFinished`.
-    case pair(DeviceID)
-    /// Answer the agent's pending passkey request.
-    case answerPasskey(Passkey)
-    /// `Adapter1.RemoveDevice`; answer `unpairFinished`.
-    case unpair(DeviceID)
-}
-
-extension CentralAction: ReceivingActions {
-    static func transfer(_ event: TransferEvent) -> CentralAction { .report(.transfer(event)) }
 }
