@@ -1,4 +1,5 @@
 import RelayBlueZ
+import RelayProtocol
 
 /// The relay GATT service, as the original iPhone and Watch apps define it: one primary service
 /// with a write characteristic (central to peripheral) and a notify characteristic (peripheral to

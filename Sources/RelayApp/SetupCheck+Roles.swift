@@ -1,4 +1,5 @@
 import RelayBlueZ
+import RelayProtocol
 
 /// The checks of one role: what relay-peripheral registers with bluetoothd, what relay-central
 /// asks of the adapter, and what the adapter offers for throughput.

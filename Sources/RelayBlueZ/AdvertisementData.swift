@@ -1,4 +1,5 @@
 import RelayDBus
+import RelayProtocol
 
 /// The content of an `org.bluez.LEAdvertisement1` object.
 public struct AdvertisementData: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import RelayDBus
+import RelayProtocol
 
 /// The BlueZ D-Bus names this model uses.
 public enum BlueZInterface {

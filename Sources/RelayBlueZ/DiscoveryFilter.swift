@@ -1,4 +1,5 @@
 import RelayDBus
+import RelayProtocol
 
 /// The argument of `Adapter1.SetDiscoveryFilter`: which advertisements discovery reports.
 public struct DiscoveryFilter: Hashable, Sendable {

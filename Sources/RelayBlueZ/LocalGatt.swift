@@ -1,3 +1,5 @@
+import RelayProtocol
+
 /// A characteristic our GATT application serves.
 public struct LocalCharacteristic: Sendable {
     public let uuid: BluetoothUUID

@@ -1,4 +1,5 @@
 import RelayBlueZ
+import RelayProtocol
 
 /// What the driver needs from the Bluetooth side: bluetoothd through D-Bus in the program
 /// (`BlueZCentralBackend`), a fake in the tests. Each call's outcome, and everything else

@@ -1,5 +1,3 @@
-import RelayProtocol
-
 /// A Bluetooth UUID, always held in its full 128-bit form.
 ///
 /// Parses the 16-bit (`180d`, `0x180D`), 32-bit (`0000180d`) and 128-bit
