@@ -41,9 +41,9 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
 
     /// Queues message `number` for `recipients`.
     public mutating func enqueue(_ message: Message, number: Int, for recipients: [Recipient], at now: Double) {
-        let entry = streams.add(message, handle: number)
+        let entry = streams.add(message, number: number)
         sender.enqueue(
-            handle: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
+            number: number, headerLength: entry.header.encodedLength, streamLength: entry.header.streamLength,
             for: recipients, at: now)
     }
 
@@ -54,15 +54,15 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
     ) -> OutgoingDataFrame? {
         guard
             let transmission = sender.nextTransmission(at: now, maxBytes: Self.dataPerFrame(mtu, carrier)),
-            let entry = streams[transmission.handle]
+            let entry = streams[transmission.number]
         else { return nil }
         let frame = DataFrame(
             session: session(transmission.recipients), transfer: transmission.transfer,
             offset: UInt32(transmission.range.lowerBound), bytes: entry.bytes(transmission.range))
         return OutgoingDataFrame(
-            bytes: SessionFrame.data(frame).encoded, number: transmission.handle, transfer: transmission.transfer,
+            bytes: SessionFrame.data(frame).encoded, number: transmission.number, transfer: transmission.transfer,
             completes: transmission.range.upperBound == entry.header.streamLength
-                && !fullySent.contains(transmission.handle))
+                && !fullySent.contains(transmission.number))
     }
 
     /// Message `number`'s last byte went out: what its `sent` says (once; nil after).

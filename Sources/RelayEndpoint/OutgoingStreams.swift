@@ -1,6 +1,6 @@
 import RelayProtocol
 
-/// The messages a version-2 sender is sending, by handle: each one's stream (its
+/// The messages a version-2 sender is sending, by number: each one's stream (its
 /// `MessageHeader`, then its bytes), read by range for data frames, and what the events say of it.
 public struct OutgoingStreams: Sendable {
     /// One message (a file's bytes are read from it by range, not held).
@@ -38,18 +38,18 @@ public struct OutgoingStreams: Sendable {
     /// How many messages are held.
     public var count: Int { entries.count }
 
-    /// Holds `message` (its header carries the message's name, if any) as `handle`; returns its entry.
+    /// Holds `message` (its header carries the message's name, if any) as `number`; returns its entry.
     @discardableResult
-    public mutating func add(_ message: Message, handle: Int) -> Entry {
+    public mutating func add(_ message: Message, number: Int) -> Entry {
         let entry = Entry(message)
-        entries[handle] = entry
+        entries[number] = entry
         return entry
     }
 
-    public subscript(handle: Int) -> Entry? { entries[handle] }
+    public subscript(number: Int) -> Entry? { entries[number] }
 
-    /// Lets go of `handle`'s bytes.
-    public mutating func remove(_ handle: Int) {
-        entries[handle] = nil
+    /// Lets go of `number`'s bytes.
+    public mutating func remove(_ number: Int) {
+        entries[number] = nil
     }
 }

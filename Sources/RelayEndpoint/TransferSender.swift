@@ -19,10 +19,10 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     /// Why a message failed for a recipient.
     public typealias Failure = DeliveryFailure
 
-    /// Stream bytes to send now: `range` of message `handle`'s stream, in a data frame for
+    /// Stream bytes to send now: `range` of message `number`'s stream, in a data frame for
     /// `transfer`, heard by `recipients` (every recipient it was sent for).
     public struct Transmission: Sendable, Equatable {
-        public let handle: Int
+        public let number: Int
         public let transfer: TransferID
         public let range: Range<Int>
         public let recipients: [Recipient]
@@ -33,17 +33,17 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     /// What the owner does.
     public enum Action: Sendable, Equatable {
         /// The recipient holds the whole message, checked; `seconds` since it was queued.
-        case delivered(handle: Int, to: Recipient, seconds: Double)
-        case failed(handle: Int, to: Recipient, Failure)
+        case delivered(number: Int, to: Recipient, seconds: Double)
+        case failed(number: Int, to: Recipient, Failure)
         /// Sending to `to` goes on after a link drop from `offset` message bytes of `total`.
-        case resumed(handle: Int, to: Recipient, offset: Int, total: Int)
+        case resumed(number: Int, to: Recipient, offset: Int, total: Int)
         /// Message bytes every recipient still receiving holds, of `total`; `rate` in bytes a
         /// second since the previous report. At most 4 a second per message.
-        case progress(handle: Int, bytes: Int, total: Int, rate: Double)
+        case progress(number: Int, bytes: Int, total: Int, rate: Double)
         /// Tell `to` that the message of `transfer` is given up (an abort frame).
         case abort(to: Recipient, transfer: TransferID, reason: AbortReason)
         /// No recipient needs the message any more: its bytes can go.
-        case finished(handle: Int)
+        case finished(number: Int)
         /// `by` broke the protocol: nothing of its acknowledgement was taken. The owner cuts it off
         /// (`remove`).
         case breach(by: Recipient, ProtocolBreach)
@@ -93,7 +93,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     }
 
     private struct Entry: Sendable {
-        let handle: Int
+        let number: Int
         let transfer: TransferID
         let headerLength: Int
         let streamLength: Int
@@ -171,9 +171,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         entries.first { $0.tracks[recipient].map { !$0.done } ?? false }?.transfer ?? nextID
     }
 
-    /// Message bytes `recipient` holds of message `handle`, and the total; nil when unknown.
-    public func progress(of handle: Int, for recipient: Recipient) -> (bytes: Int, total: Int)? {
-        guard let entry = entries.first(where: { $0.handle == handle }), let track = entry.tracks[recipient] else {
+    /// Message bytes `recipient` holds of message `number`, and the total; nil when unknown.
+    public func progress(of number: Int, for recipient: Recipient) -> (bytes: Int, total: Int)? {
+        guard let entry = entries.first(where: { $0.number == number }), let track = entry.tracks[recipient] else {
             return nil
         }
         return (messageBytes(track.held.prefixEnd, entry), entry.streamLength - entry.headerLength)
@@ -181,11 +181,11 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
 
     // MARK: Messages
 
-    /// Queues message `handle` (a stream of `streamLength` bytes, the first `headerLength` of them
+    /// Queues message `number` (a stream of `streamLength` bytes, the first `headerLength` of them
     /// its header) for `recipients`; returns its transfer id.
     @discardableResult
     public mutating func enqueue(
-        handle: Int, headerLength: Int, streamLength: Int, for recipients: [Recipient], at now: Double
+        number: Int, headerLength: Int, streamLength: Int, for recipients: [Recipient], at now: Double
     ) -> TransferID {
         let transfer = nextID
         nextID = nextID.next
@@ -193,14 +193,14 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         for recipient in recipients where peers[recipient] != nil { tracks[recipient] = Track() }
         entries.append(
             Entry(
-                handle: handle, transfer: transfer, headerLength: headerLength, streamLength: streamLength,
+                number: number, transfer: transfer, headerLength: headerLength, streamLength: streamLength,
                 queuedAt: now, tracks: tracks))
         return transfer
     }
 
-    /// Gives up message `handle` for everyone (cancelled).
-    public mutating func cancel(handle: Int) -> [Action] {
-        guard let index = entries.firstIndex(where: { $0.handle == handle }) else { return [] }
+    /// Gives up message `number` for everyone (cancelled).
+    public mutating func cancel(number: Int) -> [Action] {
+        guard let index = entries.firstIndex(where: { $0.number == number }) else { return [] }
         var actions: [Action] = []
         for recipient in entries[index].tracks.keys.sorted() where !(entries[index].tracks[recipient]!.done) {
             actions += fail(index, recipient, .cancelled, abort: .cancelled)
@@ -277,7 +277,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         if again { counts.resentBytes += range.count }
         let entry = entries[index]
         return Transmission(
-            handle: entry.handle, transfer: entry.transfer, range: range, recipients: heard, isRetransmission: again)
+            number: entry.number, transfer: entry.transfer, range: range, recipients: heard, isRetransmission: again)
     }
 
     // MARK: Acknowledgements
@@ -302,7 +302,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 track.flights = []
                 entries[index].tracks[recipient] = track
                 let seconds = now - entries[index].queuedAt
-                actions.append(.delivered(handle: entries[index].handle, to: recipient, seconds: seconds))
+                actions.append(.delivered(number: entries[index].number, to: recipient, seconds: seconds))
             } else {
                 actions += fail(index, recipient, .refused(ack.status), abort: nil)
             }
@@ -565,7 +565,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             let entry = entries[index]
             actions.append(
                 .resumed(
-                    handle: entry.handle, to: recipient, offset: messageBytes(track.held.prefixEnd, entry),
+                    number: entry.number, to: recipient, offset: messageBytes(track.held.prefixEnd, entry),
                     total: entry.streamLength - entry.headerLength))
         }
         return actions
@@ -580,7 +580,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         track.done = true
         track.flights = []
         entries[index].tracks[recipient] = track
-        var actions: [Action] = [.failed(handle: entries[index].handle, to: recipient, failure)]
+        var actions: [Action] = [.failed(number: entries[index].number, to: recipient, failure)]
         if let abort, isLinked(recipient) {
             actions.append(.abort(to: recipient, transfer: entries[index].transfer, reason: abort))
         }
@@ -592,7 +592,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         var actions: [Action] = []
         entries.removeAll { entry in
             guard entry.tracks.values.allSatisfy(\.done) else { return false }
-            actions.append(.finished(handle: entry.handle))
+            actions.append(.finished(number: entry.number))
             return true
         }
         return actions
@@ -653,7 +653,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         let rate = now > since.at ? Double(bytes - since.bytes) / (now - since.at) : 0
         entries[index].lastProgress = (now, bytes)
         return [
-            .progress(handle: entry.handle, bytes: bytes, total: entry.streamLength - entry.headerLength, rate: rate)
+            .progress(number: entry.number, bytes: bytes, total: entry.streamLength - entry.headerLength, rate: rate)
         ]
     }
 }

@@ -32,7 +32,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testTheWindowBoundsWhatIsUnacknowledged() {
         var sender = sender(window: 300)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).map(\.range), [0..<100, 100..<200, 200..<300])
         _ = sender.acknowledge(ack(transfer, 200), from: "p", at: 0.1)
         XCTAssertEqual(
@@ -47,7 +47,7 @@ final class TransferSenderTests: XCTestCase {
     private func inFlight(rate: Int, frame: Int, seconds: Double, window: Int = 100_000) -> (first: Int, last: Int) {
         var sender = Sender(configuration: Sender.Configuration(window: window))
         sender.linkUp("p", window: 1 << 20, at: 0)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 10_000_000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 10_000_000, for: ["p"], at: 0)
         var sentEnd = drain(&sender, maxBytes: frame).last!.range.upperBound
         let first = sentEnd
         var held = 0
@@ -82,7 +82,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testAGapIsResentOnceLaterBytesArriveAndOnlyThatGap() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 1000, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).count, 10)
         // 100..<200 lost; 200..<500 arrived (3 transmissions later).
         _ = sender.acknowledge(ack(transfer, 100, [200..<500]), from: "p", at: 0.1)
@@ -94,7 +94,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testTheRetransmissionTimerResendsTheFirstUnacknowledgedBytesAndBacksOff() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).count, 7)
         XCTAssertEqual(sender.nextDeadline, 1, "1 s before any round-trip sample")
         _ = sender.tick(at: 1)
@@ -114,7 +114,7 @@ final class TransferSenderTests: XCTestCase {
     /// first frame goes again, all but its last byte.
     private func timedOutOnTheFirstOfSevenFrames() -> (Sender, TransferID) {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 650, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).count, 7)
         _ = sender.tick(at: 1)
         XCTAssertEqual(drain(&sender, at: 1).map(\.range), [0..<99])
@@ -144,7 +144,7 @@ final class TransferSenderTests: XCTestCase {
     /// goes again whole on a time-out: no witness, or nothing would be sent.
     func testATimeOutOnAFrameMissingOnlyItsLastByteResendsThatByte() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 300, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 300, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).count, 3)
         _ = sender.acknowledge(ack(transfer, 0, [0..<99, 100..<300]), from: "p", at: 0.1)
         XCTAssertEqual(drain(&sender, at: 0.1).map(\.range), [], "not yet: 3 transmissions later needed")
@@ -165,7 +165,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testARoundTripSampleSetsTheTimer() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 400, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 400, for: ["p"], at: 0)
         _ = drain(&sender)
         _ = sender.acknowledge(ack(transfer, 200), from: "p", at: 0.08)
         // srtt 0.08, variance 0.04: 0.08 + 0.16 = 0.24, raised to the 1 s floor (a loaded
@@ -175,16 +175,16 @@ final class TransferSenderTests: XCTestCase {
 
     func testDeliveredAndFinished() {
         var sender = sender()
-        let transfer = sender.enqueue(handle: 7, headerLength: 11, streamLength: 50, for: ["p"], at: 1)
+        let transfer = sender.enqueue(number: 7, headerLength: 11, streamLength: 50, for: ["p"], at: 1)
         _ = drain(&sender, at: 1)
         let actions = sender.acknowledge(ack(transfer, 50, status: .delivered), from: "p", at: 1.5)
-        XCTAssertEqual(actions, [.delivered(handle: 7, to: "p", seconds: 0.5), .finished(handle: 7)])
+        XCTAssertEqual(actions, [.delivered(number: 7, to: "p", seconds: 0.5), .finished(number: 7)])
         XCTAssertTrue(sender.isIdle)
     }
 
     func testALostFinalWordIsAskedForAgain() {
         var sender = sender()
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
         _ = drain(&sender)
         _ = sender.acknowledge(ack(transfer, 150), from: "p", at: 0.1)
         XCTAssertEqual(drain(&sender, at: 0.1).count, 0)
@@ -195,7 +195,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testNoProgressFailsTheMessageAndAbortsIt() {
         var sender = sender()
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
         _ = drain(&sender)
         var actions: [Sender.Action] = []
         var now = 0.0
@@ -208,8 +208,8 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(
             actions,
             [
-                .failed(handle: 1, to: "p", .noProgress(seconds: 120)),
-                .abort(to: "p", transfer: transfer, reason: .noProgress), .finished(handle: 1),
+                .failed(number: 1, to: "p", .noProgress(seconds: 120)),
+                .abort(to: "p", transfer: transfer, reason: .noProgress), .finished(number: 1),
             ])
     }
 
@@ -218,7 +218,7 @@ final class TransferSenderTests: XCTestCase {
     func testASilentRecipientFailsEveryQueuedMessageAtOneTimeOut() {
         var sender = sender(recipients: ["silent", "honest"])
         let transfers = (1...3).map {
-            sender.enqueue(handle: $0, headerLength: 11, streamLength: 150, for: ["silent", "honest"], at: 0)
+            sender.enqueue(number: $0, headerLength: 11, streamLength: 150, for: ["silent", "honest"], at: 0)
         }
         _ = drain(&sender)
         _ = sender.acknowledge(ack(transfers[0], 150, status: .delivered), from: "honest", at: 1)
@@ -235,7 +235,7 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(now, 120, accuracy: 1e-9)
         XCTAssertEqual(
             actions.filter { if case .failed = $0 { true } else { false } },
-            (1...3).map { .failed(handle: $0, to: "silent", .noProgress(seconds: 120)) },
+            (1...3).map { .failed(number: $0, to: "silent", .noProgress(seconds: 120)) },
             "all three at once")
         XCTAssertEqual(
             actions.compactMap { if case .abort(_, let transfer, _) = $0 { transfer } else { nil } }, transfers,
@@ -249,7 +249,7 @@ final class TransferSenderTests: XCTestCase {
     /// time-out fails the message.
     func testAcknowledgementsOfBytesNeverSentGrowNothing() {
         var sender = sender()
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 100_000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 100_000, for: ["p"], at: 0)
         XCTAssertEqual(drain(&sender).last?.range.upperBound, 1000, "a window's worth")
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, Int(UInt32.max)), from: "p", at: 0.1),
@@ -270,23 +270,23 @@ final class TransferSenderTests: XCTestCase {
             failed = sender.tick(at: now).filter { if case .failed = $0 { true } else { false } }
             XCTAssertLessThanOrEqual(sender.progress(of: 1, for: "p")?.bytes ?? 0, 1000 - 11)
         }
-        XCTAssertEqual(failed, [.failed(handle: 1, to: "p", .noProgress(seconds: 120))])
+        XCTAssertEqual(failed, [.failed(number: 1, to: "p", .noProgress(seconds: 120))])
         XCTAssertLessThan(now, 400, "the delivery time-out fired")
     }
 
     func testAReceiverRefusalFailsTheMessage() {
         var sender = sender()
-        let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
         _ = drain(&sender)
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, 0, status: .tooLarge), from: "p", at: 0.1),
-            [.failed(handle: 1, to: "p", .refused(.tooLarge)), .finished(handle: 1)])
+            [.failed(number: 1, to: "p", .refused(.tooLarge)), .finished(number: 1)])
     }
 
     func testMessagesGoOneAtATimeInOrder() {
         var sender = sender(window: 10_000)
-        let first = sender.enqueue(handle: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
-        let second = sender.enqueue(handle: 2, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let first = sender.enqueue(number: 1, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
+        let second = sender.enqueue(number: 2, headerLength: 11, streamLength: 150, for: ["p"], at: 0)
         XCTAssertEqual(second, first.next)
         XCTAssertEqual(Set(drain(&sender).map(\.transfer)), [first], "the second waits for the first")
         XCTAssertEqual(sender.nextTransfer(for: "p"), first)
@@ -296,7 +296,7 @@ final class TransferSenderTests: XCTestCase {
 
     func testResumeWaitsForTheReceiversAccountThenSendsOnlyWhatIsMissing() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
         _ = drain(&sender)
         _ = sender.acknowledge(ack(transfer, 300), from: "p", at: 0.1)
         sender.linkDown("p", at: 1)
@@ -305,51 +305,51 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(drain(&sender, at: 5).count, 0, "holding for the receiver's account")
         // The receiver says it holds 0..<600 (acknowledgements lost in the drop).
         let actions = sender.acknowledge(ack(transfer, 600), from: "p", at: 5.1)
-        XCTAssertEqual(actions.first, .resumed(handle: 1, to: "p", offset: 590, total: 990))
+        XCTAssertEqual(actions.first, .resumed(number: 1, to: "p", offset: 590, total: 990))
         XCTAssertEqual(drain(&sender, at: 5.1).map(\.range).first, 600..<700)
     }
 
     func testResumeGoesOnAfterTheHoldWithoutAnAccount() {
         var sender = sender(window: 10_000)
-        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
         _ = drain(&sender)
         _ = sender.acknowledge(ack(transfer, 300), from: "p", at: 0.1)
         sender.linkDown("p", at: 1)
         sender.linkUp("p", window: 10_000, at: 5)
         XCTAssertEqual(sender.nextDeadline, 6)
-        XCTAssertEqual(sender.tick(at: 6), [.resumed(handle: 1, to: "p", offset: 290, total: 990)])
+        XCTAssertEqual(sender.tick(at: 6), [.resumed(number: 1, to: "p", offset: 290, total: 990)])
         XCTAssertEqual(drain(&sender, at: 6).map(\.range).first, 300..<400)
     }
 
     func testARecipientAwayLongerThanTheResumeTimeOutFails() {
         var sender = sender()
-        _ = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = sender.enqueue(number: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
         _ = drain(&sender)
         sender.linkDown("p", at: 1)
         XCTAssertEqual(sender.nextDeadline, 61)
         XCTAssertEqual(
-            sender.tick(at: 61), [.failed(handle: 1, to: "p", .notResumed(seconds: 60)), .finished(handle: 1)])
+            sender.tick(at: 61), [.failed(number: 1, to: "p", .notResumed(seconds: 60)), .finished(number: 1)])
         XCTAssertEqual(sender.recipients, [])
     }
 
     func testARestartedRecipientLosesWhatWasStartedAndGetsTheRest() {
         var sender = sender(window: 10_000)
-        let first = sender.enqueue(handle: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
-        _ = sender.enqueue(handle: 2, headerLength: 10, streamLength: 100, for: ["p"], at: 0)
+        let first = sender.enqueue(number: 1, headerLength: 10, streamLength: 1000, for: ["p"], at: 0)
+        _ = sender.enqueue(number: 2, headerLength: 10, streamLength: 100, for: ["p"], at: 0)
         _ = drain(&sender)
         sender.linkDown("p", at: 1)
         XCTAssertEqual(
             sender.restarted("p", window: 10_000, at: 2),
             [
-                .failed(handle: 1, to: "p", .recipientRestarted), .abort(to: "p", transfer: first, reason: .cancelled),
-                .finished(handle: 1),
+                .failed(number: 1, to: "p", .recipientRestarted), .abort(to: "p", transfer: first, reason: .cancelled),
+                .finished(number: 1),
             ])
-        XCTAssertEqual(drain(&sender, at: 2).map(\.handle), [2])
+        XCTAssertEqual(drain(&sender, at: 2).map(\.number), [2])
     }
 
     func testEveryRecipientHearsTheSameFramesAndOneLeavingDoesNotStallTheOthers() {
         var sender = sender(window: 10_000, recipients: ["a", "b", "c"])
-        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 600, for: ["a", "b", "c"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 10, streamLength: 600, for: ["a", "b", "c"], at: 0)
         let sent = drain(&sender)
         XCTAssertEqual(sent.map(\.recipients), Array(repeating: ["a", "b", "c"], count: 6))
         sender.linkDown("c", at: 0.05)
@@ -359,7 +359,7 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(drain(&sender, at: 0.1).map(\.recipients), [["b"]])
         _ = sender.acknowledge(ack(transfer, 600, status: .delivered), from: "b", at: 0.2)
         // A second message goes to a and b while c is away; c stays on the first.
-        let second = sender.enqueue(handle: 2, headerLength: 10, streamLength: 100, for: ["a", "b", "c"], at: 0.3)
+        let second = sender.enqueue(number: 2, headerLength: 10, streamLength: 100, for: ["a", "b", "c"], at: 0.3)
         XCTAssertEqual(drain(&sender, at: 0.3).map(\.transfer), [second])
         sender.linkUp("c", window: 10_000, at: 2)
         _ = sender.acknowledge(ack(transfer, 100), from: "c", at: 2.1)
@@ -372,28 +372,28 @@ final class TransferSenderTests: XCTestCase {
 
     func testCancelAbortsForTheLinkedAndFinishes() {
         var sender = sender(recipients: ["a", "b"])
-        let transfer = sender.enqueue(handle: 3, headerLength: 10, streamLength: 300, for: ["a", "b"], at: 0)
+        let transfer = sender.enqueue(number: 3, headerLength: 10, streamLength: 300, for: ["a", "b"], at: 0)
         _ = drain(&sender)
         sender.linkDown("b", at: 0.1)
         XCTAssertEqual(
-            sender.cancel(handle: 3),
+            sender.cancel(number: 3),
             [
-                .failed(handle: 3, to: "a", .cancelled), .abort(to: "a", transfer: transfer, reason: .cancelled),
-                .failed(handle: 3, to: "b", .cancelled), .finished(handle: 3),
+                .failed(number: 3, to: "a", .cancelled), .abort(to: "a", transfer: transfer, reason: .cancelled),
+                .failed(number: 3, to: "b", .cancelled), .finished(number: 3),
             ])
     }
 
     func testProgressIsPacedAndCountsWhatEveryRecipientHolds() {
         var sender = sender(window: 100_000, recipients: ["a", "b"])
-        let transfer = sender.enqueue(handle: 1, headerLength: 10, streamLength: 10_010, for: ["a", "b"], at: 0)
+        let transfer = sender.enqueue(number: 1, headerLength: 10, streamLength: 10_010, for: ["a", "b"], at: 0)
         _ = drain(&sender)
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, 5010), from: "a", at: 0.5),
-            [.progress(handle: 1, bytes: 0, total: 10_000, rate: 0)])
+            [.progress(number: 1, bytes: 0, total: 10_000, rate: 0)])
         XCTAssertEqual(sender.acknowledge(ack(transfer, 2010), from: "b", at: 0.6), [], "within 0.25 s of the last")
         XCTAssertEqual(
             sender.acknowledge(ack(transfer, 3010), from: "b", at: 1.0),
-            [.progress(handle: 1, bytes: 3000, total: 10_000, rate: 6000)])
+            [.progress(number: 1, bytes: 3000, total: 10_000, rate: 6000)])
     }
 }
 
@@ -413,7 +413,7 @@ final class TransferSenderBreachTests: XCTestCase {
             var sender = Sender(configuration: Sender.Configuration(window: 4000, initialFlight: 1 << 20))
             sender.linkUp("p", window: 1 << 20, at: 0)
             sender.linkUp("q", window: 1 << 20, at: 0)
-            let transfer = sender.enqueue(handle: 1, headerLength: 11, streamLength: 1000, for: ["p", "q"], at: 0)
+            let transfer = sender.enqueue(number: 1, headerLength: 11, streamLength: 1000, for: ["p", "q"], at: 0)
             while sender.nextTransmission(at: 0, maxBytes: 100) != nil {}
             XCTAssertEqual(
                 sender.acknowledge(ack(transfer, claim.received, claim.spans), from: "p", at: 1),
@@ -424,7 +424,7 @@ final class TransferSenderBreachTests: XCTestCase {
                 sender.acknowledge(
                     Acknowledgement(status: .delivered, session: SessionNumber(2)!, transfer: transfer, received: 1000),
                     from: "q", at: 1
-                ).first, .delivered(handle: 1, to: "q", seconds: 1))
+                ).first, .delivered(number: 1, to: "q", seconds: 1))
         }
     }
 }

@@ -121,13 +121,13 @@ public struct DeliverySimulation {
     private struct Endpoint {
         var sender: TransferSender<Side>
         var receiver: TransferReceiver
-        /// Messages queued in the sender, by handle: their stream (header + bytes) and message.
+        /// Messages queued in the sender, by number: their stream (header + bytes) and message.
         var streams: [Int: [UInt8]] = [:]
         var messages: [Int: Message] = [:]
-        var nextHandle = 0
-        /// Handles of messages sent, in order, not yet received by the other side.
+        var nextNumber = 0
+        /// Numbers of messages sent, in order, not yet received by the other side.
         var expecting: [Int] = []
-        var deliveredHandles = Set<Int>()
+        var deliveredNumbers = Set<Int>()
     }
 
     public let settings: Settings
@@ -197,9 +197,9 @@ public struct DeliverySimulation {
 
     private mutating func queueMessage(from side: Side) {
         var endpoint = endpoints[side.rawValue]
-        guard endpoint.nextHandle < settings.messages else { return }
-        let handle = endpoint.nextHandle
-        endpoint.nextHandle += 1
+        guard endpoint.nextNumber < settings.messages else { return }
+        let number = endpoint.nextNumber
+        endpoint.nextNumber += 1
         let size = Int(random.next() % UInt64(settings.maxSize + 1))
         let start = Int(random.next() % UInt64(pattern.count))
         var bytes: [UInt8] = []
@@ -210,13 +210,13 @@ public struct DeliverySimulation {
             bytes += pattern[offset..<(offset + take)]
             offset = 0
         }
-        let message = Message(kind: handle % 3 == 0 ? .text : .binary, bytes: bytes)
+        let message = Message(kind: number % 3 == 0 ? .text : .binary, bytes: bytes)
         let header = MessageHeader(of: message)
-        endpoint.streams[handle] = header.encoded + bytes
-        endpoint.messages[handle] = message
-        endpoint.expecting.append(handle)
+        endpoint.streams[number] = header.encoded + bytes
+        endpoint.messages[number] = message
+        endpoint.expecting.append(number)
         endpoint.sender.enqueue(
-            handle: handle, headerLength: header.encodedLength, streamLength: header.streamLength, for: [side.other],
+            number: number, headerLength: header.encodedLength, streamLength: header.streamLength, for: [side.other],
             at: now)
         report.payloadBytes += size
         endpoints[side.rawValue] = endpoint
@@ -232,7 +232,7 @@ public struct DeliverySimulation {
                 let transmission = endpoints[side.rawValue].sender.nextTransmission(
                     at: now, maxBytes: settings.frameBytes)
             else { break }
-            let stream = endpoints[side.rawValue].streams[transmission.handle]!
+            let stream = endpoints[side.rawValue].streams[transmission.number]!
             if traced(side, transmission.transfer) {
                 print(
                     "\(now) \(side) sends \(transmission.transfer) \(transmission.range) again=\(transmission.isRetransmission)"
@@ -350,13 +350,13 @@ public struct DeliverySimulation {
 
     private mutating func delivered(_ message: Message, at side: Side) {
         let from = side.other.rawValue
-        guard let handle = endpoints[from].expecting.first else {
+        guard let number = endpoints[from].expecting.first else {
             report.failures.append("\(side) got a message nobody sent")
             return
         }
         endpoints[from].expecting.removeFirst()
-        if endpoints[from].messages.removeValue(forKey: handle) != message {
-            report.failures.append("\(side) got message \(handle) wrong or out of order")
+        if endpoints[from].messages.removeValue(forKey: number) != message {
+            report.failures.append("\(side) got message \(number) wrong or out of order")
         }
         report.delivered[from] += 1
     }
@@ -364,15 +364,15 @@ public struct DeliverySimulation {
     private mutating func perform(_ actions: [TransferSender<Side>.Action], at side: Side) {
         for action in actions {
             switch action {
-            case .delivered(let handle, _, _):
-                guard endpoints[side.rawValue].deliveredHandles.insert(handle).inserted else {
-                    report.failures.append("\(side): message \(handle) reported delivered twice")
+            case .delivered(let number, _, _):
+                guard endpoints[side.rawValue].deliveredNumbers.insert(number).inserted else {
+                    report.failures.append("\(side): message \(number) reported delivered twice")
                     continue
                 }
-            case .failed(let handle, _, let failure):
-                report.failures.append("\(side): message \(handle) failed: \(failure)")
-            case .finished(let handle):
-                endpoints[side.rawValue].streams[handle] = nil
+            case .failed(let number, _, let failure):
+                report.failures.append("\(side): message \(number) failed: \(failure)")
+            case .finished(let number):
+                endpoints[side.rawValue].streams[number] = nil
                 queueMessage(from: side)
             case .abort(_, let transfer, let reason):
                 send(
