@@ -16,7 +16,10 @@ let withoutImplicitRuntimeImports: [SwiftSetting] = [
 
 /// What a program's tests import: the program and the modules it is built from.
 func programTestDependencies(_ program: String) -> [Target.Dependency] {
-    [.target(name: program), "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayRuntime", "RelayProtocol"]
+    [
+        .target(name: program), "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayRuntime",
+        "RelayProtocol", "RelayTestSupport",
+    ]
 }
 
 /// A library module in `Sources/<name>` (the folder has the module's name).
@@ -62,18 +65,24 @@ let package = Package(
 
         .executableTarget(
             name: "relay-peripheral",
-            dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"],
+            dependencies: [
+                "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol",
+            ],
             swiftSettings: withoutImplicitRuntimeImports),
         .executableTarget(
             name: "relay-central",
-            dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol"]),
+            dependencies: [
+                "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayREPL", "RelayCLI", "RelayRuntime", "RelayProtocol",
+            ]),
 
         // Codec benchmark (make bench-codec); release build.
         .executableTarget(
             name: "relay-codec-bench", dependencies: ["RelayProtocol", "RelayDBus"], path: "benchmarks/codec"),
 
-        // Test support shared by the integration tests: a private dbus-daemon, bluezoo.
-        .target(name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime"], path: "Tests/Support"),
+        // Test support shared by the tests: a private dbus-daemon, bluezoo, a scripted REPL.
+        .target(
+            name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime", "RelayREPL", "RelayCLI"],
+            path: "Tests/Support"),
 
         // The delivery simulation (two endpoints on a lossy, dropping link; time simulated): a
         // library for the unit tests and relay-simulation, which make test runs at full size in a
@@ -92,18 +101,24 @@ let package = Package(
         .testTarget(name: "RelayCLITests", dependencies: ["RelayCLI"]),
         .testTarget(name: "RelayREPLTests", dependencies: ["RelayREPL", "RelayCLI", "RelayRuntime"]),
         .testTarget(name: "RelayDBusTests", dependencies: ["RelayDBus"]),
-        .testTarget(name: "RelayBlueZTests", dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol"]),
-        .testTarget(name: "RelayAppTests", dependencies: ["RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayProtocol", "RelayTestSupport"]),
+        .testTarget(
+            name: "RelayBlueZTests", dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol"]),
+        .testTarget(
+            name: "RelayAppTests",
+            dependencies: [
+                "RelayApp", "RelayEndpoint", "RelayBlueZ", "RelayCLI", "RelayREPL", "RelayProtocol", "RelayTestSupport",
+            ]),
         .testTarget(name: "PeripheralTests", dependencies: programTestDependencies("relay-peripheral")),
         .testTarget(name: "CentralTests", dependencies: programTestDependencies("relay-central")),
 
         // Integration tests: D-Bus round trips on a private bus, BlueZ against bluezoo.
-        .testTarget(name: "RelayDBusIntegrationTests", dependencies: ["RelayDBus", "RelayRuntime", "RelayTestSupport"]),
+        .testTarget(
+            name: "RelayDBusIntegrationTests", dependencies: ["RelayDBus", "RelayRuntime", "RelayTestSupport"]),
         .testTarget(
             name: "RelayBlueZIntegrationTests",
             dependencies: ["RelayBlueZ", "RelayDBus", "RelayRuntime", "RelayProtocol", "RelayTestSupport"]),
-        .testTarget(name: "PeripheralIntegrationTests", dependencies: programTestDependencies("relay-peripheral") + ["RelayTestSupport"]),
-        .testTarget(name: "CentralIntegrationTests", dependencies: programTestDependencies("relay-central") + ["RelayTestSupport"]),
+        .testTarget(name: "PeripheralIntegrationTests", dependencies: programTestDependencies("relay-peripheral")),
+        .testTarget(name: "CentralIntegrationTests", dependencies: programTestDependencies("relay-central")),
     ],
     swiftLanguageModes: [.v6]
 )

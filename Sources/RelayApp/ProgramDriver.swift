@@ -46,6 +46,11 @@ public final class ProgramDriver<Session: ProgramSession> {
             afterBatch: { [unowned self] in self.settle() })
     }
 
+    /// A driver for a new session with `settings`; set its performer before the first input.
+    public convenience init(settings: Session.Settings, loop: EventLoop, console: Console) {
+        self.init(session: Session(settings: settings), loop: loop, console: console)
+    }
+
     /// The prompt the session's state makes now.
     public var prompt: String { session.prompt }
 

@@ -13,6 +13,10 @@ public protocol ProgramSession {
     /// The program's named timers (each armed at most once at a time).
     associatedtype Timer: Hashable
     associatedtype Event: ReportableEvent
+    /// What the session is made from (the program's options).
+    associatedtype Settings
+
+    init(settings: Settings)
 
     /// Handles one input at loop time `now` (monotonic seconds); the actions come in order.
     mutating func handle(_ input: Input, at now: Double) -> [Action]

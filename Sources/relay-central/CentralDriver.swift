@@ -6,13 +6,6 @@ import RelayRuntime
 /// session's actions with `CentralPerformer`.
 typealias CentralDriver = ProgramDriver<CentralSession>
 
-extension ProgramDriver where Session == CentralSession {
-    /// A driver for a session with `settings`; attach its performer before the first input.
-    convenience init(settings: CentralSettings, loop: EventLoop, console: Console) {
-        self.init(session: CentralSession(settings: settings), loop: loop, console: console)
-    }
-}
-
 /// relay-central's own part of the driver: performs the session's calls on bluetoothd through
 /// its backend; the shared actions (reports, timers, received messages, command completions) go
 /// to the driver.

@@ -6,13 +6,6 @@ import RelayRuntime
 /// the session's actions with `PeripheralPerformer`.
 typealias PeripheralDriver = ProgramDriver<PeripheralSession>
 
-extension ProgramDriver where Session == PeripheralSession {
-    /// A driver for a session with `settings`; attach its performer before the first input.
-    convenience init(settings: PeripheralSettings, loop: EventLoop, console: Console) {
-        self.init(session: PeripheralSession(settings: settings), loop: loop, console: console)
-    }
-}
-
 /// relay-peripheral's own part of the driver: performs the session's calls on bluetoothd
 /// through its backend; the shared actions (reports, timers, received messages, command
 /// completions) go to the driver.

@@ -4,13 +4,10 @@ import RelayCLI
 import RelayProtocol
 import RelayREPL
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 @testable import relay_central
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A Bluetooth side that answers on the loop's next turn and plays a relay peripheral (protocol
 /// 1: the write and notify characteristics only) found by every scan.
@@ -83,35 +80,22 @@ final class CentralDriverREPLTests: XCTestCase {
     }
 
     func run(_ script: String, configure: (FakeCentralBackend) -> Void = { _ in }) throws -> Run {
-        var fds: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&fds), 0)
-        let bytes = Array(script.utf8)
-        XCTAssertEqual(write(fds[1], bytes, bytes.count), bytes.count)
-        close(fds[1])
-        defer { close(fds[0]) }
-
-        let loop = EventLoop()
-        var output = ""
+        let scripted = ScriptedREPL(script: script, programName: "relay-central", eventNames: CentralEvent.names)
         var prompts: [String] = []
-        let console = Console(format: .json, output: { output += $0 }, clock: { "T" })
-        var configuration = REPLConfiguration(programName: "relay-central")
-        configuration.interactive = false
-        configuration.inputFD = fds[0]
-        configuration.eventNames = CentralEvent.names
-        let driver = CentralDriver(settings: CentralSettings(), loop: loop, console: console)
-        let repl = REPL(configuration: configuration, loop: loop, console: console, prompt: driver.prompt)
+        let driver = CentralDriver(settings: CentralSettings(), loop: scripted.loop, console: scripted.console)
+        let repl = scripted.repl
+        repl.prompt = driver.prompt
         for spec in CentralCommands.specs(driver: driver) { repl.add(spec) }
         driver.onPromptChange = { prompts.append($0) }
         driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
         repl.endOfInputHook = { done in driver.whenIdle(done) }
         repl.shutdownHook = { done in driver.shutdown(done) }
-        let backend = FakeCentralBackend(driver: driver, loop: loop)
+        let backend = FakeCentralBackend(driver: driver, loop: scripted.loop)
         configure(backend)
         driver.performer = CentralPerformer(driver: driver, backend: backend)
         backend.start()
-        let status = repl.run()
-        return Run(
-            status: status, lines: output.split(separator: "\n").map(String.init), backend: backend, prompts: prompts)
+        let (status, lines) = scripted.run()
+        return Run(status: status, lines: lines, backend: backend, prompts: prompts)
     }
 
     func events(_ run: Run, named name: String) -> [String] {

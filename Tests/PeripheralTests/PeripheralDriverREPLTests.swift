@@ -2,13 +2,10 @@ import RelayCLI
 import RelayProtocol
 import RelayREPL
 import RelayRuntime
+import RelayTestSupport
 import XCTest
 
 @testable import relay_peripheral
-
-#if canImport(Glibc)
-    import Glibc
-#endif
 
 /// A Bluetooth side that answers at once and plays a central that connects, subscribes and
 /// writes counters 0, 1, 2 as soon as the advertisement is registered.
@@ -88,32 +85,19 @@ final class PeripheralDriverREPLTests: XCTestCase {
     func run(
         _ script: String, blockEvery: Int? = nil, configure: (FakePeripheralBackend) -> Void = { _ in }
     ) throws -> Run {
-        var fds: [Int32] = [0, 0]
-        XCTAssertEqual(pipe(&fds), 0)
-        let bytes = Array(script.utf8)
-        XCTAssertEqual(write(fds[1], bytes, bytes.count), bytes.count)
-        close(fds[1])
-        defer { close(fds[0]) }
-
-        let loop = EventLoop()
-        var output = ""
-        let console = Console(format: .json, output: { output += $0 }, clock: { "T" })
-        var configuration = REPLConfiguration(programName: "relay-peripheral")
-        configuration.interactive = false
-        configuration.inputFD = fds[0]
-        configuration.eventNames = PeripheralEvent.names
-        let repl = REPL(configuration: configuration, loop: loop, console: console)
-        let driver = PeripheralDriver(settings: .init(), loop: loop, console: console)
+        let scripted = ScriptedREPL(script: script, programName: "relay-peripheral", eventNames: PeripheralEvent.names)
+        let repl = scripted.repl
+        let driver = PeripheralDriver(settings: .init(), loop: scripted.loop, console: scripted.console)
         for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
         repl.endOfInputHook = { done in driver.whenIdle(done) }
         repl.shutdownHook = { done in driver.shutdown(done) }
-        let backend = FakePeripheralBackend(driver: driver, loop: loop)
+        let backend = FakePeripheralBackend(driver: driver, loop: scripted.loop)
         backend.blockEvery = blockEvery
         configure(backend)
         driver.performer = PeripheralPerformer(driver: driver, backend: backend)
         driver.feed(.adapter(.poweredOn, hci0))
-        let status = repl.run()
-        return Run(status: status, lines: output.split(separator: "\n").map(String.init), backend: backend)
+        let (status, lines) = scripted.run()
+        return Run(status: status, lines: lines, backend: backend)
     }
 
     func events(_ run: Run, named name: String) -> [String] {
