@@ -5,6 +5,7 @@ the command line (scenarios/vm/lib.sh: json_values, json_count):
 
     relay_events.py values FILE EVENT FIELD          FIELD of every EVENT line, one per line
     relay_events.py count FILE EVENT [FIELD=VALUE...] how many EVENT lines (with those values)
+    relay_events.py field JSON PATH                   a field of one JSON object (PATH like a.b)
 
 Lines that are not JSON objects are skipped; a missing file reads as empty. A value prints
 as itself when it is a string (JSON-quoted if it holds a line break), as JSON otherwise
@@ -44,11 +45,21 @@ def shown(value):
 
 def main(arguments):
     usage = ("usage: relay_events.py values FILE EVENT FIELD\n"
-             "       relay_events.py count FILE EVENT [FIELD=VALUE...]")
+             "       relay_events.py count FILE EVENT [FIELD=VALUE...]\n"
+             "       relay_events.py field JSON PATH")
     if len(arguments) == 4 and arguments[0] == "values":
         _, path, name, field = arguments
         lines = [shown(event[field]) for event in read_events(path) if event.get("event") == name and field in event]
         output = "".join(line + "\n" for line in lines)
+    elif len(arguments) == 3 and arguments[0] == "field":
+        _, text, path = arguments
+        value = parse_line(text)
+        for key in path.split("."):
+            value = value.get(key) if isinstance(value, dict) else None
+        if value is None:
+            print(f"relay_events.py: no {path} in {text[:160]}", file=sys.stderr)
+            return 1
+        output = shown(value) + "\n"
     elif len(arguments) >= 3 and arguments[0] == "count":
         _, path, name, *conditions = arguments
         wanted = []

@@ -1,7 +1,6 @@
 # Helpers for the protocol-2 delivery scenarios (scenarios/vm/scenario-delivery-*.sh), sourced
 # after lib.sh and faults-lib.sh inside the bluez-vm guest.
 #   status_json OUTFILE FD       sends `status` on FD and prints the program's answer (JSON)
-#   json_field JSON PATH         a field of one JSON object, PATH like delivery.sentBytes
 #   wait_progress OUTFILE DIRECTION BYTES [SECONDS]   until a progress event of DIRECTION (in or
 #                                out) says at least BYTES
 #   random_file PATH BYTES       a file of random bytes
@@ -12,13 +11,6 @@ status_json() { # outfile fd
   echo status >&"$2"
   wait_for_count "$1" '"event":"status"' $((before + 1)) 15 || fail "no answer to status in $1"
   grep '"event":"status"' "$1" | tail -n 1
-}
-json_field() { # json path
-  python3 -I -S -c 'import json, sys
-value = json.loads(sys.argv[1])
-for key in sys.argv[2].split("."):
-    value = value[key]
-print(json.dumps(value) if not isinstance(value, str) else value)' "$1" "$2"
 }
 wait_progress() { # outfile direction bytes [seconds]
   follow "$1" '"event":"progress".*"direction":"'"$2"'","bytes":([0-9]+)' 1 "${4:-60}" "$3"

@@ -22,6 +22,7 @@
 #   json_values FILE EVENT FIELD         FIELD of every EVENT line of a --json log, one per line
 #   json_list FILE EVENT FIELD           the same on one line, comma-separated (a,b,c)
 #   json_count FILE EVENT [FIELD=VALUE...]   how many EVENT lines (with those values)
+#   json_field JSON PATH         a field of one JSON object (a line), PATH like delivery.sentBytes
 #                                (scenarios/relay_events.py reads the JSON; its docstring says how)
 #   fail REASON                  the scenario fails with REASON (the runner prints it)
 #   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
@@ -143,6 +144,7 @@ expect_values() {
 json_values() { python3 -I -S "$events" values "$@"; }
 json_list() { json_values "$@" | paste -sd, -; }
 json_count() { python3 -I -S "$events" count "$@"; }
+json_field() { python3 -I -S "$events" field "$@"; }
 
 cleanup_started() {
   local name
