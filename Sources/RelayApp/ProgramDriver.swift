@@ -15,7 +15,7 @@ public final class ProgramDriver<Session: ProgramSession> {
     public let loop: EventLoop
     public let console: Console
     public private(set) var session: Session
-    /// The program's own part: set once, before the first input.
+    /// The program's own part: set once, before the first input (without it, actions are not performed).
     public var performer: (any ActionPerformer<Session.Action>)?
     /// Called with the new prompt whenever it changes.
     public var onPromptChange: ((String) -> Void)?
@@ -41,6 +41,7 @@ public final class ProgramDriver<Session: ProgramSession> {
         self.lastPrompt = session.prompt
         inputs = InputQueue(
             handle: { [unowned self] input in
+                assert(self.performer != nil, "the driver's performer is set before its first input")
                 for action in self.session.handle(input, at: self.loop.now) { self.performer?.perform(action) }
             },
             afterBatch: { [unowned self] in self.settle() })

@@ -20,7 +20,6 @@ final class BlueZCentralBackend: CentralBackend {
     private var writeLink: AcquiredLink?
     /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
     private var notifySocket: NotificationSocket?
-    /// A socket value that met a full socket: sent again once it is writable.
     /// The pairing agent (made at the first pairing) and the passkey request it holds.
     private var agent: PairingAgent?
     private var passkeyReply: PasskeyReply?

@@ -113,7 +113,9 @@ extension CentralSession {
         // A value the full socket had not taken was not written: the sockets go, and it fails.
         let wasBlocked = writing.blockedWrite != nil
         var actions: [CentralAction] = [.report(.error(.speakingVersion1(why: why))), releaseSockets()]
-        if wasBlocked { actions += writeFinished(BlueZError(.notConnected, "the write socket was released")) }
+        if wasBlocked {
+            actions += writeFinished(BlueZError(.failed, "the link went back to protocol 1 before it was written"))
+        }
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
         actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
         return actions
