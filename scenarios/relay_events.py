@@ -3,7 +3,8 @@
 reads a running program's lines with parse_line; the shell scenarios read a log afterwards with
 the command line (scenarios/vm/lib.sh: json_values, json_count):
 
-    relay_events.py values FILE EVENT FIELD          FIELD of every EVENT line, one per line
+    relay_events.py values FILE EVENT FIELD [FIELD=VALUE...]   FIELD of every EVENT line (with
+                                                      those values), one per line
     relay_events.py count FILE EVENT [FIELD=VALUE...] how many EVENT lines (with those values)
     relay_events.py field JSON PATH                   a field of one JSON object (PATH like a.b)
 
@@ -43,13 +44,28 @@ def shown(value):
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def conditions_of(words):
+    """FIELD=VALUE words as (field, value) pairs; None when one has no `=`."""
+    pairs = [word.partition("=") for word in words]
+    return None if any(not equals for _, equals, _ in pairs) else [(key, value) for key, _, value in pairs]
+
+
+def matches(event, wanted):
+    return all(key in event and shown(event[key]) == value for key, value in wanted)
+
+
 def main(arguments):
-    usage = ("usage: relay_events.py values FILE EVENT FIELD\n"
+    usage = ("usage: relay_events.py values FILE EVENT FIELD [FIELD=VALUE...]\n"
              "       relay_events.py count FILE EVENT [FIELD=VALUE...]\n"
              "       relay_events.py field JSON PATH")
-    if len(arguments) == 4 and arguments[0] == "values":
-        _, path, name, field = arguments
-        lines = [shown(event[field]) for event in read_events(path) if event.get("event") == name and field in event]
+    if len(arguments) >= 4 and arguments[0] == "values":
+        _, path, name, field, *conditions = arguments
+        wanted = conditions_of(conditions)
+        if wanted is None:
+            print(usage, file=sys.stderr)
+            return 64
+        lines = [shown(event[field]) for event in read_events(path) if event.get("event") == name and field in event
+                 and matches(event, wanted)]
         output = "".join(line + "\n" for line in lines)
     elif len(arguments) == 3 and arguments[0] == "field":
         _, text, path = arguments
@@ -62,15 +78,11 @@ def main(arguments):
         output = shown(value) + "\n"
     elif len(arguments) >= 3 and arguments[0] == "count":
         _, path, name, *conditions = arguments
-        wanted = []
-        for condition in conditions:
-            key, equals, value = condition.partition("=")
-            if not equals:
-                print(usage, file=sys.stderr)
-                return 64
-            wanted.append((key, value))
-        count = sum(1 for event in read_events(path) if event.get("event") == name
-                    and all(key in event and shown(event[key]) == value for key, value in wanted))
+        wanted = conditions_of(conditions)
+        if wanted is None:
+            print(usage, file=sys.stderr)
+            return 64
+        count = sum(1 for event in read_events(path) if event.get("event") == name and matches(event, wanted))
         output = f"{count}\n"
     else:
         print(usage, file=sys.stderr)

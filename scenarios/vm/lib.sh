@@ -19,7 +19,8 @@
 #   pause SECONDS                sleep without a process (scripts/vm/pause.sh: under TCG each
 #                                process start costs the guest 75-100 ms of CPU)
 #   expect_values FILE WHAT VALUE...     fail unless FILE holds exactly these lines
-#   json_values FILE EVENT FIELD         FIELD of every EVENT line of a --json log, one per line
+#   json_values FILE EVENT FIELD [FIELD=VALUE...]   FIELD of every EVENT line of a --json log
+#                                (with those values), one per line
 #   json_list FILE EVENT FIELD           the same on one line, comma-separated (a,b,c)
 #   json_count FILE EVENT [FIELD=VALUE...]   how many EVENT lines (with those values)
 #   json_field JSON PATH         a field of one JSON object (a line), PATH like delivery.sentBytes
