@@ -273,6 +273,34 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(version, 1)
     }
 
+    /// A hello the full write socket had not taken when the greeting gave up: it goes with the
+    /// sockets, and the link speaks protocol 1 (it used to stay in flight for ever, and nothing
+    /// more was written on the link).
+    func testAHelloBlockedInAFullSocketWhenTheLinkFallsBackToProtocol1DoesNotStayInFlight() {
+        var harness = SessionHarness(settings: settings())
+        var pending = SessionHarness.writes(greeted(&harness))
+        var time = 0.0
+        while true {
+            time += CentralDelivery.helloInterval
+            if let hello = pending.first {
+                harness.feed(.writeBlocked(hello, to: Self.sessionID))
+                pending = []
+            }
+            let step = harness.feed(.tick(now: time), at: time)
+            if SessionHarness.eventNames(step) == ["error"] { break }
+            XCTAssertLessThan(time, 60, "the greeting gives up")
+            if time >= 60 { return }
+        }
+        XCTAssertNil(harness.session.writing.inFlight, "the blocked hello is not in flight any more")
+        XCTAssertNil(harness.session.writing.blockedWrite)
+        harness.feed(.notifyStarted(nil))
+        let ready = harness.feed(.writeAcquired(MTU(517)!))
+        XCTAssertEqual(SessionHarness.eventNames(ready).first, "ready")
+        let (token, write) = harness.command(.write(value: 3))
+        XCTAssertEqual(SessionHarness.writes(write), [Counter(3).encoded], "the link writes again")
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.feed(.writeFinished(nil))), .success)
+    }
+
     func testAPeripheralThatAcknowledgesBytesBeyondAMessageIsCutOffFromProtocol2() throws {
         var harness = SessionHarness(settings: settings())
         ready(&harness)
