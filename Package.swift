@@ -22,9 +22,12 @@ func programTestDependencies(_ program: String) -> [Target.Dependency] {
     ]
 }
 
-/// A library module in `Sources/<name>` (the folder has the module's name).
-func module(_ name: String, _ dependencies: [Target.Dependency] = []) -> Target {
-    .target(name: name, dependencies: dependencies, swiftSettings: withoutImplicitRuntimeImports)
+/// A library module in `Sources/<name>` (the wire protocol) or `Sources/Shared/<name>` (what both
+/// programs are built from): the folder has the module's name.
+func module(_ name: String, _ dependencies: [Target.Dependency] = [], shared: Bool = true) -> Target {
+    .target(
+        name: name, dependencies: dependencies, path: shared ? "Sources/Shared/\(name)" : "Sources/\(name)",
+        swiftSettings: withoutImplicitRuntimeImports)
 }
 
 let package = Package(
@@ -36,7 +39,7 @@ let package = Package(
     targets: [
         // The layers, from the bottom (ARCHITECTURE.md). C stays in two edge modules.
         // The wire protocol: counters, frames, chunker, reassembler, checksums. Pure: no I/O.
-        module("RelayProtocol"),
+        module("RelayProtocol", shared: false),
         // The poll(2) event loop that owns every fd and timer.
         module("RelayRuntime"),
         // Console, JSON events, option and argument parsing, rate limiting, file arguments.
@@ -57,10 +60,10 @@ let package = Package(
 
         // C libraries, brought in as system libraries.
         .systemLibrary(
-            name: "CDBus", path: "Sources/CDBus", pkgConfig: "dbus-1",
+            name: "CDBus", path: "Sources/Shared/CDBus", pkgConfig: "dbus-1",
             providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(
-            name: "CReadline", path: "Sources/CReadline",
+            name: "CReadline", path: "Sources/Shared/CReadline",
             providers: [.apt(["libreadline-dev"])]),
 
         .executableTarget(
