@@ -18,6 +18,7 @@ Lines are parsed by scenarios/relay_events.py (parse_line), whose command line t
 scenarios use to read a program's log afterwards (scenarios/vm/lib.sh: json_values, json_count).
 """
 import os
+import re
 import subprocess
 import threading
 import time
@@ -90,10 +91,13 @@ class RelayProgram:
                   to NAME.err (or is inherited without log_dir)
     condition     a threading.Condition shared by several programs: a wait on one is then
                   woken by lines of any (e.g. to abort on another program's error)
+    merge_stderr  stderr joins stdout (one stream of lines, in the order written: for peers
+                  that log on stderr and report on stdout); NAME.err is then not written
+    log_suffix    the stdout log's file name ending (".jsonl")
     """
 
     def __init__(self, argv, name="program", log_dir=None, stamp_log=False, on_event=None, on_stderr=None,
-                 condition=None, env=None, cwd=None):
+                 condition=None, env=None, cwd=None, merge_stderr=False, log_suffix=".jsonl"):
         self.name = name
         self.argv = list(argv)
         self.events = []
@@ -102,9 +106,9 @@ class RelayProgram:
         self.stamp_log = stamp_log
         self.on_event = on_event
         self.on_stderr = on_stderr
-        self.raw = open(os.path.join(log_dir, f"{name}.jsonl"), "w") if log_dir else None
-        self.err = open(os.path.join(log_dir, f"{name}.err"), "w") if log_dir else None
-        stderr = subprocess.PIPE if on_stderr else self.err
+        self.raw = open(os.path.join(log_dir, f"{name}{log_suffix}"), "w") if log_dir else None
+        self.err = open(os.path.join(log_dir, f"{name}.err"), "w") if log_dir and not merge_stderr else None
+        stderr = subprocess.STDOUT if merge_stderr else subprocess.PIPE if on_stderr else self.err
         self.launched = time.monotonic()
         # Unbuffered pipes: each line is stamped the moment it can be read, and a command is
         # on its way the moment send() returns.
@@ -201,6 +205,45 @@ class RelayProgram:
                     raise Timeout(f"{self.name}: no {name} within {timeout} s")
                 self.condition.wait(left)
 
+    def wait_count(self, name, wanted, /, since=0, timeout=60.0, where=None, **fields):
+        """The WANTED-th event NAME at index >= since that matches (as wait): for "the third
+        `subscribed`". Raises as wait does."""
+        event, found = None, 0
+        index = since
+        deadline = time.monotonic() + timeout
+        while found < wanted:
+            event = self.wait(name, since=index, timeout=max(0.0, deadline - time.monotonic()), where=where, **fields)
+            found += 1
+            index = event.index + 1
+        return event
+
+    def wait_text(self, pattern, /, since=0, timeout=60.0):
+        """The first line (JSON or not) at index >= since in which the regular expression
+        PATTERN is found (re.search on the line's text). Raises Timeout or Exited."""
+        expression = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        index = since
+        with self.condition:
+            while True:
+                while index < len(self.events):
+                    event = self.events[index]
+                    index += 1
+                    if expression.search(event.text):
+                        return event
+                if self.closed:
+                    raise Exited(f"{self.name} exited while waiting for a line like {pattern!r}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Timeout(f"{self.name}: no line like {pattern!r} within {timeout} s")
+                self.condition.wait(left)
+
+    def lines(self, pattern=None, since=0):
+        """The text of every line so far (JSON or not) at index >= since, those in which
+        PATTERN is found when given."""
+        expression = re.compile(pattern) if pattern else None
+        with self.condition:
+            return [event.text for event in self.events[since:] if not expression or expression.search(event.text)]
+
     def select(self, name=None, /, since=0, where=None, **fields):
         """Every event so far (JSON events only) at index >= since, of NAME (any when None), that matches."""
         matches = matcher(name, where, fields)
@@ -230,6 +273,14 @@ class RelayProgram:
 
     def poll(self):
         return self.process.poll()
+
+    def running(self):
+        return self.process.poll() is None
+
+    def signal(self, number):
+        """Sends signal NUMBER (signal.SIGSTOP, ...) when the program still runs."""
+        if self.process.poll() is None:
+            self.process.send_signal(number)
 
     def wait_exit(self, timeout):
         """The exit status once the program exited and its output was read; None after TIMEOUT s."""

@@ -18,13 +18,12 @@ import hashlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest_bench  # noqa: E402
-from guest_bench import (MIB, OUT, REPO, PeerSide, RelaySide, bluetoothd_pid, install_binaries, log,  # noqa: E402
+from guest_bench import (MIB, OUT, PeerSide, RelaySide, bluetoothd_pid, install_binaries, log,  # noqa: E402
                          normal_scheduling, restart_bluetooth, wait_counters)
 
 SPEC = {

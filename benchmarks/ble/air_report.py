@@ -53,7 +53,7 @@ def profile_table(profile, extra, sessions):
     relay = by_side.get("relay", {})
     cap, value = capacity(relay) if relay else (None, None)
     interval = INTERVAL_MS.get(profile, 30.0)
-    rows, goals = [], []
+    rows = []
 
     def row(measure, cells, goal=""):
         rows.append([measure] + cells + [goal])

@@ -13,7 +13,6 @@ import math
 import os
 import platform
 import statistics
-import subprocess
 
 BEGIN, END = "<!-- ble-bench:begin -->", "<!-- ble-bench:end -->"
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every scenarios/vm/scenario-*.sh inside ONE boot of the real-BlueZ VM (scripts/bluez-vm),
+# Runs every scenarios/vm/scenario-*.py and scenario-*.sh inside ONE boot of the real-BlueZ VM (scripts/bluez-vm),
 # each on a fresh bluetoothd, prints PASS/FAIL per scenario and the closing line
 # "N passed, M failed", and exits non-zero when any failed (or did not run).
 #
@@ -31,8 +31,8 @@ while [ $# -gt 0 ]; do
 done
 
 scenarios=()
-for file in scenarios/vm/scenario-*.sh; do
-  [ -e "$file" ] || continue
+for file in scenarios/vm/scenario-*; do
+  case $file in *.sh | *.py) ;; *) continue ;; esac
   if [ ${#filters[@]} -gt 0 ]; then
     keep=0
     for word in "${filters[@]}"; do [[ "$(basename "$file")" == *"$word"* ]] && keep=1; done

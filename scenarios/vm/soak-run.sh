@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# make soak: builds, then runs scenarios/vm/soak.sh in one boot of the real-BlueZ VM (scripts/bluez-vm)
+# make soak: builds, then runs scenarios/vm/soak.py in one boot of the real-BlueZ VM (scripts/bluez-vm)
 # and prints its figures. SOAK_COUNTERS, SOAK_MESSAGES, SOAK_MAX_BYTES and SOAK_RSS_SLACK_KIB pass
-# through, and SOAK_STALL, SOAK_KEEP_FIFO, SOAK_MAX_SECONDS, SOAK_WINDOW, SOAK_CENTRAL_ARGS (see scenarios/vm/soak.sh; RELAY_SCRATCH_PATH selects the build
+# through, and SOAK_STALL, SOAK_KEEP_FIFO, SOAK_MAX_SECONDS, SOAK_WINDOW, SOAK_CENTRAL_ARGS (see scenarios/vm/soak.py; RELAY_SCRATCH_PATH selects the build
 # folder, default .build).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,6 +16,6 @@ done
 out=$(scripts/bluez-vm outdir soak)
 status=0
 RELAY_BIN=$repo/$scratch/debug scripts/bluez-vm run --controllers 0 --timeout 7400 --out "$out" "${env[@]}" -- \
-  scenarios/vm/guest-runner.sh scenarios/vm/soak.sh || status=$?
+  scenarios/vm/guest-runner.sh scenarios/vm/soak.py || status=$?
 cat "$out/soak/figures" 2>/dev/null || true
 exit $status
