@@ -50,7 +50,7 @@ format:
 # Hostile REPL and command-line input against both programs, on the host (docs/reliability.md).
 .PHONY: hostile-input
 hostile-input: build
-	scenarios/hostile-input.sh
+	scenarios/hostile-input.py
 
 # The real-BlueZ VM (scripts/bluez-vm, docs/test-bed.md).
 .PHONY: vm-setup vm-test vm-smoke vm-reliability vm-shell soak

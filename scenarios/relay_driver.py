@@ -14,18 +14,34 @@ text. Standard library only.
     found = central.wait("discovered", since=mark, timeout=30, name="sample")
     central.stop()
 
-Lines are parsed by scenarios/relay_events.py (parse_line), whose command line the shell
-scenarios use to read a program's log afterwards (scenarios/vm/lib.sh: json_values, json_count).
+Every scenario that runs relay's programs drives and reads them here (scenarios/vm/scenario.py,
+scenarios/hostile-input.py): one driver, one reader of their JSON (parse_line).
 """
+import json
 import os
 import re
 import subprocess
 import threading
 import time
 
-from relay_events import parse_line
-
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def parse_line(text):
+    """The JSON object of a --json line, or None for anything else."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def shown(value):
+    """A field's value as one line of text: a string as itself (JSON-quoted if it holds a line
+    break), anything else as compact JSON (numbers, true/false, null, lists, objects)."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False) if ("\n" in value or "\r" in value) else value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class WaitFailed(Exception):
@@ -156,7 +172,13 @@ class RelayProgram:
         missing) to the program's stdin; returns the stamp taken just before the write."""
         if not text.endswith("\n"):
             text += "\n"
-        data = text.encode()
+        return self.send_bytes(text.encode())
+
+    def send_bytes(self, data):
+        """Writes DATA (bytes, as they are: no encoding, no line break added; invalid UTF-8 or a
+        NUL byte too) to the program's stdin, all of it; returns the stamp taken just before the
+        write. Blocks while the pipe is full; raises BrokenPipeError (an OSError) when the program
+        closed its stdin or exited."""
         stamp = time.monotonic()
         view = memoryview(data)
         while view:

@@ -75,7 +75,7 @@ SETTLE = 2.0
 # are set up). Under sustained traffic bluetoothd is then never idle and btvirt, the emulated
 # radio, gets only the kernel's real-time throttle (5 %): that caps fast senders (relay) more than
 # slow ones (the Python peers). Once the programs are connected and subscribed, every session (both
-# sides alike) puts bluetoothd back on normal scheduling, as scenarios/vm/soak.sh does;
+# sides alike) puts bluetoothd back on normal scheduling, as scenarios/vm/soak.py does;
 # --keep-fifo keeps it, to compare.
 KEEP_FIFO = False
 

@@ -6,7 +6,7 @@ import os
 import signal
 import subprocess
 
-from scenario import expect, fail, pause, relay, run
+from scenario import OUT, btmgmt, expect, fail, pause, relay, run
 
 # The guest's Bluetooth state (scripts/vm/guest-bluetooth): bluetoothd.pid, bluetoothd.conf.
 STATE = "/run/relay-vm"
@@ -37,6 +37,16 @@ class Pair:
         p.send(f"send peripheral round {round}")
         expect(c, "counter", f"round {round}: no counter at the central", count=round)
         expect(c, "message", f"round {round}: no message at the central", count=round)
+
+
+def power(index, state):
+    """btmgmt --index INDEX power STATE (on, off), its output added to OUT/btmgmt.log; the scenario
+    fails when btmgmt does."""
+    status, output = btmgmt("--index", str(index), "power", state)
+    with open(f"{OUT}/btmgmt.log", "a") as log:
+        log.write(output)
+    if status != 0:
+        fail(f"btmgmt power {state} failed: {output.strip()}")
 
 
 def bluez_on_bus():

@@ -1,13 +1,12 @@
-# Helpers for the scenarios in scenarios/vm, sourced by each scenario inside the bluez-vm guest:
+# Helpers for the bash scenarios in scenarios/vm (the radio checks that run BlueZ's own tools and
+# bleak/bless, not relay's programs: those are scenario-*.py, driven by scenarios/relay_driver.py
+# through scenario.py), sourced inside the bluez-vm guest:
 #   source "$(dirname "$0")/lib.sh"
 #
 # Provides: $out (this scenario's writable log folder), $python (the repo's venv python),
 # $peers (scenarios/vm/peers), $bin (the relay executables), and
 #   start NAME COMMAND...        run COMMAND in the background; stdout to $out/NAME.out,
 #                                stderr to $out/NAME.err
-#   start_fed NAME INPUT COMMAND...   the same with stdin from INPUT (a file or a FIFO; a
-#                                background command started inside a function gets /dev/null
-#                                as stdin in a non-interactive shell, whatever the caller redirected)
 #   finish NAME [SECONDS]        wait for NAME (default 60 s, then kill it); its exit status
 #   stop NAME                    SIGTERM NAME and wait for it
 #   wait_for_line FILE REGEX [SECONDS]   until a line of FILE matches (default 30 s)
@@ -19,12 +18,6 @@
 #   pause SECONDS                sleep without a process (scripts/vm/pause.sh: under TCG each
 #                                process start costs the guest 75-100 ms of CPU)
 #   expect_values FILE WHAT VALUE...     fail unless FILE holds exactly these lines
-#   json_values FILE EVENT FIELD [FIELD=VALUE...]   FIELD of every EVENT line of a --json log
-#                                (with those values), one per line
-#   json_list FILE EVENT FIELD           the same on one line, comma-separated (a,b,c)
-#   json_count FILE EVENT [FIELD=VALUE...]   how many EVENT lines (with those values)
-#   json_field JSON PATH         a field of one JSON object (a line), PATH like delivery.sentBytes
-#                                (scenarios/relay_events.py reads the JSON; its docstring says how)
 #   fail REASON                  the scenario fails with REASON (the runner prints it)
 #   bleak_central ARGS... / bless_peripheral ARGS...   the third-party peers (see --help)
 #   btmgmt ARGS...               BlueZ's btmgmt on a pseudo-terminal (5.8x needs one)
@@ -34,7 +27,6 @@ set -euo pipefail
 out=${RELAY_VM_OUT:?}
 mkdir -p "$out"
 peers=$RELAY_REPO/scenarios/vm/peers
-events=$RELAY_REPO/scenarios/relay_events.py
 bin=${RELAY_BIN:-$RELAY_REPO/.build/debug}
 python=${RELAY_PYTHON:-}
 declare -A started=()
@@ -70,13 +62,6 @@ start() {
   local name=$1
   shift
   "$@" > "$out/$name.out" 2> "$out/$name.err" &
-  started[$name]=$!
-}
-
-start_fed() { # name input command...
-  local name=$1 input=$2
-  shift 2
-  "$@" < "$input" > "$out/$name.out" 2> "$out/$name.err" &
   started[$name]=$!
 }
 
@@ -139,13 +124,6 @@ expect_values() {
   [ "$actual" = "$expected" ] ||
     fail "$what: expected [$(echo $expected)], got [$(echo $actual)]"
 }
-
-# The JSON reader needs only the standard library: the system's python3, isolated and without
-# site (no venv, no site-packages: a second or more of the guest's CPU less per read under TCG).
-json_values() { python3 -I -S "$events" values "$@"; }
-json_list() { json_values "$@" | paste -sd, -; }
-json_count() { python3 -I -S "$events" count "$@"; }
-json_field() { python3 -I -S "$events" field "$@"; }
 
 cleanup_started() {
   local name

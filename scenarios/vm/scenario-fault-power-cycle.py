@@ -10,19 +10,12 @@
 # vm-timeout: 300
 import signal
 
-from faults import Pair
-from scenario import OUT, btmgmt, expect, fail, joined, passed, pause, values
+from faults import Pair, power
+from scenario import expect, fail, joined, passed, pause, values
 
 pair = Pair()
 p, c = pair.peripheral, pair.central
 
-
-def power(index, state):
-    status, output = btmgmt("--index", str(index), "power", state)
-    with open(f"{OUT}/btmgmt.log", "a") as log:
-        log.write(output)
-    if status != 0:
-        fail(f"btmgmt power {state} failed: {output.strip()}")
 
 
 pair.exchange_round(1)

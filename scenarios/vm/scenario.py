@@ -22,6 +22,7 @@ import atexit
 import datetime
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -33,7 +34,8 @@ from relay_driver import Exited, RelayProgram, Timeout, WaitFailed, status_kib  
 __all__ = ["OUT", "REPO", "BIN", "PYTHON", "PEERS", "Exited", "Timeout", "WaitFailed", "RelayProgram", "fail",
            "passed", "Problems", "relay", "peer", "start", "finish", "stop", "expect", "expect_text", "values",
            "pause", "run", "btmgmt", "sha256", "sha256_text", "random_file", "vm_rss", "vm_hwm", "epoch",
-           "event_time", "status_of", "wait_progress", "joined", "tail"]
+           "event_time", "status_of", "wait_progress", "joined", "tail", "file_lines", "err_lines", "err_tail",
+           "densest"]
 
 if not os.environ.get("RELAY_VM"):
     sys.exit("run scenarios inside the VM: scenarios/vm/run-scenarios.sh or scripts/bluez-vm run")
@@ -52,6 +54,7 @@ def _stop_everything():
     for program in reversed(_started):
         if program.running():
             program.terminate(grace=3)
+            program.wait_exit(2)
         program.close_logs()
 
 
@@ -134,6 +137,7 @@ def finish(program, seconds=60):
     status = program.wait_exit(seconds)
     if status is None:
         program.terminate(grace=5)
+        program.wait_exit(5)  # its last lines read before the logs close
         with open(os.path.join(OUT, f"{program.name}.err"), "a") as handle:
             handle.write(f"{program.name} still running after {seconds} s: killed\n")
     program.close_logs()
@@ -145,21 +149,27 @@ def stop(program, command="quit", seconds=15):
     return program.stop(command, timeout=seconds)
 
 
+def _reason(reason):
+    return reason() if callable(reason) else reason
+
+
 def expect(program, event, reason, timeout=30, count=1, since=0, where=None, **fields):
     """Waits for the COUNT-th EVENT of PROGRAM (fields equal, where(event) true) since index
-    SINCE; the event, or the scenario fails with REASON."""
+    SINCE; the event, or the scenario fails with REASON (a text, or a function called then, so
+    that it can tell what the logs hold at that moment)."""
     try:
         return program.wait_count(event, count, since=since, timeout=timeout, where=where, **fields)
     except WaitFailed as problem:
-        fail(f"{reason} ({problem})")
+        fail(f"{_reason(reason)} ({problem})")
 
 
 def expect_text(program, pattern, reason, timeout=30, since=0):
-    """Waits for a line of PROGRAM (JSON or not) matching the regular expression PATTERN."""
+    """Waits for a line of PROGRAM (JSON or not) matching the regular expression PATTERN; REASON
+    as for expect()."""
     try:
         return program.wait_text(pattern, since=since, timeout=timeout)
     except WaitFailed as problem:
-        fail(f"{reason} ({problem})")
+        fail(f"{_reason(reason)} ({problem})")
 
 
 def values(program, event, field, **fields):
@@ -170,6 +180,39 @@ def values(program, event, field, **fields):
 def joined(items):
     """Items as one comma-separated string, for messages (a,b,c)."""
     return ",".join(str(item) for item in items)
+
+
+def file_lines(path, pattern=None):
+    """The lines of the text file PATH without their line breaks (none when it is missing), those
+    in which the regular expression PATTERN is found when given."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except FileNotFoundError:
+        return []
+    return [line for line in lines if not pattern or re.search(pattern, line)]
+
+
+def err_lines(program):
+    """What PROGRAM wrote on stderr (OUT/NAME.err; none when it was merged into stdout)."""
+    return file_lines(os.path.join(OUT, f"{program.name}.err"))
+
+
+def err_tail(program, lines=1):
+    """The last LINES lines of PROGRAM's stderr, for a failure's reason (tail -n LINES NAME.err)."""
+    return " | ".join(err_lines(program)[-lines:])
+
+
+def densest(times, window=10):
+    """The most of TIMES (seconds) within any WINDOW seconds: a program flooded with garbage must
+    keep its report lines under its rate limit, whatever the flood's pace."""
+    times = sorted(times)
+    most, first = 0, 0
+    for last, now in enumerate(times):
+        while now - times[first] >= window:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
 
 
 def tail(program, lines=2, width=200):
