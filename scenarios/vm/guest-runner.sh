@@ -82,9 +82,10 @@ run_scenario() { # file
       export RELAY_VM_OUT=$dir
       cd "$repo"
       # A scenario-*.py drives the programs with scenarios/relay_driver.py (scenario.py): the
-      # guest's python3, standard library only (-S: no site, less of TCG's CPU per start).
+      # guest's python3, standard library only (-S: no site, less of TCG's CPU per start), both
+      # folders on its path whatever it imports first.
       case $file in
-        *.py) exec setsid python3 -S "$file" ;;
+        *.py) export PYTHONPATH=$repo/scenarios:$repo/scenarios/vm; exec setsid python3 -S "$file" ;;
         *) exec setsid bash "$file" ;;
       esac
     ) > "$dir/output.log" 2>&1 &

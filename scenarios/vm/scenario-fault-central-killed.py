@@ -147,12 +147,17 @@ if not s.select("discovered", address=p_address):
 # A new relay-central B where A ran (hci1; a second LE connection on hci0 needs the
 # multi-connection btvirt, see fault 5) connects over the link BlueZ kept, subscribes and
 # exchanges counters and messages both ways at once.
+# B waits for its own message's acknowledgement before it disconnects: it comes as a
+# notification behind the peripheral's file, and a disconnect typed before it arrived left the
+# message unconfirmed, so B waited out the resume time-out (60 s) at the end of its input (run of
+# 2026-12-04 16:11: the message arrived 32 ms after the file, the disconnect came first).
 b_script = f"""wait state 30
 connect {p_address}
 write 41
 send {to_p}
 wait counter 60
 wait message 60
+wait delivered 60
 disconnect
 """
 b_started = epoch()
