@@ -173,6 +173,7 @@ extension CentralSession {
             guard let session = delivery.session, data.session == session || data.session == .everyone,
                 delivery.receiver != nil
             else { return [] }
+            delivery.outgoing.sender.heardData(from: .peripheral, at: now)
             // In place: a copy of the receiver would copy the partial message on every frame.
             let actions = delivery.receiver!.receive(data, at: now)
             return performInbound(actions) + pump()

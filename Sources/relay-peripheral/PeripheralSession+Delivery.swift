@@ -33,6 +33,7 @@ extension PeripheralSession {
             return actions + greet(hello, from: address)
         case .frame(.data(let data)):
             guard let number = session(data.session, writtenBy: address) else { return actions }
+            delivery.outgoing.sender.heardData(from: number, at: now)
             // In place: a copy of the session would copy the partial message on every frame.
             let received = delivery.sessions[number]!.receiver.receive(data, at: now)
             return actions + performInbound(received, of: number) + startSending()

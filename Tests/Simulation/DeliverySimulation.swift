@@ -29,6 +29,11 @@ public struct DeliverySimulation {
         public var jitter = 0.002
         /// Bytes a second each way.
         public var bandwidth = 1_000_000.0
+        /// Seconds of link time a sender may hand over ahead of the link (bluetoothd queues whatever
+        /// it is given, acknowledgements behind the data before them); 0: one frame at a time.
+        public var handOver = 0.0
+        /// Every message this many bytes (nil: 0 to `maxSize`, drawn).
+        public var fixedSize: Int?
         /// Every `stallEvery` seconds (0: never) each side stalls for `stallLength` seconds: what
         /// reaches it meanwhile waits, in order, until it runs again (a loaded machine that does not
         /// schedule the receiver; nothing is lost).
@@ -69,6 +74,10 @@ public struct DeliverySimulation {
         public var duplicateFrames = 0
         public var simulatedSeconds = 0.0
         public var failures: [String] = []
+        /// When the first message arrived, from which side, and what share of the message the other
+        /// direction was carrying had arrived by then (0...1; 0 when none had begun to arrive): two
+        /// transfers started together should share the link.
+        public var firstArrival: (from: Side, at: Double, otherShare: Double)?
 
         /// An empty report: nothing delivered, lost or sent yet.
         public init() {}
@@ -200,7 +209,7 @@ public struct DeliverySimulation {
         guard endpoint.nextNumber < settings.messages else { return }
         let number = endpoint.nextNumber
         endpoint.nextNumber += 1
-        let size = Int(random.next() % UInt64(settings.maxSize + 1))
+        let size = settings.fixedSize ?? Int(random.next() % UInt64(settings.maxSize + 1))
         let start = Int(random.next() % UInt64(pattern.count))
         var bytes: [UInt8] = []
         bytes.reserveCapacity(size)
@@ -227,7 +236,7 @@ public struct DeliverySimulation {
     private mutating func pump(_ side: Side) {
         guard linkUp else { return }
         let frameTime = Double(settings.frameBytes) / settings.bandwidth
-        while busyUntil[side.rawValue] <= now + frameTime {
+        while busyUntil[side.rawValue] <= now + max(frameTime, settings.handOver) {
             guard
                 let transmission = endpoints[side.rawValue].sender.nextTransmission(
                     at: now, maxBytes: settings.frameBytes)
@@ -314,6 +323,7 @@ public struct DeliverySimulation {
         }
         switch frame {
         case .data(let data):
+            endpoints[side.rawValue].sender.heardData(from: side.other, at: now)
             let actions = endpoints[side.rawValue].receiver.receive(data, at: now)
             if traced(side.other, data.transfer) { print("\(now) \(side) got \(data.span) -> \(actions)") }
             report.maxOutOfOrder = max(report.maxOutOfOrder, endpoints[side.rawValue].receiver.bufferedOutOfOrder)
@@ -355,6 +365,14 @@ public struct DeliverySimulation {
             return
         }
         endpoints[from].expecting.removeFirst()
+        if report.firstArrival == nil {
+            // The other direction: `side` sends, `side.other` receives.
+            let other = endpoints[side.other.rawValue].receiver.inProgress
+            let share = other.map { progress in
+                progress.total.map { Double(progress.received) / Double(max(1, $0)) } ?? 0
+            }
+            report.firstArrival = (side.other, now, share ?? 0)
+        }
         if endpoints[from].messages.removeValue(forKey: number) != message {
             report.failures.append("\(side) got message \(number) wrong or out of order")
         }

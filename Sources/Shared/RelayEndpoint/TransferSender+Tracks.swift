@@ -69,15 +69,27 @@ extension TransferSender {
         var rateSample: (since: Double, bytes: Int, last: Double)?
         /// Delivery-rate samples of the last `rateMemory` seconds (bytes a second).
         var rateSamples: [(at: Double, rate: Double)] = []
+        /// When a data frame of its own last came in from it (it sends to us too).
+        var dataHeardAt: Double?
         /// The best rate its acknowledgements showed lately; nil before any. The best, not the
         /// latest: while frames are being lost, acknowledgements stall and a falling rate would
         /// shrink what may be in flight until a burst of losses took one time-out per frame.
         var deliveryRate: Double? { rateSamples.map(\.rate).max() }
 
-        /// What may be in flight to it, for frames of `frameBytes`.
-        func flightLimit(_ configuration: Configuration, frameBytes: Int) -> Int {
-            let measured = deliveryRate.map {
-                max(configuration.minimumFlight * frameBytes, Int($0 * configuration.queueTarget))
+        /// What may be in flight to it, for frames of `frameBytes`: `queueTarget` seconds of its
+        /// delivery rate, and while it sends to us too, enough to cover `twoWayGain` round trips
+        /// (at most `twoWayLimit` seconds of its rate). Our acknowledgements then wait behind its
+        /// data and its behind ours: a round trip holds both queues, and a flight of half a second
+        /// of rate can no longer show a higher rate than the one it was cut for, so the direction
+        /// that fell behind would stay behind for as long as the other runs.
+        func flightLimit(_ configuration: Configuration, frameBytes: Int, at now: Double) -> Int {
+            let measured = deliveryRate.map { rate in
+                var seconds = configuration.queueTarget
+                if let heard = dataHeardAt, now - heard < configuration.twoWayMemory, let roundTrip = smoothedRoundTrip
+                {
+                    seconds = min(configuration.twoWayLimit, max(seconds, configuration.twoWayGain * roundTrip))
+                }
+                return max(configuration.minimumFlight * frameBytes, Int(rate * seconds))
             }
             return min(window, measured ?? configuration.initialFlight * frameBytes)
         }

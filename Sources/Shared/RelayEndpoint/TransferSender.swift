@@ -157,7 +157,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 guard let gap = covered.firstMissing(in: 0..<limit) else { continue }
                 let range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
                 let inFlight = track.unheldInFlight()
-                let flight = peers[recipient]!.flightLimit(configuration, frameBytes: maxBytes)
+                let flight = peers[recipient]!.flightLimit(configuration, frameBytes: maxBytes, at: now)
                 // A repair (bytes sent before and found lost) always may go: what it replaces is
                 // not in flight any more, and holding it back behind the limit stalls the
                 // transfer for as long as the back-off runs.
@@ -169,6 +169,12 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             return transmit(range, of: index, to: ready, at: now)
         }
         return nil
+    }
+
+    /// A data frame of `recipient`'s own came in: it sends to us too, and what may be in flight
+    /// to it covers the round trip while it does (`Peer.flightLimit`).
+    public mutating func heardData(from recipient: Recipient, at now: Double) {
+        peers[recipient]?.dataHeardAt = now
     }
 
     mutating func transmit(

@@ -8,6 +8,13 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
     /// link-layer payloads, a 50 ms interval) would sit in its queue for a minute, every
     /// retransmission behind it and every counter too.
     public var queueTarget: Double
+    /// While the recipient sends to us too (a data frame of its own came in within `twoWayMemory`
+    /// seconds), what is in flight covers `twoWayGain` smoothed round trips, at most
+    /// `twoWayLimit` seconds of the delivery rate (each side's acknowledgements wait behind its
+    /// data: the round trip holds both queues).
+    public var twoWayGain: Double
+    public var twoWayLimit: Double
+    public var twoWayMemory: Double
     /// Frames in flight before the first rate is measured, and at least ever.
     public var initialFlight: Int
     public var minimumFlight: Int
@@ -28,13 +35,17 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
     public var progressInterval: Double
 
     public init(
-        window: Int = 64 << 10, queueTarget: Double = 0.5, initialFlight: Int = 8, minimumFlight: Int = 4,
+        window: Int = 64 << 10, queueTarget: Double = 0.5, twoWayGain: Double = 2, twoWayLimit: Double = 2,
+        twoWayMemory: Double = 1, initialFlight: Int = 8, minimumFlight: Int = 4,
         deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
         initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 1,
         maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
     ) {
         self.window = window
         self.queueTarget = queueTarget
+        self.twoWayGain = twoWayGain
+        self.twoWayLimit = twoWayLimit
+        self.twoWayMemory = twoWayMemory
         self.initialFlight = initialFlight
         self.minimumFlight = minimumFlight
         self.deliveryTimeout = deliveryTimeout
