@@ -207,25 +207,7 @@ class RelayProgram:
         abort() (called at every new line of any program that shares the condition) returns
         a reason."""
         matches = matcher(name, where, fields)
-        deadline = time.monotonic() + timeout
-        index = since
-        with self.condition:
-            while True:
-                while index < len(self.events):
-                    event = self.events[index]
-                    index += 1
-                    if event.name is not None and matches(event):
-                        return event
-                if abort:
-                    reason = abort()
-                    if reason:
-                        raise Aborted(reason)
-                if self.closed:
-                    raise Exited(f"{self.name} exited while waiting for {name}")
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise Timeout(f"{self.name}: no {name} within {timeout} s")
-                self.condition.wait(left)
+        return self._first(lambda event: event.name is not None and matches(event), since, timeout, name, abort)
 
     def wait_count(self, name, wanted, /, since=0, timeout=60.0, where=None, **fields):
         """The WANTED-th event NAME at index >= since that matches (as wait): for "the third
@@ -243,6 +225,11 @@ class RelayProgram:
         """The first line (JSON or not) at index >= since in which the regular expression
         PATTERN is found (re.search on the line's text). Raises Timeout or Exited."""
         expression = re.compile(pattern)
+        return self._first(lambda event: expression.search(event.text), since, timeout, f"a line like {pattern!r}")
+
+    def _first(self, matches, since, timeout, what, abort=None):
+        """The first event at index >= since for which matches(event) is true, waiting for lines
+        as they come; raises Aborted, Exited or Timeout (naming WHAT)."""
         deadline = time.monotonic() + timeout
         index = since
         with self.condition:
@@ -250,13 +237,17 @@ class RelayProgram:
                 while index < len(self.events):
                     event = self.events[index]
                     index += 1
-                    if expression.search(event.text):
+                    if matches(event):
                         return event
+                if abort:
+                    reason = abort()
+                    if reason:
+                        raise Aborted(reason)
                 if self.closed:
-                    raise Exited(f"{self.name} exited while waiting for a line like {pattern!r}")
+                    raise Exited(f"{self.name} exited while waiting for {what}")
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise Timeout(f"{self.name}: no line like {pattern!r} within {timeout} s")
+                    raise Timeout(f"{self.name}: no {what} within {timeout} s")
                 self.condition.wait(left)
 
     def lines(self, pattern=None, since=0):

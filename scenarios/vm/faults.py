@@ -49,6 +49,25 @@ def power(index, state):
         fail(f"btmgmt power {state} failed: {output.strip()}")
 
 
+def cycle_peripheral_adapter(peripheral, central, seconds_off):
+    """hci0 (the peripheral's adapter) off for SECONDS_OFF and on again, the central held still
+    meanwhile. btvirt keeps a powered-off controller advertising and connectable, and forgets a
+    connection at its next reset without telling the peer: a central connecting to hci0 while it
+    is off holds a ghost link its kernel can never disconnect. A real radio is silent when off, so
+    the central process is stopped (SIGSTOP) while hci0 is off and let go (SIGCONT) once the
+    peripheral reported it on again; it then meets the disconnection as a central whose Connect
+    waited for the peripheral to advertise again would."""
+    central.signal(signal.SIGSTOP)
+    power(0, "off")
+    expect(peripheral, "state", "the peripheral did not report its adapter powered off", timeout=20,
+           state="poweredOff")
+    pause(seconds_off)
+    power(0, "on")
+    expect(peripheral, "state", "the peripheral did not report its adapter powered on", timeout=20, count=2,
+           state="poweredOn")
+    central.signal(signal.SIGCONT)
+
+
 def bluez_on_bus():
     """True once bluetoothd owns org.bluez on the system bus (asking does not activate it)."""
     _, output = run(["dbus-send", "--system", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/",

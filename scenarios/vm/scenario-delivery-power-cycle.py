@@ -9,10 +9,9 @@
 # is held (SIGSTOP) while hci0 is off, as in scenario-fault-power-cycle.
 # vm-controllers: 2
 # vm-timeout: 420
-import signal
 
 from delivery import check_none_failed, check_received, check_resumed, check_sent_bound, quit_or_fail
-from faults import Pair, power
+from faults import Pair, cycle_peripheral_adapter, power
 from scenario import OUT, expect, fail, joined, passed, pause, random_file, status_of, values, wait_progress
 
 # The window is passed to both programs: the bound below counts it (a stale 32 KiB here, after
@@ -24,8 +23,6 @@ stream = size + 11
 central_sent = random_file(f"{OUT}/c.bin", size)
 peripheral_sent = random_file(f"{OUT}/p.bin", size)
 
-
-
 options = ("--max-message", "2M", "--window", str(window))
 pair = Pair(extra_central=options, extra_peripheral=options)
 p, c = pair.peripheral, pair.central
@@ -35,13 +32,7 @@ expect(c, "ready", "the central did not become ready with protocol 2", timeout=6
 c.send(f"send-file {OUT}/c.bin")
 if wait_progress(c, "out", 200000, timeout=120) is None:
     fail("the central's message did not get going")
-c.signal(signal.SIGSTOP)
-power(0, "off")
-expect(p, "state", "the peripheral did not report its adapter off", timeout=20, state="poweredOff")
-pause(5)
-power(0, "on")
-expect(p, "state", "the peripheral did not report its adapter on", timeout=20, count=2, state="poweredOn")
-c.signal(signal.SIGCONT)
+cycle_peripheral_adapter(p, c, 5)
 expect(c, "resumed", "the central did not resume", timeout=120)
 expect(c, "delivered", "the central's message was not delivered", timeout=180)
 central_status = status_of(c)
