@@ -35,7 +35,7 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
     public var progressInterval: Double
 
     public init(
-        window: Int = 64 << 10, queueTarget: Double = 0.5, twoWayGain: Double = 2, twoWayLimit: Double = 2,
+        window: Int = 64 << 10, queueTarget: Double = 0.5, twoWayGain: Double = 2, twoWayLimit: Double = 4,
         twoWayMemory: Double = 1, initialFlight: Int = 8, minimumFlight: Int = 4,
         deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
         initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 1,

@@ -2,12 +2,11 @@
 # Both directions at once, as two people typing together: 512 KiB each way started together on
 # the laptop radio, protocol 2 with its acknowledgements. Both arrive intact, and neither
 # direction stalls while the other runs: when the first message arrives, the other direction's
-# sender has moved at least a tenth of its bytes (a progress check, not a timing threshold). The
-# sharing is uneven today: in 13 runs the other direction had moved 28-98 % (docs/performance.md,
-# "Both directions at once"); a stall moves next to nothing. Not in `make test` yet: on the loaded
-# CI machine one direction crawled to 13 %, a hair above the check, so it would fail now and
-# then until the sharing is fixed (issue 32); then it becomes scenario-both-ways.py. Run it with
-#   scripts/bluez-vm run -- scenarios/vm/probe-both-ways.py
+# sender has moved at least a tenth of its bytes (a progress check, not a timing threshold).
+# Before the two-way flight (docs/protocol.md, "Flight"; 2026-12-04) the other direction had
+# moved 13-98 % (13 % on the loaded CI machine); since, 53-77 % in 6 runs (docs/performance.md,
+# "Both directions at once"): a stall moves next to nothing.
+#   scenarios/vm/run-scenarios.sh both-ways
 # vm-controllers: 2
 # vm-air: laptop
 # vm-timeout: 300
