@@ -17,8 +17,8 @@ COLUMNS = [
     ("bluetoothd", ("bluetoothd",)),
     ("btvirt", ("btvirt",)),
     ("dbus", ("dbus-daemon",)),
-    ("peers", ("python peers",)),
-    ("JSON reads", ("python (scenario JSON reads)",)),
+    ("Python", ("python (scenarios and peers)",)),
+    ("short Python", ("python (short runs)",)),
     ("tools", ("harness tools (bash, grep, sleep, dbus-send...)", "btmon")),
 ]
 
@@ -87,8 +87,9 @@ def vm_table(name, folder):
     lines.append(
         f"\nGuest boot to the first scenario: {first:.1f} s; the whole guest seen from the host: {cycle:.0f} s "
         f"(scenarios with their Bluetooth bring-up and teardown: {total['whole']:.0f} s). CPU columns are "
-        "seconds of guest CPU (2 vCPUs: at most twice the wall time); 'JSON reads' are the scenarios' "
-        "short Python reads of the programs' output, 'tools' the shell's helpers."
+        "seconds of guest CPU (2 vCPUs: at most twice the wall time); 'Python' is the Python scenarios "
+        "(which drive the programs) and the peers, 'short Python' the bash scenarios' one-off checks, 'tools' "
+        "the shell's helpers."
         if first is not None
         else ""
     )

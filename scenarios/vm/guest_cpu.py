@@ -44,9 +44,10 @@ def group(comm, elapsed):
     if comm in ("bluetoothd", "btvirt", "btmon", "dbus-daemon"):
         return comm
     if comm.startswith("python") or comm == "relay-python":
-        # The peers (bleak, bless, the hostile and article peers) run for seconds; the
-        # scenarios' JSON readers (scenarios/relay_driver.py) for a fraction of one.
-        return "python peers" if elapsed >= 3 else "python (scenario JSON reads)"
+        # The Python scenarios themselves (scenarios/vm/scenario.py: they drive the programs)
+        # and the peers (bleak, bless, the hostile and article peers) run for seconds; the bash
+        # scenarios' one-off checks (air_capacity.py) for a fraction of one.
+        return "python (scenarios and peers)" if elapsed >= 3 else "python (short runs)"
     return "harness tools (bash, grep, sleep, dbus-send...)"
 
 
