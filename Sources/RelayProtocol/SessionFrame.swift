@@ -43,6 +43,9 @@ public enum SessionFrame: Sendable, Hashable {
     public static let markerByte: UInt8 = 0xB2
     /// The protocol version the session characteristic speaks.
     public static let version: UInt8 = 2
+    /// The highest version this implementation speaks: 3, which is version 2 with compact data
+    /// frames (`CompactDataFrame`). Both are protocol 2 to users.
+    public static let highestVersion: UInt8 = 3
 
     /// The frame's type.
     public var type: SessionFrameType {
@@ -132,7 +135,7 @@ public enum SessionFrame: Sendable, Hashable {
 /// ```
 /// 0     0xB2
 /// 1     0x01 hello
-/// 2     version: the highest protocol version the central speaks (2; below 2 is refused)
+/// 2     version: the highest version the central speaks (3: 2 with compact data frames; below 2 is refused)
 /// 3     flags: reserved, 0
 /// 4-7   the central's token, UInt32 LE (not 0)
 /// 8-13  the central's adapter address, as written (AA first)
@@ -151,7 +154,7 @@ public struct Hello: Sendable, Hashable {
     public var next: TransferID
 
     public init(
-        version: UInt8 = SessionFrame.version, token: SessionToken, address: BluetoothAddress, window: UInt32,
+        version: UInt8 = SessionFrame.highestVersion, token: SessionToken, address: BluetoothAddress, window: UInt32,
         next: TransferID
     ) {
         self.version = version
@@ -199,7 +202,7 @@ public struct Hello: Sendable, Hashable {
 /// ```
 /// 0     0xB2
 /// 1     0x02 welcome
-/// 2     version: the version both speak (2: the lower of the hello's and the peripheral's)
+/// 2     version both speak: the lower of the hello's and the peripheral's (2 or 3)
 /// 3     session number the peripheral gives this central (1-254)
 /// 4-7   the central's token, echoed, UInt32 LE
 /// 8-11  the peripheral's token, UInt32 LE (not 0)
@@ -250,8 +253,10 @@ public struct Welcome: Sendable, Hashable {
     init(reading reader: inout WireReader) throws(SessionFrameError) {
         try SessionFrame.begin(&reader, .welcome, required: Self.length)
         version = reader.uint8()
-        // The version both speak: this implementation's hello said 2, so nothing else can be.
-        guard version == SessionFrame.version else { throw .unsupportedVersion(.welcome, version) }
+        // The version both speak: this implementation's hello said 3, so 2 or 3.
+        guard (SessionFrame.version...SessionFrame.highestVersion).contains(version) else {
+            throw .unsupportedVersion(.welcome, version)
+        }
         session = try SessionNumber.one(reader.uint8(), in: .welcome)
         guard let central = SessionToken(reader.uint32()), let peripheral = SessionToken(reader.uint32()) else {
             throw .zeroToken(.welcome)
@@ -279,15 +284,19 @@ extension SessionNumber {
     }
 }
 
-/// A value received on the session characteristic, classified: a 4-byte counter or a session frame.
+/// A value received on the session characteristic, classified: a 4-byte counter, a compact data
+/// frame (first byte 0xC0-0xFF) or a session frame.
 public enum SessionValue: Sendable, Hashable {
     case counter(Counter)
+    case compact(CompactDataFrame)
     case frame(SessionFrame)
 
     /// Classifies and parses a value of the session characteristic.
     public init(parsing bytes: some Collection<UInt8>) throws(SessionFrameError) {
         if bytes.count == Counter.encodedLength, let counter = try? Counter(parsing: bytes) {
             self = .counter(counter)
+        } else if let first = bytes.first, CompactDataFrame.isCompact(firstByte: first) {
+            self = .compact(try CompactDataFrame(parsing: bytes))
         } else {
             self = .frame(try SessionFrame(parsing: bytes))
         }

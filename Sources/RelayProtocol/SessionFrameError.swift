@@ -12,8 +12,8 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
     case trailingBytes(SessionFrameType, length: Int, expected: Int)
     /// Reserved bits are set.
     case reservedBits(SessionFrameType, UInt8)
-    /// A hello announcing a version below 2, or a welcome naming a version other than 2 (the only
-    /// one this implementation speaks, so the only one both can speak).
+    /// A hello announcing a version below 2, or a welcome naming a version other than 2 or 3 (the
+    /// ones this implementation speaks, so the only ones both can speak).
     case unsupportedVersion(SessionFrameType, UInt8)
     /// A token field holds 0, which is not a token.
     case zeroToken(SessionFrameType)
@@ -27,6 +27,8 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
     case badRanges
     /// A data frame without data.
     case emptyData
+    /// A compact data frame from a peer whose handshake did not agree on version 3.
+    case compactNotAgreed
 
     /// A one-line explanation.
     public var description: String {
@@ -46,6 +48,7 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unknownReason(let reason): "abort with unknown reason 0x\(hexByte(reason))"
         case .badRanges: "acknowledgement with ranges out of order"
         case .emptyData: "data frame without data"
+        case .compactNotAgreed: "compact data frame, but the handshake did not agree on version 3"
         }
     }
 }

@@ -44,6 +44,9 @@ public enum ValueMeaning {
             do {
                 switch try SessionValue(parsing: value) {
                 case .counter(let counter): return "counter \(counter)"
+                case .compact(let frame):
+                    return
+                        "compact data offset \(frame.residue) modulo \(CompactDataFrame.modulus), \(frame.bytes.count) stream bytes"
                 case .frame(let frame): return session(frame)
                 }
             } catch {

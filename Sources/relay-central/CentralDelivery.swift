@@ -30,6 +30,8 @@ struct CentralDelivery: Sendable {
 
     let settings: DeliverySettings
     var phase = Phase.idle
+    /// Whether this link's welcome said version 3: compact data frames both ways.
+    var compact = false
     /// The peripheral process of the last welcome (a new one means: start over).
     var peripheralToken: SessionToken?
     /// The central's messages (and the frames written before them: hellos, acknowledgements, aborts).

@@ -14,6 +14,7 @@ extension CentralSession {
     /// The link is set up on the session characteristic: greet the peripheral.
     mutating func startGreeting() -> [CentralAction] {
         delivery.phase = .greeting(attempt: 1, since: now)
+        delivery.compact = false
         delivery.outgoing.control.removeAll()
         delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
         return pump()
@@ -26,21 +27,23 @@ extension CentralSession {
         else { return [] }
         delivery.phase = .established(welcome.session)
         let window = max(1, min(delivery.settings.window, Int(welcome.window)))
+        let compact = welcome.version >= SessionFrame.highestVersion
+        delivery.compact = compact
         var outbound: [TransferSender<PeripheralRecipient>.Action] = []
         var received: [TransferReceiver.Action] = []
         if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
             // The same peripheral process: resume both ways.
-            delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
+            delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, at: now)
             receiver.session = welcome.session
             received = receiver.linkUp(next: welcome.next, at: now)
             delivery.receiver = receiver
         } else {
             if delivery.peripheralToken != nil {
                 // Another peripheral process (or another peripheral): what the old one held is gone.
-                outbound = delivery.outgoing.sender.restarted(.peripheral, window: window, at: now)
+                outbound = delivery.outgoing.sender.restarted(.peripheral, window: window, compact: compact, at: now)
                 received = delivery.receiver?.close("the peripheral restarted") ?? []
             } else {
-                delivery.outgoing.sender.linkUp(.peripheral, window: window, at: now)
+                delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, at: now)
             }
             var receiver = TransferReceiver(
                 configuration: delivery.settings.receiverConfiguration, session: welcome.session)
@@ -158,6 +161,8 @@ extension CentralSession {
             case .counter(let counter):
                 receiving.lastReceived = counter
                 return [.report(.transfer(.counter(from: peripheralName, counter)))]
+            case .compact(let compact):
+                return compactData(compact)
             case .frame(let parsed):
                 frame = parsed
             }
@@ -189,6 +194,20 @@ extension CentralSession {
         case .hello:
             return []
         }
+    }
+
+    /// A compact data frame on the session characteristic: bytes of the peripheral's message in
+    /// progress, taken only on a link whose welcome said version 3.
+    private mutating func compactData(_ frame: CompactDataFrame) -> [CentralAction] {
+        guard delivery.session != nil, delivery.receiver != nil else { return [] }
+        guard delivery.compact else {
+            return delivery.inbound.protocolError(.compactNotAgreed, from: peripheralName, at: now).map {
+                [.report(.transfer($0))]
+            } ?? []
+        }
+        delivery.outgoing.sender.heardData(from: .peripheral, at: now)
+        let actions = delivery.receiver!.receive(frame, at: now)
+        return performInbound(actions) + pump()
     }
 
     /// A message from the peripheral is saved (or is not): its final acknowledgement says which.

@@ -27,6 +27,8 @@ struct PeripheralDelivery: Sendable {
         var welcomedAt = -Double.infinity
         /// Counters received on the session characteristic.
         var counters = 0
+        /// Whether its last hello and welcome said version 3: compact data frames both ways.
+        var compact = false
     }
 
     /// A live session's hellos give a `subscribed` line at most this often (seconds).

@@ -31,6 +31,19 @@ extension PeripheralSession {
             return actions
         case .frame(.hello(let hello)):
             return actions + greet(hello, from: address)
+        case .compact(let frame):
+            // It names no session: the writer's, which only bluetoothd can say.
+            guard let number = address.flatMap(sessionNumber(at:)), let session = delivery.sessions[number] else {
+                return actions
+            }
+            guard session.compact else {
+                let event = delivery.sessions[number]!.inbound.protocolError(
+                    .compactNotAgreed, from: PeerName(.central, session.address), at: now)
+                return actions + (event.map { [.report(.transfer($0))] } ?? [])
+            }
+            delivery.outgoing.sender.heardData(from: number, at: now)
+            let received = delivery.sessions[number]!.receiver.receive(frame, at: now)
+            return actions + performInbound(received, of: number) + startSending()
         case .frame(.data(let data)):
             guard let number = session(data.session, writtenBy: address) else { return actions }
             delivery.outgoing.sender.heardData(from: number, at: now)
@@ -85,6 +98,8 @@ extension PeripheralSession {
         centrals[address]?.inSession = true
         centrals[address]?.subscribed = false
         let window = max(1, min(delivery.settings.window, Int(hello.window)))
+        let version = min(hello.version, SessionFrame.highestVersion)
+        let compact = version >= SessionFrame.highestVersion
         var actions: [PeripheralAction] = []
         let number: SessionNumber
         var welcomes = true
@@ -95,6 +110,7 @@ extension PeripheralSession {
             session.address = address
             session.linked = true
             session.awaySince = nil
+            session.compact = compact
             // A hello again on a live link (its welcome was lost, a reconnection bluetoothd had not
             // yet reported as a disconnection, or a flood) is welcomed at most once a second and
             // reported at most every 5 s.
@@ -102,7 +118,7 @@ extension PeripheralSession {
             if report { session.reportedAt = now }
             welcomes = !known.linked || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
             if welcomes { session.welcomedAt = now }
-            delivery.outgoing.sender.linkUp(number, window: window, at: now)
+            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
             if report {
@@ -133,8 +149,8 @@ extension PeripheralSession {
             let received = receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = PeripheralDelivery.Session(
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
-                welcomedAt: now)
-            delivery.outgoing.sender.linkUp(number, window: window, at: now)
+                welcomedAt: now, compact: compact)
+            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
         }
@@ -142,7 +158,7 @@ extension PeripheralSession {
         delivery.outgoing.control.putFirst(
             .welcome(
                 Welcome(
-                    session: number, central: hello.token, peripheral: delivery.settings.token,
+                    version: version, session: number, central: hello.token, peripheral: delivery.settings.token,
                     window: UInt32(delivery.settings.window), next: delivery.outgoing.sender.nextTransfer(for: number)))
         )
         return actions + startSending()
@@ -235,8 +251,10 @@ extension PeripheralSession {
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         let mtu = sessionMTU
         guard
+            // Every subscriber hears a notification: a compact frame, which names neither session
+            // nor transfer, goes only while one central is in session.
             let frame = delivery.outgoing.nextDataFrame(
-                at: now, mtu: mtu, carrier: .notification,
+                at: now, mtu: mtu, carrier: .notification, compactAllowed: delivery.linkedSessions.count == 1,
                 session: { recipients in recipients.count == 1 ? recipients[0] : .everyone })
         else { return nil }
         // Reported once handed over: a notification is on its way to every subscriber then.

@@ -26,7 +26,7 @@ final class DeliveryTests: XCTestCase {
     }
 
     /// Connects to a peripheral offering the session characteristic, up to the hello written.
-    private func greeted(_ harness: inout SessionHarness) -> [CentralAction] {
+    private func greeted(_ harness: inout SessionHarness, mtu: Int = 517) -> [CentralAction] {
         harness.scanAndFind()
         harness.command(.connect(.index(0)))
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
@@ -34,17 +34,19 @@ final class DeliveryTests: XCTestCase {
         let found = harness.feed(.characteristicsFound(SessionHarness.peerID, Self.characteristics))
         XCTAssertEqual(found, [.startNotify(Self.sessionID), .acquireWrite(Self.sessionID)], "the session only")
         harness.feed(.notifyStarted(nil))
-        return harness.feed(.writeAcquired(MTU(517)!))
+        return harness.feed(.writeAcquired(MTU(mtu)!))
     }
 
     private func welcome(
-        next: UInt16 = 1, token: SessionToken = peripheralToken, central: SessionToken = centralToken
+        next: UInt16 = 1, token: SessionToken = peripheralToken, central: SessionToken = centralToken,
+        version: UInt8 = 2
     )
         -> [UInt8]
     {
         SessionFrame.welcome(
             Welcome(
-                session: SessionNumber(4)!, central: central, peripheral: token, window: 65536, next: TransferID(next))
+                version: version, session: SessionNumber(4)!, central: central, peripheral: token, window: 65536,
+                next: TransferID(next))
         ).encoded
     }
 
@@ -420,5 +422,60 @@ final class DeliveryTests: XCTestCase {
         let done = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         XCTAssertTrue(SessionHarness.eventNames(done).contains("failed"), "\(SessionHarness.eventNames(done))")
         XCTAssertTrue(harness.session.isQuiescent)
+    }
+
+    // MARK: Compact data frames (version 3)
+
+    /// At MTU 23 with a welcome of version 3, the central's data frames go compact (18 stream
+    /// bytes in a 20-byte value) once the peripheral acknowledged the message; before, in full.
+    func testAtMTU23TheCentralWritesCompactFramesOnceThePeripheralAcknowledged() throws {
+        var harness = SessionHarness(settings: settings())
+        _ = harness.drainWrites(startingWith: greeted(&harness, mtu: 23))
+        _ = harness.drainWrites(startingWith: harness.feed(.valueChanged(Self.sessionID, welcome(version: 3))))
+        let message = Message(binary: (0..<300).map { UInt8($0 % 251) })
+        let (_, first) = harness.command(.send(message))
+        let before = harness.drainWrites(startingWith: first)
+        XCTAssertFalse(before.isEmpty)
+        XCTAssertTrue(before.allSatisfy { (try? SessionFrame(parsing: $0)) != nil }, "full frames first")
+        let ack = Acknowledgement(status: .receiving, session: SessionNumber(4)!, transfer: TransferID(1), received: 30)
+        let after = harness.drainWrites(startingWith: notify(&harness, .acknowledgement(ack), at: 0.3))
+        let compact = after.compactMap { value -> CompactDataFrame? in
+            if case .compact(let frame) = try? SessionValue(parsing: value) { return frame } else { return nil }
+        }
+        XCTAssertFalse(compact.isEmpty, "\(after)")
+        XCTAssertTrue(after.allSatisfy { $0.count <= 20 })
+        XCTAssertEqual(compact.first?.bytes.count, 18)
+    }
+
+    /// The peripheral's compact frames fill the message in progress on a link welcomed at
+    /// version 3; on one welcomed at version 2 a compact frame is a protocol error.
+    func testThePeripheralsCompactFramesAreTakenOnlyWhereVersion3WasAgreed() throws {
+        let message = Message(text: "compact from the peripheral, eighteen bytes a frame")
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        for version: UInt8 in [3, 2] {
+            var harness = SessionHarness(settings: settings())
+            _ = harness.drainWrites(startingWith: greeted(&harness, mtu: 23))
+            _ = harness.drainWrites(
+                startingWith: harness.feed(.valueChanged(Self.sessionID, welcome(version: version))))
+            let head = DataFrame(session: .everyone, transfer: TransferID(1), offset: 0, bytes: Array(stream[0..<8]))
+            _ = harness.drainWrites(startingWith: notify(&harness, .data(head), at: 0.1))
+            var events: [CentralEvent] = []
+            var offset = 8
+            while offset < stream.count {
+                let count = min(16, stream.count - offset) == 2 ? 1 : min(16, stream.count - offset)
+                let frame = CompactDataFrame(offset: offset, bytes: Array(stream[offset..<(offset + count)]))
+                harness.now = 0.2
+                let actions = harness.feed(.valueChanged(Self.sessionID, frame.encoded))
+                events += SessionHarness.events(actions)
+                _ = harness.drainWrites(startingWith: actions)
+                offset += count
+            }
+            if version == 3 {
+                XCTAssertEqual(events.compactMap(\.messageReport?.text), [message.text], "\(events)")
+            } else {
+                XCTAssertEqual(events.compactMap(\.messageReport?.text), [])
+                XCTAssertTrue("\(events)".contains("did not agree on version 3"), "\(events)")
+            }
+        }
     }
 }

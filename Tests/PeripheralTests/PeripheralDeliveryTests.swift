@@ -61,21 +61,31 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertTrue(session.hasSubscribers)
     }
 
-    func testALaterCentralIsWelcomedAtVersion2AndAVersion1HelloIsRefused() throws {
+    /// A hello names the highest version its central speaks; the welcome the lower of that and
+    /// this peripheral's (3: version 2 with compact data frames). A relay of the release before
+    /// says 2 and is welcomed at 2; a hello of version 1 is refused.
+    func testAWelcomeNamesTheVersionBothSpeakAndAVersion1HelloIsRefused() throws {
         var session = session()
-        _ = session.handle(.connected(centralA))
-        let later = SessionFrame.hello(
-            Hello(version: 3, token: Self.tokenA, address: centralA, window: 65536, next: TransferID(1))
-        ).encoded
-        _ = session.handle(.sessionWritten(later, from: centralA, mtu: MTU(517), time: 0))
-        let welcomes = sessionFrames(drain(&session).values).compactMap { frame -> Welcome? in
-            if case .welcome(let welcome) = frame { return welcome } else { return nil }
+        var welcomed: [UInt8] = []
+        for (version, central) in [(UInt8(4), centralA), (2, centralB)] {
+            _ = session.handle(.connected(central))
+            let hello = SessionFrame.hello(
+                Hello(
+                    version: version, token: SessionToken(UInt32(version))!, address: central, window: 65536,
+                    next: TransferID(1))
+            ).encoded
+            _ = session.handle(.sessionWritten(hello, from: central, mtu: MTU(517), time: 0))
+            welcomed += sessionFrames(drain(&session).values).compactMap { frame -> UInt8? in
+                if case .welcome(let welcome) = frame { return welcome.version } else { return nil }
+            }
         }
-        XCTAssertEqual(welcomes.map(\.version), [2], "the version both speak")
-        _ = session.handle(.connected(centralB))
-        var old = hello(Self.tokenB, centralB)
+        XCTAssertEqual(welcomed, [3, 2], "the version both speak")
+        XCTAssertEqual(session.delivery.sessions.values.sorted { $0.number < $1.number }.map(\.compact), [true, false])
+        let centralC = BluetoothAddress("00:AA:01:03:00:03")!
+        _ = session.handle(.connected(centralC))
+        var old = hello(Self.tokenB, centralC)
         old[2] = 1
-        let events = session.handle(.sessionWritten(old, from: centralB, mtu: MTU(517), time: 0.1), at: 0.1).events
+        let events = session.handle(.sessionWritten(old, from: centralC, mtu: MTU(517), time: 0.1), at: 0.1).events
         XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "\(events)")
         XCTAssertFalse(
             sessionFrames(drain(&session).values).contains { frame in
@@ -204,8 +214,8 @@ final class PeripheralDeliveryTests: XCTestCase {
             frames.first,
             .welcome(
                 Welcome(
-                    session: number, central: Self.tokenA, peripheral: Self.peripheralToken, window: 65536,
-                    next: TransferID(1))))
+                    version: 3, session: number, central: Self.tokenA, peripheral: Self.peripheralToken,
+                    window: 65536, next: TransferID(1))))
         XCTAssertTrue(
             frames.contains(
                 .acknowledgement(

@@ -8,7 +8,8 @@ final class SessionVectorTests: XCTestCase {
         XCTAssertEqual(
             Set(vectors.map(\.name)),
             [
-                "v2-hello", "v2-hello-later-version", "v2-hello-version-1", "v2-welcome", "v2-data-short-text",
+                "v2-hello", "v2-hello-later-version", "v2-hello-version-1", "v2-welcome", "v3-hello", "v3-welcome",
+                "v2-data-short-text",
                 "v2-data-binary-1000-mtu247", "v2-ack-gap",
                 "v2-ack-delivered", "v2-abort",
             ])
@@ -50,6 +51,21 @@ final class SessionVectorTests: XCTestCase {
 
     func testHelloAndWelcome() throws {
         let vectors = try vectors()
+        let current = try XCTUnwrap(vectors["v3-hello"])
+        try roundTrip(.hello(try self.hello(current)), current)
+        XCTAssertEqual(
+            SessionFrame.hello(
+                Hello(
+                    token: try token(current, "token"), address: try self.hello(current).address, window: 32768,
+                    next: TransferID(0))
+            ).encoded, current.hexFields["value"], "this release says 3")
+        let three = try XCTUnwrap(vectors["v3-welcome"])
+        try roundTrip(
+            .welcome(
+                Welcome(
+                    version: 3, session: try session(three), central: try token(three, "central"),
+                    peripheral: try token(three, "peripheral"), window: UInt32(try XCTUnwrap(three.integer("window"))),
+                    next: TransferID(UInt16(try XCTUnwrap(three.integer("next")))))), three)
         let hello = try XCTUnwrap(vectors["v2-hello"])
         try roundTrip(.hello(try self.hello(hello)), hello)
         XCTAssertEqual(hello.hexFields["value"]?.count, 20, "a hello fits MTU 23")
@@ -63,7 +79,7 @@ final class SessionVectorTests: XCTestCase {
                     next: TransferID(UInt16(try XCTUnwrap(welcome.integer("next")))))), welcome)
     }
 
-    func testALaterCentralIsWelcomedAtTwoAndAVersionBelowTwoIsRefused() throws {
+    func testALaterCentralIsWelcomedAtThreeAndAVersionBelowTwoIsRefused() throws {
         let vectors = try vectors()
         let later = try XCTUnwrap(vectors["v2-hello-later-version"])
         try roundTrip(.hello(try self.hello(later)), later)
@@ -73,9 +89,11 @@ final class SessionVectorTests: XCTestCase {
             XCTAssertEqual(error as? SessionFrameError, .unsupportedVersion(.hello, 1))
             XCTAssertEqual("\(error)", refused.fields["refused"])
         }
-        // A welcome names the version both speak: 2, nothing else, to this implementation.
+        // A welcome names the version both speak: 2 or 3, nothing else, to this implementation.
         let welcome = try XCTUnwrap(vectors["v2-welcome"]?.hexFields["value"])
-        for version: UInt8 in [0, 1, 3, 0xFF] {
+        let three = try XCTUnwrap(vectors["v3-welcome"])
+        XCTAssertEqual(try XCTUnwrap(three.hexFields["value"])[2], 3)
+        for version: UInt8 in [0, 1, 4, 0xFF] {
             var value = welcome
             value[2] = version
             XCTAssertThrowsError(try SessionFrame(parsing: value)) { error in

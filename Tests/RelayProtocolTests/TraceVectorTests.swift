@@ -9,7 +9,8 @@ final class TraceVectorTests: XCTestCase {
         var traced = 0
         for vector in vectors {
             guard let bytes = vector.hexFields["value"] ?? vector.hexFields["frame 0"] else { continue }
-            let characteristic: TracedCharacteristic = vector.fields["session-frame"] != nil ? .session : .write
+            let onSession = vector.fields["session-frame"] != nil || vector.fields["compact-frame"] != nil
+            let characteristic: TracedCharacteristic = onSession ? .session : .write
             let meaning = ValueMeaning.describe(bytes, on: characteristic)
             XCTAssertEqual(vector.fields["trace"], meaning, vector.name)
             traced += 1

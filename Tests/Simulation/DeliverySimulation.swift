@@ -15,6 +15,8 @@ public struct DeliverySimulation {
         public var maxSize = 256 << 10
         /// Stream bytes per data frame.
         public var frameBytes = 2000
+        /// Stream bytes a compact data frame carries (both sides agreed on version 3); nil: none go.
+        public var compactBytes: Int?
         public var window = 32 << 10
         public var lossRate = 0.10
         /// Chance per frame that a burst starts: everything sent for the time of `burstLength`
@@ -72,6 +74,8 @@ public struct DeliverySimulation {
         public var maxInFlight = 0
         public var resumed = 0
         public var duplicateFrames = 0
+        /// Data frames sent in the compact form.
+        public var compactFrames = 0
         public var simulatedSeconds = 0.0
         public var failures: [String] = []
         /// When the first message arrived, from which side, and what share of the message the other
@@ -164,7 +168,7 @@ public struct DeliverySimulation {
         endpoints = [Side.a, Side.b].map { side in
             var sender = TransferSender<Side>(
                 configuration: senderSettings, firstTransfer: TransferID(UInt16(side.rawValue * 1000)))
-            sender.linkUp(side.other, window: settings.window, at: 0)
+            sender.linkUp(side.other, window: settings.window, compact: settings.compactBytes != nil, at: 0)
             var receiver = TransferReceiver(
                 configuration: receiverSettings, session: SessionNumber(UInt8(side.rawValue + 1))!)
             _ = receiver.linkUp(next: TransferID(UInt16(side.other.rawValue * 1000)), at: 0)
@@ -239,13 +243,20 @@ public struct DeliverySimulation {
         while busyUntil[side.rawValue] <= now + max(frameTime, settings.handOver) {
             guard
                 let transmission = endpoints[side.rawValue].sender.nextTransmission(
-                    at: now, maxBytes: settings.frameBytes)
+                    at: now, maxBytes: settings.frameBytes, compactBytes: settings.compactBytes)
             else { break }
             let stream = endpoints[side.rawValue].streams[transmission.number]!
             if traced(side, transmission.transfer) {
                 print(
                     "\(now) \(side) sends \(transmission.transfer) \(transmission.range) again=\(transmission.isRetransmission)"
                 )
+            }
+            if transmission.compact {
+                report.compactFrames += 1
+                let frame = CompactDataFrame(
+                    offset: transmission.range.lowerBound, bytes: Array(stream[transmission.range]))
+                send(frame.encoded, from: side)
+                continue
             }
             let frame = DataFrame(
                 session: SessionNumber(UInt8(side.rawValue + 1))!, transfer: transmission.transfer,
@@ -255,9 +266,20 @@ public struct DeliverySimulation {
     }
 
     private mutating func send(_ frame: SessionFrame, from side: Side) {
-        let bytes = frame.encoded
-        let isData: Bool
-        if case .data = frame { isData = true } else { isData = false }
+        send(frame.encoded, from: side)
+    }
+
+    /// The stream bytes a value carries (0 for anything but data).
+    private static func dataBytes(_ bytes: [UInt8]) -> Int {
+        switch try? SessionValue(parsing: bytes) {
+        case .compact(let frame): frame.bytes.count
+        case .frame(.data(let frame)): frame.bytes.count
+        default: 0
+        }
+    }
+
+    private mutating func send(_ bytes: [UInt8], from side: Side) {
+        let isData = Self.dataBytes(bytes) > 0
         let start = max(now, busyUntil[side.rawValue])
         busyUntil[side.rawValue] = start + Double(bytes.count) / settings.bandwidth
         guard linkUp else { return }
@@ -275,7 +297,7 @@ public struct DeliverySimulation {
         }
         if lost {
             report.lostFrames += 1
-            if isData { report.lostDataBytes += bytes.count - DataFrame.headerLength }
+            if isData { report.lostDataBytes += Self.dataBytes(bytes) }
             return
         }
         var arrival = busyUntil[side.rawValue] + settings.latency + random.unit() * settings.jitter
@@ -316,7 +338,14 @@ public struct DeliverySimulation {
     private mutating func arrive(_ bytes: [UInt8], at side: Side) {
         let frame: SessionFrame
         do {
-            frame = try SessionFrame(parsing: bytes)
+            switch try SessionValue(parsing: bytes) {
+            case .frame(let parsed): frame = parsed
+            case .compact(let compact):
+                endpoints[side.rawValue].sender.heardData(from: side.other, at: now)
+                perform(endpoints[side.rawValue].receiver.receive(compact, at: now), at: side)
+                return
+            case .counter: throw SessionFrameError.notSessionFrame(firstByte: bytes[0])
+            }
         } catch {
             report.failures.append("unparsable frame: \(error)")
             return
@@ -447,9 +476,7 @@ public struct DeliverySimulation {
             for side in [Side.a, .b] {
                 for frame in wire[side.rawValue] {
                     report.lostFrames += 1
-                    if frame.bytes.count > 1, frame.bytes[1] == SessionFrameType.data.rawValue {
-                        report.lostDataBytes += frame.bytes.count - DataFrame.headerLength
-                    }
+                    report.lostDataBytes += Self.dataBytes(frame.bytes)
                 }
                 wire[side.rawValue] = []
                 endpoints[side.rawValue].sender.linkDown(side.other, at: now)
@@ -461,7 +488,8 @@ public struct DeliverySimulation {
             linkUp = true
             for side in [Side.a, .b] {
                 busyUntil[side.rawValue] = now
-                endpoints[side.rawValue].sender.linkUp(side.other, window: settings.window, at: now)
+                endpoints[side.rawValue].sender.linkUp(
+                    side.other, window: settings.window, compact: settings.compactBytes != nil, at: now)
             }
             for side in [Side.a, .b] {
                 let next = endpoints[side.other.rawValue].sender.nextTransfer(for: side)

@@ -5,9 +5,12 @@
 #   says hello, hears the honest central's welcome (token in clear), then: says hello with that
 #   token (takeover), sends one byte in two of a message declaring 60 000 bytes, answers every
 #   data frame of the peripheral's messages with acknowledgements of bytes never sent, never an
-#   honest one, and once those messages were given up floods 200 hellos on its live link.
+#   honest one, and once those messages were given up floods 200 hellos on its live link. Between
+#   the out-of-order flood and the acknowledgements, 200 compact data frames its hello (version 2)
+#   did not agree on.
 #   Meanwhile the honest pair exchanges counters and three messages each way. Checks:
-#   - the takeover hello is refused (an `error` line, no welcome for the victim's token after it)
+#   - the takeover hello is refused (an `error` line, no welcome for the victim's token after it);
+#   - the compact frames are protocol errors (`did not agree on version 3`), paced with the rest;
 #     and the honest central keeps its session: its three messages arrive at the peripheral once
 #     and intact, the peripheral's three are `delivered` to it and arrive intact;
 #   - the peripheral's three messages fail for the hostile central together, at one delivery
@@ -91,6 +94,8 @@ if cut_off != 1:
     fail(f"the hello flood gave {cut_off} 'cut off' lines, not one")
 if not p.count("error", where=lambda e: re.search("hello refused.*" + re.escape(honest), e.text)):
     fail(f"the takeover hello was not refused: {' '.join(e.text for e in p.select('error')[:2])}")
+if not p.count("error", where=lambda e: "did not agree on version 3" in e.text and hostile in e.text):
+    fail("the hostile central's compact frames were not reported as protocol errors")
 if '"welcomes_for_victims_after_takeover": 0' not in summary:
     fail(f"the taker heard a welcome for the victim's token: {summary}")
 from_honest = p.select("message", **{"from": honest})

@@ -30,8 +30,8 @@ expect(c, "delivered", "the central's text was not delivered", timeout=30)
 expect_text(p, r"^delivered message 1", "the peripheral's text was not delivered", timeout=30)
 # The peripheral's human lines: what it received and what it notified.
 for pattern in [
-    r"^trace \+[0-9]+\.[0-9]{3} s in session from central [0-9A-F:]{17} 20 bytes b2 01 02 00 .*: hello v2 token 0x",
-    r"^trace .* out session 18 bytes b2 02 02 .*: welcome v2 session 1 ",
+    r"^trace \+[0-9]+\.[0-9]{3} s in session from central [0-9A-F:]{17} 20 bytes b2 01 03 00 .*: hello v3 token 0x",
+    r"^trace .* out session 18 bytes b2 02 03 .*: welcome v3 session 1 ",
     r"^trace .* in session from central .* 4 bytes 4d 00 00 00: counter 77$",
     r"^trace .* out session .*: counter 88$",
     r"^trace .* in session from central .*: data session 1 transfer [0-9]+ offset 0, 23 stream bytes; header text, "
@@ -44,7 +44,7 @@ for pattern in [
 # The central's JSON events: the same values the other way round. The central printed the last
 # of them (its acknowledgement of the peripheral's text) before handing it over, so before the
 # peripheral's `delivered` above; its reader thread may still be a moment behind: up to 5 s each.
-for meaning in ["hello v2 token", "welcome v2 session 1", "counter 77", "counter 88",
+for meaning in ["hello v3 token", "welcome v3 session 1", "counter 77", "counter 88",
                 "data session 1 transfer [0-9]+ offset 0, 23 stream bytes",
                 "acknowledgement delivered session 1 transfer [0-9]+ received 23",
                 "data session 1 transfer [0-9]+ offset 0, 19 stream bytes",

@@ -48,19 +48,33 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
     }
 
     /// The next data frame that may go now, cut for `mtu` on `carrier` and addressed to the
-    /// session `session` names for its recipients.
+    /// session `session` names for its recipients; a compact one where the sender allows it and
+    /// `compactAllowed` (no other receiver hears it) and the value is small.
     public mutating func nextDataFrame(
-        at now: Double, mtu: MTU, carrier: ValueCarrier, session: ([Recipient]) -> SessionNumber
+        at now: Double, mtu: MTU, carrier: ValueCarrier, compactAllowed: Bool = true,
+        session: ([Recipient]) -> SessionNumber
     ) -> OutgoingDataFrame? {
+        let value = mtu.sendValueLength(carrier)
+        let compactBytes =
+            compactAllowed && value <= CompactDataFrame.largestValue ? value - CompactDataFrame.headerLength : nil
         guard
-            let transmission = sender.nextTransmission(at: now, maxBytes: Self.dataPerFrame(mtu, carrier)),
+            let transmission = sender.nextTransmission(
+                at: now, maxBytes: Self.dataPerFrame(mtu, carrier), compactBytes: compactBytes),
             let entry = streams[transmission.number]
         else { return nil }
-        let frame = DataFrame(
-            session: session(transmission.recipients), transfer: transmission.transfer,
-            offset: UInt32(transmission.range.lowerBound), bytes: entry.bytes(transmission.range))
+        let bytes: [UInt8]
+        if transmission.compact {
+            bytes =
+                CompactDataFrame(offset: transmission.range.lowerBound, bytes: entry.bytes(transmission.range))
+                .encoded
+        } else {
+            let frame = DataFrame(
+                session: session(transmission.recipients), transfer: transmission.transfer,
+                offset: UInt32(transmission.range.lowerBound), bytes: entry.bytes(transmission.range))
+            bytes = SessionFrame.data(frame).encoded
+        }
         return OutgoingDataFrame(
-            bytes: SessionFrame.data(frame).encoded, number: transmission.number, transfer: transmission.transfer,
+            bytes: bytes, number: transmission.number, transfer: transmission.transfer,
             completes: transmission.range.upperBound == entry.header.streamLength
                 && !fullySent.contains(transmission.number))
     }

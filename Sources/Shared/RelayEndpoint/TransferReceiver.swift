@@ -178,6 +178,19 @@ public struct TransferReceiver: Sendable {
     /// Messages handed over that wait for `saved`.
     public var awaitingSave: Int { saving.count }
 
+    /// A compact data frame from the sender: bytes of the message in progress, placed within
+    /// `CompactDataFrame.span` of the first byte missing. Ignored (counted) while the link is down
+    /// or no message is in progress: a sender sends one only after this receiver acknowledged
+    /// the message on the link, so an honest one never meets that.
+    public mutating func receive(_ frame: CompactDataFrame, at now: Double) -> [Action] {
+        guard linked, let current = partial, let offset = frame.offset(near: current.received) else {
+            counts.ignoredFrames += 1
+            return []
+        }
+        let data = DataFrame(session: session, transfer: current.transfer, offset: UInt32(offset), bytes: frame.bytes)
+        return receive(data, at: now)
+    }
+
     // MARK: The link
 
     /// The sender's link went down: acknowledgements wait, the partial message is kept.

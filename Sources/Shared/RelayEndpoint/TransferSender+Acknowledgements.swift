@@ -32,6 +32,7 @@ extension TransferSender {
         // hostile peer) grows neither what is kept here nor the progress that keeps the delivery
         // time-out away; and what is held beyond the first gaps is kept to a few ranges (a peer
         // acknowledging every other byte made one range per byte), the rest sent again if missing.
+        track.acknowledgedOnLink = true
         for claimed in [0..<Int(ack.received)] + ack.spans.map({ Int($0.start)..<Int($0.end) }) {
             for piece in track.transmitted.intersection(with: claimed) { track.held.insert(piece) }
         }

@@ -3,14 +3,21 @@ import RelayProtocol
 /// Links going down and up, a recipient restarting or leaving.
 extension TransferSender {
     /// `recipient` is linked (a hello or welcome came): a new recipient, or one coming back. One
-    /// coming back first waits a moment for its receiver's account (`resumeHold`).
-    public mutating func linkUp(_ recipient: Recipient, window: Int, at now: Double) {
+    /// coming back first waits a moment for its receiver's account (`resumeHold`). `compact`: it
+    /// takes compact data frames, once it acknowledged a message on this link.
+    public mutating func linkUp(_ recipient: Recipient, window: Int, compact: Bool = false, at now: Double) {
         let window = max(1, min(configuration.window, window))
+        for index in entries.indices where entries[index].tracks[recipient] != nil {
+            entries[index].tracks[recipient]!.acknowledgedOnLink = false
+        }
         guard var peer = peers[recipient] else {
-            peers[recipient] = Peer(window: window)
+            var peer = Peer(window: window)
+            peer.compact = compact
+            peers[recipient] = peer
             return
         }
         peer.window = window
+        peer.compact = compact
         if case .away = peer.state {
             let started = entries.contains { entry in
                 entry.tracks[recipient].map { !$0.done && !$0.transmitted.isEmpty } ?? false
@@ -33,15 +40,22 @@ extension TransferSender {
             guard var track = entries[index].tracks[recipient], !track.done else { continue }
             track.flights = []
             track.sent = track.held
+            track.acknowledgedOnLink = false
             entries[index].tracks[recipient] = track
         }
     }
 
     /// `recipient` is a new process under the same name: messages already started for it fail
     /// (the new one holds nothing of them; each gets an abort so it skips them), the rest go to it.
-    public mutating func restarted(_ recipient: Recipient, window: Int, at now: Double) -> [Action] {
+    public mutating func restarted(
+        _ recipient: Recipient, window: Int, compact: Bool = false, at now: Double
+    )
+        -> [Action]
+    {
         var actions: [Action] = []
-        peers[recipient] = Peer(window: max(1, min(configuration.window, window)))
+        var peer = Peer(window: max(1, min(configuration.window, window)))
+        peer.compact = compact
+        peers[recipient] = peer
         for index in entries.indices {
             guard var track = entries[index].tracks[recipient], !track.done else { continue }
             if !track.transmitted.isEmpty {

@@ -30,6 +30,9 @@ extension TransferSender {
         var done = false
         /// A resume to report once sending goes on.
         var resumeToReport = false
+        /// An acknowledgement of this message came from the recipient on this link: it has the
+        /// message in progress, so compact data frames (which name no transfer) reach it.
+        var acknowledgedOnLink = false
         /// When the retransmission timer last ran out with bytes in flight: once the bytes it
         /// sent again are acknowledged, what was in flight before it is taken as lost too.
         var timedOutAt: Double?
@@ -71,6 +74,8 @@ extension TransferSender {
         var rateSamples: [(at: Double, rate: Double)] = []
         /// When a data frame of its own last came in from it (it sends to us too).
         var dataHeardAt: Double?
+        /// Whether it takes compact data frames (both said version 3 in the handshake).
+        var compact = false
         /// The best rate its acknowledgements showed lately; nil before any. The best, not the
         /// latest: while frames are being lost, acknowledgements stall and a falling rate would
         /// shrink what may be in flight until a burst of losses took one time-out per frame.

@@ -28,6 +28,9 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         public let recipients: [Recipient]
         /// Whether some of these bytes were sent before (to any of the recipients).
         public let isRetransmission: Bool
+        /// Whether they go in a compact data frame (`CompactDataFrame`): then the one recipient
+        /// agreed to them, acknowledged this message on this link, and none of the bytes went before.
+        public let compact: Bool
     }
 
     /// What the owner does.
@@ -128,9 +131,10 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         return actions + retireFinished()
     }
 
-    /// The next stream bytes to send, at most `maxBytes`; nil when nothing may go now (all sent
-    /// and waiting for acknowledgements, windows full, links down).
-    public mutating func nextTransmission(at now: Double, maxBytes: Int) -> Transmission? {
+    /// The next stream bytes to send, at most `maxBytes`, or at most `compactBytes` in a compact
+    /// frame where one may go (nil: none may); nil when nothing may go now (all sent and waiting
+    /// for acknowledgements, windows full, links down).
+    public mutating func nextTransmission(at now: Double, maxBytes: Int, compactBytes: Int? = nil) -> Transmission? {
         precondition(maxBytes > 0)
         var current: [Recipient: Int] = [:]
         for (index, entry) in entries.enumerated() {
@@ -142,6 +146,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
             let entry = entries[index]
             let ready = entry.tracks.keys.filter { current[$0] == index && peers[$0]?.state == .linked }.sorted()
             var best: Range<Int>?
+            var compact = false
             for recipient in ready {
                 let track = entry.tracks[recipient]!
                 if track.probe {
@@ -155,20 +160,43 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 let window = peers[recipient]!.window
                 let limit = min(entry.streamLength, track.held.prefixEnd + window)
                 guard let gap = covered.firstMissing(in: 0..<limit) else { continue }
-                let range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
+                var range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
+                var frameBytes = maxBytes
+                if ready.count == 1, let room = compactBytes, peers[recipient]!.compact, track.acknowledgedOnLink,
+                    let cut = Self.compactRange(gap, room: room, track: track)
+                {
+                    range = cut
+                    frameBytes = room
+                }
                 let inFlight = track.unheldInFlight()
-                let flight = peers[recipient]!.flightLimit(configuration, frameBytes: maxBytes, at: now)
+                let flight = peers[recipient]!.flightLimit(configuration, frameBytes: frameBytes, at: now)
                 // A repair (bytes sent before and found lost) always may go: what it replaces is
                 // not in flight any more, and holding it back behind the limit stalls the
                 // transfer for as long as the back-off runs.
                 let repair = track.transmitted.overlap(with: range) > 0
                 guard repair || inFlight == 0 || inFlight + range.count <= flight else { continue }
-                if best == nil || range.lowerBound < best!.lowerBound { best = range }
+                if best == nil || range.lowerBound < best!.lowerBound {
+                    best = range
+                    compact = frameBytes != maxBytes
+                }
             }
             guard let range = best else { continue }
-            return transmit(range, of: index, to: ready, at: now)
+            return transmit(range, of: index, to: ready, at: now, compact: compact)
         }
         return nil
+    }
+
+    /// The part of `gap` a compact frame of at most `room` bytes may carry to a receiver `track`
+    /// describes, if any: bytes never sent before (a compact frame of bytes the receiver may have
+    /// finished with would go unanswered), within `CompactDataFrame.span` of its first missing
+    /// byte, not 2 of them (a 4-byte value is a counter).
+    static func compactRange(_ gap: Range<Int>, room: Int, track: Track) -> Range<Int>? {
+        let end = min(gap.upperBound, gap.lowerBound + room, track.held.prefixEnd + CompactDataFrame.span)
+        guard end > gap.lowerBound else { return nil }
+        var range = gap.lowerBound..<end
+        if range.count == 2 { range = range.lowerBound..<(range.lowerBound + 1) }
+        guard CompactDataFrame.canCarry(range.count), track.transmitted.overlap(with: range) == 0 else { return nil }
+        return range
     }
 
     /// A data frame of `recipient`'s own came in: it sends to us too, and what may be in flight
@@ -178,7 +206,8 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
     }
 
     mutating func transmit(
-        _ range: Range<Int>, of index: Int, to ready: [Recipient], at now: Double, probe: Bool = false
+        _ range: Range<Int>, of index: Int, to ready: [Recipient], at now: Double, probe: Bool = false,
+        compact: Bool = false
     ) -> Transmission {
         sequence += 1
         var heard: [Recipient] = []
@@ -203,6 +232,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         if again { counts.resentBytes += range.count }
         let entry = entries[index]
         return Transmission(
-            number: entry.number, transfer: entry.transfer, range: range, recipients: heard, isRetransmission: again)
+            number: entry.number, transfer: entry.transfer, range: range, recipients: heard, isRetransmission: again,
+            compact: compact && !again)
     }
 }

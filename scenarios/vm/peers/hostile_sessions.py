@@ -8,7 +8,8 @@ heard the welcome of --victims other centrals (every subscriber hears every welc
 clear):
   5. takeover: says hello with each victim's token (the peripheral must refuse it);
   4. out-of-order flood: a message declaring 60 000 bytes, then one byte at every other offset
-     (1 000 frames), never the gaps;
+     (1 000 frames), never the gaps; then 200 compact data frames (version 3), which its hello
+     (version 2) did not agree on, at offsets all over;
   1. acknowledgement flood: for every data frame the peripheral notifies, acknowledgements
      claiming bytes never sent within the message (one byte in two, as ranges);
   6. it never acknowledges honestly, so the peripheral's messages never reach it;
@@ -121,6 +122,9 @@ async def run(options) -> int:
         await write(client, session_char, data(session, 1, 0, header + b"\x00"), "out-of-order")
         for offset in range(len(header) + 2, len(header) + 2 + 2 * 1000, 2):
             await write(client, session_char, data(session, 1, offset, b"\x01"), "out-of-order")
+        for index in range(200):
+            offset = (index * 7919) % 16384
+            await write(client, session_char, bytes([0xC0 | offset >> 8, offset & 0xFF]) + b"\xee" * 18, "compact")
         article.log(ROLE, f"phases 5 and 4 written: {written}")
         # 1 and 6: acknowledge every data frame heard with bytes never sent, never honestly.
         quiet_since = time.monotonic()

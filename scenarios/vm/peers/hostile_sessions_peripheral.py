@@ -125,7 +125,7 @@ def bad_frame(index: int, rng: random.Random) -> tuple[str, bytes]:
     if sort == 11:
         return "abort-trailing", abort(SESSION, 2, 2) + b"\x00"
     if sort == 12:
-        return "welcome-version-3", welcome(SESSION, 1, TOKEN, 1, version=3)
+        return "welcome-version-4", welcome(SESSION, 1, TOKEN, 1, version=4)
     return "welcome-token-0", welcome(SESSION, 0, TOKEN, 1)
 
 
