@@ -5,7 +5,8 @@ Started by benchmarks/ble/run.sh after guest_bench.py (same boot). For each prof
 phone, old: docs/test-bed.md) and side, one session on a fresh bluetoothd whose btvirt runs
 that profile: start-up, 1000 counters central -> peripheral (time, lost), --round-trips
 counter round trips (the peripheral echoes), then SIZE bytes each way (goodput from the
-driver's command to the receiver's `message`, or the peers' raw `received`). Sides: relay
+driver's command to the receiver's `message`, or the peers' raw `received`), then for relay
+SIZE each way started together (both ways at once: each direction's goodput and finish time). Sides: relay
 (protocol 2, delivery confirmed), relay-v1 (both programs --protocol 1: the same transfers
 without acknowledgements) and the peers (bleak, bless: raw chunks). On the laptop radio with
 the ATT MTU capped at 247 (--air-extra att-mtu=247), relay and relay-v1 once more. Writes
@@ -79,6 +80,9 @@ def session(side, profile, extra, size, options, logs):
             log(f"{side.name} {profile}{' ' + extra if extra else ''} {direction}: "
                 + (f"{size / (ended - begun) / 1024:.1f} KiB/s" if intact else "LOST"))
             time.sleep(0.5)
+        if side.name.startswith("relay") and options.both_ways == "yes":
+            result["both_ways"] = both_ways(side, central, peripheral, size)
+            time.sleep(0.5)
         for process, name in ((central, "central"), (peripheral, "peripheral")):
             status = None
             if side.name.startswith("relay"):
@@ -96,6 +100,27 @@ def session(side, profile, extra, size, options, logs):
             central.stop()
         peripheral.stop()
     return result
+
+
+def both_ways(side, central, peripheral, size):
+    """SIZE each way, both `send-file` commands typed together: per direction the goodput from its
+    own command to its receiver's `message`, and when it finished (seconds after the first command)."""
+    at_peripheral, at_central = peripheral.mark(), central.mark()
+    started = {"c2p": central.send(f"send-file {side.files['central']}\n"),
+               "p2c": peripheral.send(f"send-file {side.files['peripheral']}\n")}
+    first = min(started.values())
+    outcome = {}
+    for direction, receiver, since in (("c2p", peripheral, at_peripheral), ("p2c", central, at_central)):
+        _, ended, sha256, length = side._finish(started[direction], receiver, since)
+        intact = ended is not None and length == size and sha256 == side.files["sha256"][direction]
+        outcome[direction] = {
+            "seconds": ended - started[direction] if ended is not None else None, "intact": intact,
+            "bytes_per_second": size / (ended - started[direction]) if intact else None,
+            "finished_after": ended - first if ended is not None else None}
+        log(f"{side.name} both ways {direction}: "
+            + (f"{size / (ended - started[direction]) / 1024:.1f} KiB/s, done at {ended - first:.1f} s"
+               if intact else "LOST"))
+    return outcome
 
 
 def files_of(size):
@@ -121,6 +146,8 @@ def main():
     parser.add_argument("--sides", default="relay,relay-v1,peers")
     parser.add_argument("--mtu247", choices=("yes", "no"), default="yes")
     parser.add_argument("--windows", default="", help="comma-separated --window sizes for extra relay sessions")
+    parser.add_argument("--both-ways", choices=("yes", "no"), default="yes",
+                        help="relay sides: SIZE each way started together after the one-way transfers")
     options = parser.parse_args()
     install_binaries()
     started = time.monotonic()

@@ -76,6 +76,27 @@ def profile_table(profile, extra, sessions):
             goal = f"relay >= 90 % of capacity: {'met' if met else 'NOT met'}"
         size = relay.get("size", MIB)
         row(f"{size // 1024} KiB goodput {label} (KiB/s, share of capacity)", cells, goal)
+    both_cells = []
+    both_met = None
+    for name in sides:
+        both = by_side[name].get("both_ways")
+        if not both:
+            both_cells.append("n/a")
+            continue
+        parts = []
+        for direction in ("c2p", "p2c"):
+            rate = (both.get(direction) or {}).get("bytes_per_second")
+            parts.append(f"{rate / 1024:.1f}" + (f" ({rate / 1024 / cap:.0%})" if cap else "") if rate else "LOST")
+        done = [(both.get(direction) or {}).get("finished_after") for direction in ("c2p", "p2c")]
+        both_cells.append(" / ".join(parts) + "; done at " + " / ".join(f"{d:.1f} s" if d else "?" for d in done))
+        if name == "relay" and cap:
+            rates_both = [(both.get(direction) or {}).get("bytes_per_second") for direction in ("c2p", "p2c")]
+            both_met = all(rate and rate / 1024 / cap >= 0.8 for rate in rates_both)
+    if any(cell != "n/a" for cell in both_cells):
+        size = relay.get("size", MIB)
+        row(f"both ways at once, {size // 1024} KiB each way started together: c2p / p2c (KiB/s, share of "
+            "capacity); when each finished", both_cells,
+            "" if both_met is None else f"each >= 80 % of capacity: {'met' if both_met else 'NOT met'}")
     for direction, label in (("c2p", "central -> peripheral"), ("p2c", "peripheral -> central")):
         with_acks, without = rates.get(("relay", direction)), rates.get(("relay-v1", direction))
         if with_acks and without:
