@@ -9,7 +9,7 @@ driver's command to the receiver's `message`, or the peers' raw `received`), the
 SIZE each way started together (both ways at once: each direction's goodput and finish time). Sides: relay
 (protocol 2, delivery confirmed), relay-v1 (both programs --protocol 1: the same transfers
 without acknowledgements) and the peers (bleak, bless: raw chunks). On the laptop radio with
-the ATT MTU capped at 247 (--air-extra att-mtu=247), relay and relay-v1 once more. Writes
+the ATT MTU capped at 247 (--air-extra att-mtu=247), every side once more. Writes
 air-results.json into $RELAY_VM_OUT; air_report.py makes the table. --windows W1,W2 adds relay
 sessions with both programs at --window W (side relay-wW) on every profile: how goodput depends on
 the window (docs/performance.md).
@@ -24,8 +24,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import guest_bench  # noqa: E402
-from guest_bench import (MIB, OUT, PeerSide, RelaySide, bluetoothd_pid, install_binaries, log,  # noqa: E402
-                         normal_scheduling, restart_bluetooth, wait_counters)
+from guest_bench import (MIB, OUT, PeerSide, RelaySide, bluetoothd_pid, cpu_seconds, install_binaries,  # noqa: E402
+                         log, normal_scheduling, restart_bluetooth, wait_counters)
 
 SPEC = {
     "laptop": "interval=30,events=6,octets=251,phy=1M,buffers=251x8",
@@ -70,19 +70,26 @@ def session(side, profile, extra, size, options, logs):
                 trips.append(echo.stamp - begun)
         result["round_trips"] = trips
         chunk = min(mtu - 3, 510)
+        processes = {"central": central, "peripheral": peripheral}
         for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
+            before = {name: process.cpu() for name, process in processes.items()}
+            before["bluetoothd"] = cpu_seconds(daemon)
             begun, ended, sha256, length = send(central, peripheral, size, chunk)
+            after = {name: process.cpu() for name, process in processes.items()}
+            after["bluetoothd"] = cpu_seconds(daemon)
             expected = side.files["sha256"][direction]
             intact = ended is not None and length == size and (expected is None or sha256 == expected)
             result[f"goodput_{direction}"] = {
                 "seconds": ended - begun if ended is not None else None, "intact": intact,
-                "bytes_per_second": size / (ended - begun) if intact else None}
+                "bytes_per_second": size / (ended - begun) if intact else None,
+                "cpu": {name: after[name] - before[name] for name in after}}
             log(f"{side.name} {profile}{' ' + extra if extra else ''} {direction}: "
                 + (f"{size / (ended - begun) / 1024:.1f} KiB/s" if intact else "LOST"))
             time.sleep(0.5)
         if side.name.startswith("relay") and options.both_ways == "yes":
             result["both_ways"] = both_ways(side, central, peripheral, size)
             time.sleep(0.5)
+        result["hwm_kib"] = {name: process.memory("VmHWM") for name, process in processes.items()}
         for process, name in ((central, "central"), (peripheral, "peripheral")):
             status = None
             if side.name.startswith("relay"):
@@ -157,7 +164,7 @@ def main():
         plan += [(side, profile, "", size) for side in options.sides.split(",") if side]
         plan += [(f"relay-w{window}", profile, "", size) for window in options.windows.split(",") if window]
     if options.mtu247 == "yes" and "laptop" in options.profiles.split(","):
-        plan += [(side, "laptop", "att-mtu=247", options.size) for side in ("relay", "relay-v1")]
+        plan += [(side, "laptop", "att-mtu=247", options.size) for side in ("relay", "relay-v1", "peers")]
     results = []
     for index, (name, profile, extra, size) in enumerate(plan):
         files = files_of(size)

@@ -127,6 +127,27 @@ def profile_table(profile, extra, sessions):
         goal = f"<= 2 intervals + 5 ms ({2 * interval + 5:.0f} ms): {'met' if relay_trip <= 2 * interval + 5 else 'NOT met'}"
     row(f"counter round trip, median of {len(relay.get('round_trips') or [])} (connection interval {interval:g} ms)",
         trips, goal)
+    cpu_cells = []
+    for name in sides:
+        session = by_side[name]
+        moved = sum(session.get("size", MIB) for direction in ("c2p", "p2c") if session.get(f"goodput_{direction}"))
+        per = {}
+        for process in ("central", "peripheral", "bluetoothd"):
+            seconds = [(session.get(f"goodput_{direction}") or {}).get("cpu", {}).get(process)
+                       for direction in ("c2p", "p2c")]
+            if moved and all(value is not None for value in seconds):
+                per[process] = sum(seconds) / (moved / MIB)
+        cpu_cells.append(" / ".join(f"{per[p]:.2f}" if p in per else "?" for p in ("central", "peripheral", "bluetoothd"))
+                         if per else "n/a")
+    if any(cell != "n/a" for cell in cpu_cells):
+        row("CPU seconds per MiB moved (one way each, both directions): central / peripheral / bluetoothd", cpu_cells)
+    hwm_cells = []
+    for name in sides:
+        hwm = by_side[name].get("hwm_kib") or {}
+        hwm_cells.append(" / ".join(f"{hwm[p] / 1024:.1f}" if hwm.get(p) else "?" for p in ("central", "peripheral"))
+                         if hwm else "n/a")
+    if any(cell != "n/a" for cell in hwm_cells):
+        row("peak RSS at the end (MiB): central / peripheral", hwm_cells)
     files = []
     for name in sides:
         entry = by_side[name].get("goodput_c2p") or {}
