@@ -46,31 +46,6 @@ final class TransferReceiverTests: XCTestCase {
         return messages
     }
 
-    /// Frames of MTU 23 (18 stream bytes): an acknowledgement costs a whole value there, so once
-    /// the message's first went (within 50 ms, as always) it waits for 16 frames or 250 ms.
-    func testAfterSmallFramesTheAcknowledgementWaitsFor16FramesOr250Milliseconds() {
-        let message = Message(binary: (0..<800).map { UInt8($0 % 251) })
-        let bytes = stream(message)
-        var receiver = receiver()
-        XCTAssertEqual(acks(receiver.receive(frame(bytes, 0..<10), at: 0.5)), [])
-        XCTAssertEqual(receiver.nextDeadline ?? 0, 0.55, accuracy: 1e-9, "the first within 50 ms")
-        XCTAssertEqual(acks(receiver.tick(at: 0.55)).map(\.received), [10])
-        XCTAssertEqual(acks(receiver.receive(frame(bytes, 10..<18), at: 1)), [])
-        XCTAssertEqual(receiver.nextDeadline, 1.25, "then at most 250 ms")
-        var offset = 18
-        var sent: [Acknowledgement] = []
-        for index in 1..<16 {
-            sent += acks(receiver.receive(frame(bytes, offset..<(offset + 18)), at: 1 + Double(index) * 0.01))
-            offset += 18
-        }
-        XCTAssertEqual(
-            sent, [Acknowledgement(status: .receiving, session: session, transfer: transfer, received: 288)],
-            "the 16th frame")
-        XCTAssertEqual(acks(receiver.receive(frame(bytes, offset..<(offset + 18)), at: 1.2)), [])
-        XCTAssertEqual(receiver.nextDeadline ?? 0, 1.45, accuracy: 1e-9)
-        XCTAssertEqual(acks(receiver.tick(at: 1.46)).map(\.received), [306])
-    }
-
     func testInOrderFramesDeliverOnceWithAFinalAcknowledgement() {
         let message = Message(binary: (0..<500).map { UInt8($0 % 251) })
         let bytes = stream(message)

@@ -213,6 +213,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("results")
     parser.add_argument("--markdown", metavar="FILE")
+    parser.add_argument("--raw", metavar="PATH", help="where the run's raw figures are kept (named in the intro)")
     options = parser.parse_args()
     with open(options.results) as handle:
         results = json.load(handle)
@@ -220,7 +221,8 @@ def main():
     print(text)
     if options.markdown:
         intro = (f"On the air (benchmarks/ble/air_bench.py, one boot, {results.get('seconds', 0):.0f} s of sessions; "
-                 "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md):")
+                 "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md"
+                 + (f"; raw figures in `{options.raw}`" if options.raw else "") + "):")
         section = "\n".join([BEGIN, intro, "", text, END])
         write_section(options.markdown, BEGIN, END, section)
         print(f"written to {options.markdown}")

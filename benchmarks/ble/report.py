@@ -395,11 +395,14 @@ def main():
     parser.add_argument("--markdown", metavar="FILE")
     parser.add_argument("--release", metavar="NAME",
                         help="a clean release's run (run.sh --release): its own section of FILE, no notes.md")
+    parser.add_argument("--raw", metavar="PATH", help="where the run's raw figures are kept (named in the notes)")
     options = parser.parse_args()
     with open(options.results) as handle:
         results = json.load(handle)
     results["folder"] = os.path.dirname(os.path.abspath(options.results))
     table, notes = render(results)
+    if options.raw:
+        notes.append(f"Raw figures: `{options.raw}`.")
     print(table)
     print()
     for note in notes:

@@ -45,15 +45,18 @@ else
     --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air}" \
     -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
 fi
+# The raw figures of every table written into docs/performance.md stay beside it.
+day=$(date +%F)
+keep() { mkdir -p benchmarks/ble/results && cp "$1" "benchmarks/ble/results/$2" && echo "benchmarks/ble/results/$2"; }
 if [ -f "$out/results.json" ]; then
   report=(python3 benchmarks/ble/report.py "$out/results.json")
-  [ $markdown = 1 ] && report+=(--markdown docs/performance.md)
+  [ $markdown = 1 ] && report+=(--markdown docs/performance.md --raw "$(keep "$out/results.json" "bench-$day-${release:-main}.json")")
   [ -n "$release" ] && report+=(--release "$release")
   "${report[@]}"
 fi
 if [ -f "$out/air-results.json" ]; then
   report=(python3 benchmarks/ble/air_report.py "$out/air-results.json")
-  [ $markdown = 1 ] && report+=(--markdown docs/performance.md)
+  [ $markdown = 1 ] && report+=(--markdown docs/performance.md --raw "$(keep "$out/air-results.json" "bench-$day-air.json")")
   "${report[@]}"
 fi
 [ -f "$out/results.json" ] || [ -f "$out/air-results.json" ] ||

@@ -154,7 +154,6 @@ extension TransferReceiver {
     mutating func acknowledgement(at now: Double) -> Action {
         clearAck()
         guard let current = partial else { preconditionFailure("an acknowledgement without a message") }
-        partial!.acknowledged = true
         let spans = current.pending.held.ranges.prefix(Acknowledgement.maximumSpans).compactMap {
             ByteSpan(start: UInt32($0.lowerBound), end: UInt32($0.upperBound))
         }
@@ -167,7 +166,6 @@ extension TransferReceiver {
     mutating func clearAck() {
         ackDue = nil
         bytesSinceAck = 0
-        framesSinceAck = 0
     }
 
     static func progressIfDue(_ current: inout Partial, every interval: Double, at now: Double) -> [Action] {

@@ -31,9 +31,6 @@ public struct TransferReceiver: Sendable {
         var crc = CRC32C()
         var lastFrameAt: Double
         var lastProgressAt: Double = -.infinity
-        /// Whether an acknowledgement of it went (on any link): the first goes within `ackDelay`
-        /// even after small frames, so the sender learns the message is in progress.
-        var acknowledged = false
 
         var headerLength: Int { header?.encodedLength ?? 0 }
         var messageReceived: Int { max(0, received - headerLength) }
@@ -59,8 +56,6 @@ public struct TransferReceiver: Sendable {
     /// When a delayed acknowledgement is due; nil when nothing is unacknowledged.
     var ackDue: Double?
     var bytesSinceAck = 0
-    /// Data frames taken since the last acknowledgement.
-    var framesSinceAck = 0
 
     /// A receiver; `session` goes into its acknowledgements.
     public init(configuration: Configuration = Configuration(), session: SessionNumber) {
@@ -120,14 +115,10 @@ public struct TransferReceiver: Sendable {
         case .kept(let newGap):
             partial = current
             actions += Self.progressIfDue(&partial!, every: configuration.progressInterval, at: now)
-            framesSinceAck += 1
-            let small = frame.bytes.count < configuration.smallFrame && partial!.acknowledged
-            if newGap || bytesSinceAck >= configuration.ackEvery
-                || (small && framesSinceAck >= configuration.smallFramesPerAck)
-            {
+            if newGap || bytesSinceAck >= configuration.ackEvery {
                 actions.append(acknowledgement(at: now))
             } else if ackDue == nil {
-                ackDue = now + (small ? configuration.smallFrameAckDelay : configuration.ackDelay)
+                ackDue = now + configuration.ackDelay
             }
         case .finished(let status, let completed):
             if let completed, let header = current.header {

@@ -19,13 +19,6 @@ extension TransferReceiver {
         public var ackDelay: Double
         /// An acknowledgement goes at once after this many new bytes in order.
         public var ackEvery: Int
-        /// Frames of fewer stream bytes than this are small (MTU 23): there an acknowledgement
-        /// costs the air a whole value, as much as a data frame, and while both sides send it
-        /// takes a data frame's place. After a small frame the acknowledgement waits up to
-        /// `smallFrameAckDelay`, or goes once `smallFramesPerAck` frames came.
-        public var smallFrame: Int
-        public var smallFrameAckDelay: Double
-        public var smallFramesPerAck: Int
         /// Duplicates of a finished message are answered at most this often (seconds).
         public var duplicateAckInterval: Double
         /// `progress` at most this often per message (seconds).
@@ -40,8 +33,7 @@ extension TransferReceiver {
         public init(
             window: Int = 64 << 10, maxMessage: Int = 1 << 20, maxFile: Int = 100 << 20, resumeTimeout: Double = 60,
             stallTimeout: Double = 120,
-            ackDelay: Double = 0.05, ackEvery: Int? = nil, smallFrame: Int = 64, smallFrameAckDelay: Double = 0.25,
-            smallFramesPerAck: Int = 16, duplicateAckInterval: Double = 0.5,
+            ackDelay: Double = 0.05, ackEvery: Int? = nil, duplicateAckInterval: Double = 0.5,
             progressInterval: Double = 0.25, maximumHeldRanges: Int = 128, acknowledgesAfterSaving: Bool = false
         ) {
             self.window = window
@@ -51,9 +43,6 @@ extension TransferReceiver {
             self.stallTimeout = stallTimeout
             self.ackDelay = ackDelay
             self.ackEvery = ackEvery ?? max(1, window / 4)
-            self.smallFrame = smallFrame
-            self.smallFrameAckDelay = smallFrameAckDelay
-            self.smallFramesPerAck = smallFramesPerAck
             self.duplicateAckInterval = duplicateAckInterval
             self.progressInterval = progressInterval
             self.maximumHeldRanges = maximumHeldRanges
