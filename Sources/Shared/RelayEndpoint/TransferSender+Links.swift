@@ -11,9 +11,7 @@ extension TransferSender {
             entries[index].tracks[recipient]!.acknowledgedOnLink = false
         }
         guard var peer = peers[recipient] else {
-            var peer = Peer(window: window)
-            peer.compact = compact
-            peers[recipient] = peer
+            peers[recipient] = Peer(window: window, compact: compact)
             return
         }
         peer.window = window
@@ -53,9 +51,7 @@ extension TransferSender {
         -> [Action]
     {
         var actions: [Action] = []
-        var peer = Peer(window: max(1, min(configuration.window, window)))
-        peer.compact = compact
-        peers[recipient] = peer
+        peers[recipient] = Peer(window: max(1, min(configuration.window, window)), compact: compact)
         for index in entries.indices {
             guard var track = entries[index].tracks[recipient], !track.done else { continue }
             if !track.transmitted.isEmpty {

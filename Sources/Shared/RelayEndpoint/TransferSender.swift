@@ -162,11 +162,13 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 guard let gap = covered.firstMissing(in: 0..<limit) else { continue }
                 var range = gap.lowerBound..<(gap.lowerBound + min(maxBytes, gap.count))
                 var frameBytes = maxBytes
+                var inCompact = false
                 if ready.count == 1, let room = compactBytes, peers[recipient]!.compact, track.acknowledgedOnLink,
                     let cut = Self.compactRange(gap, room: room, track: track)
                 {
                     range = cut
                     frameBytes = room
+                    inCompact = true
                 }
                 let inFlight = track.unheldInFlight()
                 let flight = peers[recipient]!.flightLimit(configuration, frameBytes: frameBytes, at: now)
@@ -177,7 +179,7 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
                 guard repair || inFlight == 0 || inFlight + range.count <= flight else { continue }
                 if best == nil || range.lowerBound < best!.lowerBound {
                     best = range
-                    compact = frameBytes != maxBytes
+                    compact = inCompact
                 }
             }
             guard let range = best else { continue }
