@@ -33,6 +33,14 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.value = min(max(value, Self.minimum), Self.maximum)
     }
 
+    /// The MTU whose room for a written value matches an L2CAP lane's: a channel whose peer takes
+    /// service data units of `channelMTU` bytes carries values of `channelMTU - 2` (the lane's
+    /// length in front, see `LaneFraming`), kept within 23...517 like any MTU, so within relay's
+    /// 510-byte ceiling. Frames for the lane are cut with `.write` at this MTU.
+    public init(laneChannelMTU channelMTU: Int) {
+        self.init(clamping: channelMTU - LaneFraming.headerLength + ValueCarrier.write.overhead)
+    }
+
     /// The largest characteristic value relay sends on this link as `carrier`:
     /// `min(MTU - carrier.overhead, 510)` bytes.
     ///

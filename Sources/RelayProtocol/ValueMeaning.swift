@@ -10,6 +10,8 @@ public enum TracedCharacteristic: String, Sendable, Hashable {
     case uartRX = "nus-rx"
     /// The Nordic UART Service's TX (text notified to phone UART apps).
     case uartTX = "nus-tx"
+    /// The L2CAP lane (protocol 2's values on a channel, each without its length in front).
+    case lane
 }
 
 /// What a characteristic value means, in one line, for `--trace`: `counter 42`, a version-1
@@ -40,7 +42,7 @@ public enum ValueMeaning {
                 }
             }
             return "text \"\(text)\""
-        case .session:
+        case .session, .lane:
             do {
                 switch try SessionValue(parsing: value) {
                 case .counter(let counter): return "counter \(counter)"

@@ -18,6 +18,9 @@ final class BlueZCentralBackend: CentralBackend {
     private var client: BlueZClient?
     private var adapter: AdapterID?
     private var writeLink: AcquiredLink?
+    /// The L2CAP lane: the channel opening, then the open one.
+    private var laneConnector: LaneConnector?
+    private var lane: AcquiredLink?
     /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
     private var notifySocket: NotificationSocket?
     /// The pairing agent (made at the first pairing) and the passkey request it holds.
@@ -109,10 +112,72 @@ final class BlueZCentralBackend: CentralBackend {
     }
 
     func releaseSockets() {
+        closeLane()
         writeLink?.close()
         writeLink = nil
         notifySocket?.close()
         notifySocket = nil
+    }
+
+    // MARK: The L2CAP lane
+
+    func readLanePSM(_ characteristic: CharacteristicID) {
+        guard let client else {
+            return driver.feed(.lanePSMRead(.failure(BlueZError(.gone, "bluetoothd is not running"))))
+        }
+        client.readValue(characteristic: characteristic) { [weak self] result in
+            self?.driver.feed(.lanePSMRead(result))
+        }
+    }
+
+    func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double) {
+        closeLane()
+        guard let client, let adapter, let local = client.tree.adapter(adapter), let peer = client.tree.device(device)
+        else {
+            return loop.post { [weak self] in self?.driver.feed(.laneOpenFailed(.couldNotOpen("no adapter or device")))
+            }
+        }
+        laneConnector = LaneConnector(
+            loop: loop, local: local.address, localType: LEAddressType(bluez: local.addressType), peer: peer.address,
+            peerType: LEAddressType(bluez: peer.addressType), psm: psm, security: security, timeout: timeout
+        ) { [weak self] result in
+            guard let self else { return }
+            self.laneConnector = nil
+            switch result {
+            case .failure(let error):
+                self.driver.feed(.laneOpenFailed(.couldNotOpen(error.description)))
+            case .success(let opened):
+                self.lane = opened.link
+                opened.link.onEvent = { [weak self] event in
+                    guard let self else { return }
+                    switch event {
+                    case .received(let bytes): self.driver.feed(.laneReceived(bytes, at: self.loop.now))
+                    case .writable: self.driver.feed(.laneWritable)
+                    case .closed:
+                        self.lane = nil
+                        self.driver.feed(.laneClosed)
+                    }
+                }
+                self.driver.feed(.laneOpened(opened.mtu))
+            }
+        }
+    }
+
+    func sendOnLane(_ bytes: [UInt8]) {
+        guard let lane else { return driver.feed(.writeFinished(BlueZError(.notConnected, "no L2CAP channel"))) }
+        switch lane.send(bytes) {
+        case .sent: driver.feed(.writeFinished(nil))
+        case .wouldBlock: driver.feed(.laneBlocked(bytes))
+        case .failed(let code):
+            driver.feed(.writeFinished(BlueZError(.failed, "L2CAP channel: \(String(cString: strerror(code)))")))
+        }
+    }
+
+    func closeLane() {
+        laneConnector?.cancel()
+        laneConnector = nil
+        lane?.close()
+        lane = nil
     }
 
     func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void) {

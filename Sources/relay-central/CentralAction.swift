@@ -23,9 +23,18 @@ enum CentralAction: Equatable, Sendable {
     case readMTU(CharacteristicID)
     /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
     case write([UInt8], via: WritePath, to: CharacteristicID)
-    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any (made by `CentralSession.releaseSockets()`).
+    /// Close the `AcquireWrite` and `AcquireNotify` sockets and the L2CAP channel, if any (made
+    /// by `CentralSession.releaseSockets()`).
     case releaseSockets
     case readValue(CharacteristicRole, CharacteristicID)
+    /// Read the lane characteristic; answer `lanePSMRead`.
+    case readLanePSM(CharacteristicID)
+    /// Open an L2CAP channel to the device's `psm`; answer `laneOpened` or `laneOpenFailed`.
+    case openLane(DeviceID, LanePSM, LaneSecurity)
+    /// Send one value (lane-framed) on the channel; answer `writeFinished` or `laneBlocked`.
+    case sendOnLane([UInt8])
+    /// Close the channel, if any (no `laneClosed` follows).
+    case closeLane
     case startReconnectTimer(seconds: Double)
     case cancelReconnectTimer
     /// Arm (or re-arm) the timer that answers `settleTimerFired`.

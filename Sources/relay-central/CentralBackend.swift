@@ -28,8 +28,17 @@ protocol CentralBackend: AnyObject {
     /// Write one value; answer `.writeFinished` once it is taken (socket) or replied (`WriteValue`),
     /// or `.writeBlocked` when the socket is full (then `.writeWritable` once it can take more).
     func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID)
-    /// Close the `AcquireWrite` and `AcquireNotify` sockets, if any.
+    /// Close the `AcquireWrite` and `AcquireNotify` sockets and the L2CAP channel, if any.
     func releaseSockets()
+    /// Answer `.lanePSMRead`.
+    func readLanePSM(_ characteristic: CharacteristicID)
+    /// Open an L2CAP channel to `psm` of `device` with `security`, within `timeout` seconds;
+    /// answer `.laneOpened` or `.laneOpenFailed`, then `.laneReceived`, `.laneClosed`.
+    func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double)
+    /// Send one value on the channel; answer `.writeFinished`, or `.laneBlocked` (then `.laneWritable`).
+    func sendOnLane(_ bytes: [UInt8])
+    /// Close the channel, if any.
+    func closeLane()
     /// Answer `.readFinished`.
     func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID)
     /// `Device1.Pair` through our agent (registered first when needed); the agent's request

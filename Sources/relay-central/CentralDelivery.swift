@@ -28,8 +28,21 @@ struct CentralDelivery: Sendable {
     static let helloInterval = 2.0
     static let helloAttempts = 5
 
+    /// Where the L2CAP lane of the current link stands.
+    enum Lane: Equatable, Sendable {
+        /// Not tried on this link (or not offered, or `--lane gatt`): GATT.
+        case none
+        /// The lane characteristic is being read.
+        case reading
+        /// The channel to `psm` is opening.
+        case opening(LanePSM)
+        /// The channel is open: protocol 2's frames go on it, cut for `mtu`.
+        case open(LanePSM, mtu: MTU, deframer: LaneDeframer)
+    }
+
     let settings: DeliverySettings
     var phase = Phase.idle
+    var lane = Lane.none
     /// Whether this link's welcome said version 3: compact data frames both ways.
     var compact = false
     /// The peripheral process of the last welcome (a new one means: start over).
@@ -52,6 +65,12 @@ struct CentralDelivery: Sendable {
     /// The session number of an established link.
     var session: SessionNumber? {
         if case .established(let session) = phase { return session }
+        return nil
+    }
+
+    /// The room for frames on the open lane (nil: frames go on GATT).
+    var laneMTU: MTU? {
+        if case .open(_, let mtu, _) = lane { return mtu }
         return nil
     }
 

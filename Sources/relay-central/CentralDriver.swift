@@ -35,6 +35,11 @@ final class CentralPerformer: ActionPerformer {
         case .write(let value, let via, let id): backend.write(value, via: via, to: id)
         case .releaseSockets: backend.releaseSockets()
         case .readValue(let role, let id): backend.readValue(role, of: id)
+        case .readLanePSM(let id): backend.readLanePSM(id)
+        case .openLane(let device, let psm, let security):
+            backend.openLane(to: device, psm: psm, security: security, timeout: driver.session.settings.laneOpenTimeout)
+        case .sendOnLane(let bytes): backend.sendOnLane(bytes)
+        case .closeLane: backend.closeLane()
         case .startReconnectTimer(let seconds): driver.startTimer(.reconnect, after: seconds)
         case .cancelReconnectTimer: driver.cancelTimer(.reconnect)
         case .startSettleTimer(let seconds): driver.startTimer(.settle, after: seconds)

@@ -31,12 +31,14 @@ enum CentralEvent: Equatable, Sendable {
     case error(CentralProblem)
     /// Secure mode: the peripheral asks for its passkey, a bond made or failed (shared with relay-peripheral).
     case pairing(PairingEvent)
+    /// The L2CAP lane: a channel carries the messages, or it is not used (shared with relay-peripheral).
+    case lane(LaneEvent)
 
     /// Every event name, for `wait` and the documentation.
     static let names =
         [
             "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
-            "disconnected", "reconnecting", "written", "read", "list", "status", "error",
+            "disconnected", "reconnecting", "written", "read", "list", "status", "error", LaneEvent.name,
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.centralNames
 }
 
@@ -66,6 +68,7 @@ extension CentralEvent: ReportableEvent {
         case .status: return "status"
         case .error: return "error"
         case .pairing(let event): return event.name
+        case .lane: return LaneEvent.name
         }
     }
 
@@ -122,6 +125,8 @@ extension CentralEvent: ReportableEvent {
             return [("message", .string(problem.description))]
         case .pairing(let event):
             return event.fields
+        case .lane(let event):
+            return event.fields
         }
     }
 
@@ -174,6 +179,7 @@ extension CentralEvent: ReportableEvent {
         case .status(let status): return status.humanDescription
         case .error(let problem): return "error: \(problem)"
         case .pairing(let event): return event.humanDescription
+        case .lane(let event): return event.humanDescription
         }
     }
 

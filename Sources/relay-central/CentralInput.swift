@@ -49,6 +49,20 @@ enum CentralInput: Equatable, Sendable {
     /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
+    /// The lane characteristic was read (the peripheral's PSM, little-endian).
+    case lanePSMRead(Result<[UInt8], BlueZError>)
+    /// The L2CAP channel opened; `mtu`: the room for values on it.
+    case laneOpened(MTU)
+    /// The channel did not open.
+    case laneOpenFailed(LaneEnd)
+    /// Bytes arrived on the channel at loop time `at`.
+    case laneReceived([UInt8], at: Double = 0)
+    /// The channel was full and did not take `value` (the value in flight): it waits for `.laneWritable`.
+    case laneBlocked([UInt8])
+    /// The channel can take more after `.laneBlocked`.
+    case laneWritable
+    /// The channel hung up (the backend has closed it).
+    case laneClosed
     case reconnectTimerFired
     /// The wait for `Connected` to turn false after a `Disconnect` we asked for is over.
     case settleTimerFired

@@ -54,6 +54,9 @@ extension CentralSession {
         var actions = performOutbound(outbound) + performInbound(received)
         for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
         delivery.waiting = []
+        if case .open(let psm, let mtu, _) = delivery.lane {
+            actions.append(.report(.lane(.open(peripheralName, psm: psm, valueLength: mtu.maxValueLength(.write)))))
+        }
         actions += announceReady(peer, relay, protocolVersion: 2)
         return actions + pump()
     }
@@ -63,6 +66,7 @@ extension CentralSession {
         guard case .greeting(let attempt, let since) = delivery.phase, now >= since + CentralDelivery.helloInterval,
             case .ready(let peer, let relay) = link
         else { return [] }
+        if delivery.laneMTU != nil, attempt >= Self.laneHelloAttempts { return laneHelloUnanswered() }
         if attempt < CentralDelivery.helloAttempts {
             delivery.phase = .greeting(attempt: attempt + 1, since: now)
             delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
@@ -142,7 +146,7 @@ extension CentralSession {
 
     /// A data frame was written: the message's `sent` once its last byte went out.
     mutating func dataWritten(number: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
-        guard completes, let mtu = readyLink?.mtu,
+        guard completes, let mtu = delivery.laneMTU ?? readyLink?.mtu,
             let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: .write)
         else { return [] }
         writing.messagesSent += 1
@@ -235,6 +239,7 @@ extension CentralSession {
     /// then what is pending fails, with `reason`.
     mutating func deliveryLinkEnded(keep: Bool, reason: String) -> [CentralAction] {
         delivery.outgoing.control.removeAll()
+        delivery.lane = .none
         let wasEstablished = delivery.session != nil
         delivery.phase = .idle
         var actions: [CentralAction] = []

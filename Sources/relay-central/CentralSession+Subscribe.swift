@@ -37,6 +37,10 @@ extension CentralSession {
         if let pairFirst = pairIfAsked(peer, inService) { return pairFirst }
         var relay = RelayLink(write: write.id, notify: notify.id)
         if settings.delivery.speaksVersion2 { relay.session = session?.id }
+        if relay.session != nil, settings.lane.usesLane {
+            relay.lane = inService.first { $0.uuid == RelayProfile.laneCharacteristic && $0.flags.contains(.read) }?.id
+        }
+        relay.secure = inService.contains { $0.uuid == RelayProfile.pairingCharacteristic }
         delivery.phase = .idle
         // AcquireNotify unless --notify-path signal: one dbus-daemon hop less per notification.
         // bluetoothd drops a notification when the socket is full, so the driver reads it on its
@@ -180,7 +184,7 @@ extension CentralSession {
         _ = path
         if relay.service == .nus { return announceReady(peer, relay, protocolVersion: nil) + pump() }
         // With the session characteristic, ready is reported once the handshake decided the version.
-        if relay.session != nil { return startGreeting() }
+        if relay.session != nil { return startLaneOrGreeting(peer, relay) }
         return announceReady(peer, relay, protocolVersion: 1) + pump()
     }
 

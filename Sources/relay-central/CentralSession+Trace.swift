@@ -41,9 +41,17 @@ extension CentralSession {
                     link?.service == .nus ? .uartRX : id == link?.session ? .session : .write
                 result += reports(value, .outgoing, characteristic)
             }
+            if case .sendOnLane(let framed) = action, !(input == .laneWritable) {
+                result += reports(Array(framed.dropFirst(LaneFraming.headerLength)), .outgoing, .lane)
+            }
             result.append(action)
         }
         return result
+    }
+
+    /// The trace events of a value that arrived on the L2CAP channel.
+    mutating func traceLaneValue(_ value: [UInt8]) -> [CentralAction] {
+        reports(value, .incoming, .lane)
     }
 
     private mutating func reports(

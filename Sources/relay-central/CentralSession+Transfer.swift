@@ -15,17 +15,20 @@ extension CentralSession {
             writing.inFlight = .uart(value)
             return [.write(value.bytes, via: path, to: relay.write)]
         }
+        let laneMTU = delivery.laneMTU
         if relay.session != nil, let next = delivery.outgoing.control.popFirst() {
-            let frame = next.fitting((relay.mtu ?? .default).maxValueLength(.write))
+            let frame = next.fitting((laneMTU ?? relay.mtu ?? .default).maxValueLength(.write))
             writing.inFlight = .control
+            if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(frame.encoded))] }
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
         }
         if let value = writing.outbox.next() {
             writing.inFlight = .outbox(value)
             return [.write(value.bytes, via: path, to: relay.dataWrite)]
         }
-        if relay.session != nil, let mtu = relay.mtu, let (bytes, write) = nextDataFrame(mtu: mtu) {
+        if relay.session != nil, let mtu = laneMTU ?? relay.mtu, let (bytes, write) = nextDataFrame(mtu: mtu) {
             writing.inFlight = write
+            if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(bytes))] }
             return [.write(bytes, via: path, to: relay.dataWrite)]
         }
         return []
@@ -119,15 +122,18 @@ extension CentralSession {
 
     /// The write socket can take more: the value that waited goes again.
     mutating func writeWritable() -> [CentralAction] {
-        guard let blocked = writing.blockedWrite, readyLink?.path == .socket else { return [] }
+        guard let blocked = writing.blockedWrite, let characteristic = blocked.characteristic,
+            readyLink?.path == .socket
+        else { return [] }
         writing.blockedWrite = nil
-        return [.write(blocked.value, via: .socket, to: blocked.characteristic)]
+        return [.write(blocked.value, via: .socket, to: characteristic)]
     }
 
     /// Closes the write and notification sockets; a value waiting for the full write socket
     /// goes with them.
     mutating func releaseSockets() -> CentralAction {
         writing.blockedWrite = nil
+        delivery.lane = .none
         return .releaseSockets
     }
 

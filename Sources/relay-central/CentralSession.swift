@@ -37,6 +37,11 @@ struct CentralSession {
         var path: WritePath?
         /// `.nus`: a Nordic UART Service device (`write` is its RX, `notify` its TX: text only).
         var service = MessageVia.relay
+        /// The lane characteristic, when the peripheral offers an L2CAP lane and `--lane` uses it.
+        var lane: CharacteristicID?
+        /// The peripheral is in secure mode (it serves the pairing characteristic): a channel
+        /// asks for an encrypted, authenticated link too.
+        var secure = false
 
         /// Where values are written: the session characteristic with protocol 2, else the write one.
         var dataWrite: CharacteristicID { session ?? write }
@@ -167,6 +172,13 @@ struct CentralSession {
         case .pairingCancelled: return pairingCancelled()
         case .pairFinished(let id, let error): return pairFinished(id, error)
         case .unpairFinished(let id, let error): return unpairFinished(id, error)
+        case .lanePSMRead(let result): return lanePSMRead(result)
+        case .laneOpened(let mtu): return laneOpened(mtu)
+        case .laneOpenFailed(let end): return laneOpenFailed(end)
+        case .laneReceived(let bytes, _): return laneReceived(bytes)
+        case .laneBlocked(let value): return laneBlocked(value)
+        case .laneWritable: return laneWritable()
+        case .laneClosed: return laneClosed()
         }
     }
 

@@ -34,6 +34,10 @@ struct CentralSettings: Equatable, Sendable {
     /// After a relay characteristic vanished, how long to wait for `Connected` to turn false
     /// before taking it as the relay service gone under a live link (seconds).
     var vanishSettle = 1.0
+    /// `--lane`: whether protocol 2 may travel on an L2CAP channel (never with `--protocol 1`).
+    var lane = LaneChoice.gatt
+    /// How long opening the channel may take (seconds).
+    var laneOpenTimeout = 5.0
 
     init() {}
 
@@ -50,5 +54,6 @@ struct CentralSettings: Equatable, Sendable {
         notifyPath = options.common.notifyPath
         delivery = DeliverySettings(options: options.common)
         trace = options.common.traceReports
+        lane = delivery.speaksVersion2 ? options.common.lane : .gatt
     }
 }

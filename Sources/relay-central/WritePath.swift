@@ -4,7 +4,8 @@ import RelayBlueZ
 /// again once the socket can take more (`.writeWritable`).
 struct BlockedWrite: Equatable, Sendable {
     var value: [UInt8]
-    var characteristic: CharacteristicID
+    /// Where it goes: a characteristic's `AcquireWrite` socket, or nil: the L2CAP lane.
+    var characteristic: CharacteristicID?
 }
 
 /// How values reach the write characteristic.

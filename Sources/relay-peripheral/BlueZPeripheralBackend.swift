@@ -21,6 +21,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     /// `--secure`: the pairing agent, and whether each device seen was `Paired` then.
     private var agent: PairingAgent?
     private var pairedDevices: [DeviceID: Bool] = [:]
+    /// `--lane l2cap|auto`: the listener and the channels it accepted.
+    private var laneListener: LaneListener?
+    private var lanes: [LaneID: AcquiredLink] = [:]
+    private var nextLane = 1
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
@@ -56,9 +60,13 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             self.driver.feed(.refusedCall(call, time: self.loop.now))
         }
         let secure = driver.session.settings.secure
+        let psm = driver.session.settings.lane.usesLane ? listen(secure: secure) : nil
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
-            services: [PeripheralGattProfile.localService(notifyPath: notifyPath, sessions: sessions, secure: secure)]
+            services: [
+                PeripheralGattProfile.localService(
+                    notifyPath: notifyPath, sessions: sessions, secure: secure, lane: psm)
+            ]
                 + (driver.session.settings.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
         if secure {
             let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/peripheral/agent")
@@ -83,6 +91,56 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         try? advertisement.export()
         try? application.export()
         StartupTrace.mark("objects exported")
+    }
+
+    // MARK: The L2CAP lane
+
+    /// Listens for channels on a PSM the kernel picks (nil when it cannot: the lane is not offered).
+    private func listen(secure: Bool) -> LanePSM? {
+        do {
+            let listener = try LaneListener(loop: loop, security: secure ? .high : .low)
+            listener.onAccept = { [weak self] lane in self?.accepted(lane) }
+            laneListener = listener
+            driver.feed(.laneListening(.success(listener.psm)))
+            return listener.psm
+        } catch {
+            driver.feed(.laneListening(.failure(.cannotListen(error.description))))
+            return nil
+        }
+    }
+
+    private func accepted(_ opened: OpenedLane) {
+        let id = LaneID(nextLane)
+        nextLane += 1
+        lanes[id] = opened.link
+        opened.link.onEvent = { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
+            case .writable: self.driver.feed(.notifyWritable)
+            case .closed:
+                self.lanes[id] = nil
+                self.driver.feed(.laneClosed(id))
+            }
+        }
+        driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu))
+    }
+
+    func sendOnLanes(_ bytes: [UInt8], to ids: [LaneID]) {
+        var outcome = NotifyOutcome.sent(throughSocket: true)
+        for id in ids {
+            guard let link = lanes[id] else { continue }  // its hang-up is on its way
+            switch link.send(bytes) {
+            case .sent: break
+            case .wouldBlock: outcome = .wouldBlock
+            case .failed: break  // the channel reports its hang-up
+            }
+        }
+        driver.feed(.notifyOutcome(outcome))
+    }
+
+    func closeLane(_ id: LaneID) {
+        lanes.removeValue(forKey: id)?.close()
     }
 
     // MARK: Adapter

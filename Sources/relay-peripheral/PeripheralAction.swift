@@ -21,6 +21,11 @@ enum PeripheralAction: Equatable, Sendable {
     case note(String)
     /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
     case notify([UInt8], on: RelayCharacteristic)
+    /// Send one value (lane-framed) on each of these channels; answer `.notifyOutcome` (a full
+    /// channel: `.wouldBlock`, then `.notifyWritable`).
+    case sendOnLanes([UInt8], to: [LaneID])
+    /// Close a channel (no `.laneClosed` follows).
+    case closeLane(LaneID)
     /// Set what a read of `of` (the write or the notify characteristic) returns.
     case setReadValue([UInt8], of: RelayCharacteristic)
     /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).

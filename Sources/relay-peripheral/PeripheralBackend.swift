@@ -1,3 +1,4 @@
+import RelayApp
 import RelayProtocol
 
 /// What the driver needs from the Bluetooth side: bluetoothd through D-Bus in the program
@@ -12,6 +13,11 @@ protocol PeripheralBackend: AnyObject {
     func unregisterAdvertisement()
     /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
+    /// Send `bytes` on each channel; answer `.notifyOutcome` (`.wouldBlock` when one was full,
+    /// then `.notifyWritable`).
+    func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID])
+    /// Close a channel.
+    func closeLane(_ lane: LaneID)
     /// Set the value a read of `characteristic` (the write or the notify characteristic) returns.
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic)
     /// Unregister everything and release the bus, then call `done`.

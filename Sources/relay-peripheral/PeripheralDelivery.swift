@@ -29,6 +29,8 @@ struct PeripheralDelivery: Sendable {
         var counters = 0
         /// Whether its last hello and welcome said version 3: compact data frames both ways.
         var compact = false
+        /// The L2CAP channel its last hello came on (nil: the session characteristic).
+        var lane: LaneID?
     }
 
     /// A live session's hellos give a `subscribed` line at most this often (seconds).

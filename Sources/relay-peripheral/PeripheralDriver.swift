@@ -30,6 +30,8 @@ final class PeripheralPerformer: ActionPerformer {
         case .note(let text): driver.console.print(text)
         case .notify(let value, let characteristic): backend.notify(value, on: characteristic)
         case .setReadValue(let value, let characteristic): backend.setReadValue(value, of: characteristic)
+        case .sendOnLanes(let bytes, let lanes): backend.sendOnLanes(bytes, to: lanes)
+        case .closeLane(let lane): backend.closeLane(lane)
         case .pauseSending(let seconds): driver.startTimer(.sendPause, after: seconds)
         case .deliver(let arrival): driver.deliver(arrival)
         case .file(let step): driver.receiveFile(step)

@@ -44,12 +44,14 @@ enum PeripheralEvent: Equatable, Sendable {
     case error(PeripheralProblem, from: BluetoothAddress?)
     /// The answer to `status`.
     case status(PeripheralStatus)
+    /// The L2CAP lane: listening, a channel open, closed or refused.
+    case lane(LaneEvent)
 
     /// Every event name, for `wait` and completion.
     static let names =
         [
             "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
-            "mtu", "notified", "error", "status",
+            "mtu", "notified", "error", "status", LaneEvent.name,
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.peripheralNames
 }
 
@@ -76,6 +78,7 @@ extension PeripheralEvent: ReportableEvent {
         case .pairing(let event): return event.name
         case .error: return "error"
         case .status: return "status"
+        case .lane: return LaneEvent.name
         }
     }
 
@@ -105,6 +108,7 @@ extension PeripheralEvent: ReportableEvent {
             if let from { fields.append(("from", .string(from.description))) }
             return fields
         case .status(let status): return status.fields
+        case .lane(let event): return event.fields
         }
     }
 
@@ -135,6 +139,7 @@ extension PeripheralEvent: ReportableEvent {
         case .pairing(let event): return event.humanDescription
         case .error(let problem, let from): return "error: " + (from.map { "\(who($0)): " } ?? "") + problem.description
         case .status(let status): return status.humanDescription
+        case .lane(let event): return event.humanDescription
         }
     }
 }

@@ -1,5 +1,6 @@
 import RelayApp
 import RelayBlueZ
+import RelayProtocol
 
 /// The relay service as relay-peripheral serves and advertises it.
 enum PeripheralGattProfile {
@@ -14,23 +15,31 @@ enum PeripheralGattProfile {
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
     /// centrals to pair before they subscribe.
+    /// `lane`: the PSM of the L2CAP lane, served in the lane characteristic (nil: no lane).
     static func localService(
-        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false
+        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false, lane: LanePSM? = nil
     )
         -> LocalService
     {
-        LocalService(
-            uuid: RelayProfile.service, primary: true,
-            characteristics: [
-                // Reads answer the last counter an admitted central wrote (the session sets it).
+        var characteristics = [
+            // Reads answer the last counter an admitted central wrote (the session sets it).
+            LocalCharacteristic(
+                uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure),
+                keepsWrites: false),
+            LocalCharacteristic(
+                uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
+                supportsAcquireNotify: notifyPath == .socket),
+        ]
+        if sessions { characteristics.append(sessionCharacteristic(notifyPath: notifyPath, secure: secure)) }
+        if secure {
+            characteristics.append(LocalCharacteristic(uuid: RelayProfile.pairingCharacteristic, flags: [.secureRead]))
+        }
+        if let lane {
+            characteristics.append(
                 LocalCharacteristic(
-                    uuid: RelayProfile.writeCharacteristic, flags: locked([.read, .writeWithoutResponse], secure),
-                    keepsWrites: false),
-                LocalCharacteristic(
-                    uuid: RelayProfile.notifyCharacteristic, flags: locked([.read, .notify], secure),
-                    supportsAcquireNotify: notifyPath == .socket),
-            ] + (sessions ? [sessionCharacteristic(notifyPath: notifyPath, secure: secure)] : [])
-                + (secure ? [LocalCharacteristic(uuid: RelayProfile.pairingCharacteristic, flags: [.secureRead])] : []))
+                    uuid: RelayProfile.laneCharacteristic, flags: locked([.read], secure), value: lane.encoded))
+        }
+        return LocalService(uuid: RelayProfile.service, primary: true, characteristics: characteristics)
     }
 
     /// `flags`, with `--secure`'s requirement on each access they allow: a read, a write and the

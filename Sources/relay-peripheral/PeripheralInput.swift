@@ -51,6 +51,14 @@ enum PeripheralInput: Equatable, Sendable {
     case refusedCall(RefusedCall, time: Double)
     /// `--secure`: the pairing agent or a device object reported on a pairing.
     case pairing(PairingInput)
+    /// The lane listener listens on a PSM (published in the lane characteristic), or cannot.
+    case laneListening(Result<LanePSM, LaneEnd>)
+    /// A central opened an L2CAP channel (`mtu`: the room for values on it).
+    case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU)
+    /// Bytes arrived on a channel at monotonic `time`.
+    case laneReceived(LaneID, [UInt8], time: Double)
+    /// A channel hung up (the backend has closed it).
+    case laneClosed(LaneID)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)
     /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.

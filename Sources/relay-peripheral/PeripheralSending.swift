@@ -12,6 +12,8 @@ struct OutgoingValue: Equatable, Sendable {
     var target: RelayCharacteristic = .notify
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
+    /// It went on the centrals' L2CAP channels instead of the session characteristic.
+    var onLanes = false
 }
 
 /// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters

@@ -52,7 +52,7 @@ extension PeripheralSession {
         identities[address] = nil
         pairing.reported.remove(address)
         sessionsLinkDown(at: address)
-        let uartLines = uartCentralLeft(address)
+        let uartLines = lanesLinkDown(at: address) + uartCentralLeft(address)
         guard var central = centrals.removeValue(forKey: address) else { return uartLines }
         var actions: [PeripheralAction] = uartLines
         if let dropped = central.inbound.reset(because: .linkEnded(reason)),

@@ -9,8 +9,9 @@ extension PeripheralSession {
     // MARK: Values written to the session characteristic
 
     /// A value a central wrote to the session characteristic.
+    /// `lane`: the L2CAP channel it came on (nil: the session characteristic).
     mutating func sessionWritten(
-        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
+        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double, lane: LaneID? = nil
     ) -> [PeripheralAction] {
         var actions = noteWriter(address, mtu: mtu)
         let value: SessionValue
@@ -30,7 +31,7 @@ extension PeripheralSession {
             if settings.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
             return actions
         case .frame(.hello(let hello)):
-            return actions + greet(hello, from: address)
+            return actions + greet(hello, from: address, lane: lane)
         case .compact(let frame):
             // It names no session: the writer's, which only bluetoothd can say.
             guard let number = address.flatMap(sessionNumber(at:)), let session = delivery.sessions[number] else {
@@ -76,7 +77,7 @@ extension PeripheralSession {
     }
 
     /// A hello: a new session, a session coming back (resume), or a central that restarted.
-    private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?) -> [PeripheralAction] {
+    private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?, lane: LaneID?) -> [PeripheralAction] {
         let address = writer ?? hello.address
         // A central cut off from protocol 2 is not heard again until it connects again; one that
         // says hello far more often than the 5 times an honest one does on a link is cut off.
@@ -111,12 +112,14 @@ extension PeripheralSession {
             session.linked = true
             session.awaySince = nil
             session.compact = compact
+            let movedLane = session.lane != lane
+            session.lane = lane
             // A hello again on a live link (its welcome was lost, a reconnection bluetoothd had not
             // yet reported as a disconnection, or a flood) is welcomed at most once a second and
             // reported at most every 5 s.
             let report = !known.linked || now - known.reportedAt >= PeripheralDelivery.helloReportInterval
             if report { session.reportedAt = now }
-            welcomes = !known.linked || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
+            welcomes = !known.linked || movedLane || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
             if welcomes { session.welcomedAt = now }
             delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
@@ -149,7 +152,7 @@ extension PeripheralSession {
             let received = receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = PeripheralDelivery.Session(
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
-                welcomedAt: now, compact: compact)
+                welcomedAt: now, compact: compact, lane: lane)
             delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
             actions += performInbound(received, of: number)
@@ -232,6 +235,7 @@ extension PeripheralSession {
 
     /// The MTU data frames are cut for: the smallest of the linked sessions' links.
     var sessionMTU: MTU {
+        if let mtu = laneRouteMTU { return mtu }
         let mtus = delivery.linkedSessions.map { centrals[$0.address]?.mtu ?? subscriptions.sessionLinkMTU ?? .default }
         return mtus.min() ?? .default
     }

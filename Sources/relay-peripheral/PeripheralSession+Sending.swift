@@ -41,6 +41,12 @@ extension PeripheralSession {
         }
         sending.blocked = nil
         sending.inFlight = value
+        // Protocol 2's frames go on the channels when every linked session is on one; counters
+        // stay on GATT (docs/protocol.md, "The L2CAP lane").
+        if value.target == .session, value.counter == nil, let route = laneRoute {
+            sending.inFlight?.onLanes = true
+            return [.sendOnLanes(LaneFraming.encode(value.bytes), to: route)]
+        }
         return [.notify(value.bytes, on: value.target)]
     }
 

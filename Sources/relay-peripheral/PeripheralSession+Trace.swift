@@ -18,7 +18,7 @@ extension PeripheralSession {
             guard let value = handedOver else { return [] }
             let characteristic: TracedCharacteristic
             switch value.target {
-            case .session: characteristic = .session
+            case .session: characteristic = value.onLanes ? .lane : .session
             case .uartTX: characteristic = .uartTX
             case .write, .notify: characteristic = .notify
             }
@@ -29,6 +29,11 @@ extension PeripheralSession {
             return []
         }
         return events.map { .report(.trace($0)) }
+    }
+
+    /// The trace event of a value that arrived on `central`'s L2CAP channel.
+    mutating func traceLaneValue(_ value: [UInt8], from central: BluetoothAddress) -> [PeripheralAction] {
+        trace(value, .incoming, .lane, peer: central).map { .report(.trace($0)) }
     }
 
     private mutating func trace(

@@ -45,6 +45,8 @@ struct PeripheralSession {
     var pairing = PeripheralPairing()
     /// `--trace`: every value written or notified (nil: off).
     var trace: TraceReports?
+    /// Centrals' L2CAP channels (see `PeripheralSession+Lanes`).
+    var lanes: [LaneID: PeripheralLane] = [:]
 
     init(settings: PeripheralSettings = PeripheralSettings()) {
         self.settings = settings
@@ -135,6 +137,14 @@ struct PeripheralSession {
             return dropStalledMessages(at: now) + deliveryTick() + uartIdleLines(at: now)
         case .saved(let receipt):
             return saved(receipt)
+        case .laneListening(let result):
+            return laneListening(result)
+        case .laneOpened(let id, let address, let mtu):
+            return laneOpened(id, from: address, mtu: mtu)
+        case .laneReceived(let id, let bytes, let time):
+            return laneReceived(id, bytes, time: time)
+        case .laneClosed(let id):
+            return laneClosed(id)
         }
     }
 

@@ -18,6 +18,8 @@ struct PeripheralSettings: Equatable, Sendable {
     var allowedCentrals: Set<BluetoothAddress>?
     /// `--secure`: the values need a bonded, authenticated link; the agent shows passkeys.
     var secure = false
+    /// `--lane`: whether protocol 2 may travel on L2CAP channels (never with `--protocol 1`).
+    var lane = LaneChoice.gatt
 
     init() {}
 
@@ -31,5 +33,6 @@ struct PeripheralSettings: Equatable, Sendable {
         uart = options.uart
         allowedCentrals = options.allowedCentrals
         secure = options.secure
+        lane = delivery.speaksVersion2 ? options.common.lane : .gatt
     }
 }

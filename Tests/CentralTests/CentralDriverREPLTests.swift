@@ -57,6 +57,14 @@ final class FakeCentralBackend: CentralBackend {
         loop.schedule(after: writeDelay) { self.driver.feed(.writeFinished(nil)) }
     }
     func releaseSockets() { calls.append("releaseSockets") }
+    func readLanePSM(_ characteristic: CharacteristicID) {
+        answer(.lanePSMRead(.failure(BlueZError(.notSupported, "no lane in the fake"))))
+    }
+    func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double) {
+        answer(.laneOpenFailed(.couldNotOpen("no lane in the fake")))
+    }
+    func sendOnLane(_ bytes: [UInt8]) { answer(.writeFinished(BlueZError(.notConnected, "no lane in the fake"))) }
+    func closeLane() { calls.append("closeLane") }
     func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID) {
         answer(.readFinished(role, .success(Counter(7).encoded)))
     }

@@ -1,3 +1,4 @@
+import RelayApp
 import RelayCLI
 import RelayProtocol
 import RelayREPL
@@ -65,6 +66,11 @@ final class FakePeripheralBackend: PeripheralBackend {
         notified.append(value)
         return .sent(throughSocket: pacesItself)
     }
+    func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID]) {
+        calls.append("sendOnLanes \(lanes)")
+        driver.feed(.notifyOutcome(.sent(throughSocket: true)))
+    }
+    func closeLane(_ lane: LaneID) { calls.append("closeLane \(lane)") }
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {
         if characteristic == .notify { notifyReadValue = value } else { writeReadValue = value }
     }

@@ -39,6 +39,8 @@ public struct CommonOptions: Equatable, Sendable {
     public var uartEnding = UARTLineEnding.lf
     /// `--check`: check that this machine can play the program's part, then exit.
     public var check = false
+    /// `--lane`: whether messages may travel on an L2CAP channel beside GATT.
+    public var lane = LaneChoice.gatt
 
     /// `--trace`'s reports (at most 20 lines a second unless `--json`), or nil without it.
     public var traceReports: TraceReports? {
@@ -99,6 +101,11 @@ public struct CommonOptions: Equatable, Sendable {
                 "delivery-timeout", "S", kind: .seconds(maximum: 86_400),
                 help: "A message that makes no progress this long fails (default 120)."),
             .value(
+                "lane", "gatt|l2cap|auto", kind: .choice(LaneChoice.allCases.map(\.rawValue)),
+                help: "gatt (default): protocol 2's messages go on the session characteristic; l2cap: on an LE "
+                    + "L2CAP channel when both sides offer it (a line says when they cannot); auto: the same, "
+                    + "quietly."),
+            .value(
                 "nus-eol", "lf|crlf|none", kind: .choice(UARTLineEnding.allCases.map(\.rawValue)),
                 help: "The line ending of text sent to UART (Nordic UART Service) peers (default lf)."),
         ]
@@ -113,6 +120,7 @@ public struct CommonOptions: Equatable, Sendable {
         trace = parsed.flag("trace")
         if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uartEnding = ending }
         if parsed.text("protocol") == "1" { protocolVersion = 1 }
+        if let lane = parsed.choice("lane", as: LaneChoice.self) { self.lane = lane }
         if let bytes = parsed.byteCount("window") { window = bytes }
         if let seconds = parsed.seconds("flight") { flight = seconds }
         if let seconds = parsed.seconds("resume-timeout") { resumeTimeout = seconds }

@@ -1,0 +1,268 @@
+import RelayProtocol
+import RelayRuntime
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// How an LE address is known on the air, as the kernel's L2CAP sockets name it.
+public enum LEAddressType: UInt8, Sendable, Equatable {
+    /// `BDADDR_LE_PUBLIC`.
+    case `public` = 1
+    /// `BDADDR_LE_RANDOM` (static or resolvable private).
+    case random = 2
+
+    /// The type BlueZ's `AddressType` property names (`"public"`, `"random"`; public when unknown).
+    public init(bluez text: String?) {
+        self = text == "random" ? .random : .public
+    }
+}
+
+/// The security an L2CAP lane asks of its link (`BT_SECURITY`).
+public enum LaneSecurity: UInt8, Sendable, Equatable {
+    /// No encryption required (the kernel's default).
+    case low = 1
+    /// An encrypted, authenticated link (`BT_SECURITY_HIGH`): what `--secure` asks.
+    case high = 3
+}
+
+/// A failed call on an L2CAP socket: which call, and its `errno`.
+public struct LaneSocketError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let call: String
+    public let code: Int32
+
+    public init(_ call: String, code: Int32) {
+        self.call = call
+        self.code = code
+    }
+
+    /// Whether the link's security refused the channel (`EACCES`).
+    public var isAccessDenied: Bool { code == EACCES }
+
+    public var description: String { "\(call): \(String(cString: strerror(code)))" }
+}
+
+/// The kernel's LE credit-based L2CAP sockets (net/bluetooth/l2cap_sock.c): `sockaddr_l2`,
+/// its constants and options. Nothing here talks to bluetoothd.
+enum L2CAPSocket {
+    static let family: Int32 = 31  // AF_BLUETOOTH
+    static let l2capProtocol: Int32 = 0  // BTPROTO_L2CAP
+    static let bluetoothLevel: Int32 = 274  // SOL_BLUETOOTH
+    static let securityOption: Int32 = 4  // BT_SECURITY
+    static let sendMTUOption: Int32 = 12  // BT_SNDMTU
+    /// `sizeof(struct sockaddr_l2)`: family, psm, bdaddr, cid, bdaddr_type and one byte of padding.
+    static let addressLength = 14
+
+    /// A new non-blocking sequenced-packet L2CAP socket, or the error of `socket(2)`.
+    static func open() throws(LaneSocketError) -> Int32 {
+        let kind = Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let fd = socket(family, kind, l2capProtocol)
+        guard fd >= 0 else { throw LaneSocketError("socket", code: errno) }
+        return fd
+    }
+
+    /// `struct sockaddr_l2` for `address` (nil: any adapter), its type and `psm` (0: any).
+    static func address(_ address: BluetoothAddress?, type: LEAddressType, psm: UInt16) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: addressLength)
+        bytes[0] = UInt8(family & 0xFF)
+        bytes[1] = UInt8(family >> 8)
+        bytes[2] = UInt8(psm & 0xFF)
+        bytes[3] = UInt8(psm >> 8)
+        // bdaddr_t is least significant byte first.
+        if let address { bytes.replaceSubrange(4..<10, with: address.bytes.reversed()) }
+        bytes[12] = type.rawValue
+        return bytes
+    }
+
+    /// The address and PSM in a `struct sockaddr_l2`.
+    static func parse(_ bytes: [UInt8]) -> (address: BluetoothAddress, type: LEAddressType, psm: UInt16)? {
+        guard bytes.count >= 13, let address = BluetoothAddress(bytes: bytes[4..<10].reversed()) else { return nil }
+        return (address, LEAddressType(rawValue: bytes[12]) ?? .public, UInt16(bytes[2]) | UInt16(bytes[3]) << 8)
+    }
+
+    static func bind(_ fd: Int32, _ address: [UInt8]) throws(LaneSocketError) {
+        let rc = address.withUnsafeBytes { raw in
+            Glibc.bind(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+        }
+        guard rc == 0 else { throw LaneSocketError("bind", code: errno) }
+    }
+
+    /// Sets `BT_SECURITY` (before listening or connecting).
+    static func setSecurity(_ fd: Int32, _ security: LaneSecurity) throws(LaneSocketError) {
+        var value: [UInt8] = [security.rawValue, 0]  // struct bt_security { level, key_size }
+        let rc = setsockopt(fd, bluetoothLevel, securityOption, &value, socklen_t(value.count))
+        guard rc == 0 else { throw LaneSocketError("setsockopt BT_SECURITY", code: errno) }
+    }
+
+    /// The largest service data unit the peer takes (`BT_SNDMTU`, once connected).
+    static func sendMTU(_ fd: Int32) -> Int? {
+        var value: UInt16 = 0
+        var length = socklen_t(MemoryLayout<UInt16>.size)
+        guard getsockopt(fd, bluetoothLevel, sendMTUOption, &value, &length) == 0 else { return nil }
+        return Int(value)
+    }
+
+    /// The local address of a bound socket.
+    static func localAddress(_ fd: Int32) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: addressLength)
+        var length = socklen_t(addressLength)
+        let rc = bytes.withUnsafeMutableBytes { raw in
+            getsockname(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
+        }
+        return rc == 0 ? bytes : nil
+    }
+}
+
+/// A channel that opened: the socket (as an `AcquiredLink`: one value's bytes per datagram
+/// read, flow control by writable readiness, hang-up), the peer and the room for values.
+public struct OpenedLane {
+    public let link: AcquiredLink
+    public let peer: BluetoothAddress
+    /// The MTU whose written-value room is the channel's (see `MTU(laneChannelMTU:)`).
+    public let mtu: MTU
+}
+
+/// relay-peripheral's lane listener: a sequenced-packet L2CAP socket bound to any adapter's LE
+/// address on a dynamic PSM the kernel picks, accepting channels as they come. Owns the
+/// descriptor; each accepted channel is handed on and owned by whoever takes it.
+public final class LaneListener {
+    /// The PSM the kernel gave.
+    public let psm: LanePSM
+    private var fd: Int32
+    private let loop: EventLoop
+    private var token: EventLoop.Token?
+    /// Each channel accepted, on the loop's thread.
+    public var onAccept: ((OpenedLane) -> Void)?
+
+    /// Listens with `security` on a PSM the kernel picks (`bind` with PSM 0).
+    public init(loop: EventLoop, security: LaneSecurity) throws(LaneSocketError) {
+        let fd = try L2CAPSocket.open()
+        do throws(LaneSocketError) {
+            try L2CAPSocket.setSecurity(fd, security)
+            try L2CAPSocket.bind(fd, L2CAPSocket.address(nil, type: .public, psm: 0))
+            guard Glibc.listen(fd, 8) == 0 else { throw LaneSocketError("listen", code: errno) }
+            guard let local = L2CAPSocket.localAddress(fd).flatMap(L2CAPSocket.parse),
+                let psm = LanePSM(local.psm)
+            else { throw LaneSocketError("getsockname", code: EINVAL) }
+            self.psm = psm
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.loop = loop
+        token = loop.watch(fd: fd, for: .readable) { [weak self] _ in self?.acceptAll() }
+    }
+
+    deinit { close() }
+
+    /// Stops listening.
+    public func close() {
+        if let token { loop.cancel(token) }
+        token = nil
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    private func acceptAll() {
+        while fd >= 0 {
+            var bytes = [UInt8](repeating: 0, count: L2CAPSocket.addressLength)
+            var length = socklen_t(L2CAPSocket.addressLength)
+            let channel = bytes.withUnsafeMutableBytes { raw in
+                accept(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
+            }
+            guard channel >= 0 else { return }
+            _ = fcntl(channel, F_SETFD, FD_CLOEXEC)
+            guard let peer = L2CAPSocket.parse(bytes) else {
+                Glibc.close(channel)
+                continue
+            }
+            let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(channel) ?? MTU.minimum)
+            onAccept?(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop), peer: peer.address, mtu: mtu))
+        }
+    }
+}
+
+/// relay-central's side: opens one channel to a peer's PSM without blocking and reports once,
+/// on the loop's thread: the opened lane, or why it did not open (within `timeout` seconds).
+public final class LaneConnector {
+    private var fd: Int32 = -1
+    private let loop: EventLoop
+    private var watch: EventLoop.Token?
+    private var timer: EventLoop.Token?
+    private let peer: BluetoothAddress
+    private var completion: ((Result<OpenedLane, LaneSocketError>) -> Void)?
+
+    /// Starts opening a channel from the adapter at `local` (of `localType`) to `psm` of `peer`.
+    public init(
+        loop: EventLoop, local: BluetoothAddress, localType: LEAddressType, peer: BluetoothAddress,
+        peerType: LEAddressType, psm: LanePSM, security: LaneSecurity, timeout: Double,
+        completion: @escaping (Result<OpenedLane, LaneSocketError>) -> Void
+    ) {
+        self.loop = loop
+        self.peer = peer
+        self.completion = completion
+        do throws(LaneSocketError) {
+            fd = try L2CAPSocket.open()
+            try L2CAPSocket.setSecurity(fd, security)
+            // Bound first: an unbound client socket picks its adapter badly (bluez#618).
+            try L2CAPSocket.bind(fd, L2CAPSocket.address(local, type: localType, psm: 0))
+            let target = L2CAPSocket.address(peer, type: peerType, psm: psm.value)
+            let rc = target.withUnsafeBytes { raw in
+                Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            }
+            if rc == 0 {
+                loop.post { [weak self] in self?.finishConnected() }
+                return
+            }
+            guard errno == EINPROGRESS else { throw LaneSocketError("connect", code: errno) }
+        } catch {
+            loop.post { [weak self] in self?.finish(.failure(error)) }
+            return
+        }
+        watch = loop.watch(fd: fd, for: .writable) { [weak self] _ in self?.finishConnected() }
+        timer = loop.schedule(after: timeout) { [weak self] in
+            self?.finish(.failure(LaneSocketError("connect", code: ETIMEDOUT)))
+        }
+    }
+
+    deinit { cancel() }
+
+    /// Gives up (no report follows).
+    public func cancel() {
+        completion = nil
+        tearDown(closing: true)
+    }
+
+    private func finishConnected() {
+        guard fd >= 0 else { return }
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else {
+            return finish(.failure(LaneSocketError("connect", code: errno)))
+        }
+        guard code == 0 else { return finish(.failure(LaneSocketError("connect", code: code))) }
+        let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(fd) ?? MTU.minimum)
+        let channel = fd
+        tearDown(closing: false)
+        finish(.success(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop), peer: peer, mtu: mtu)))
+    }
+
+    private func finish(_ result: Result<OpenedLane, LaneSocketError>) {
+        if case .failure = result { tearDown(closing: true) }
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
+    }
+
+    private func tearDown(closing: Bool) {
+        if let watch { loop.cancel(watch) }
+        if let timer { loop.cancel(timer) }
+        watch = nil
+        timer = nil
+        if closing, fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+}

@@ -1,0 +1,126 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+
+/// The L2CAP lane on the central (docs/protocol.md, "The L2CAP lane"): once the link is set up
+/// on GATT, the lane characteristic names the peripheral's PSM, a channel opens, and the hello
+/// goes on it; its welcome on the channel makes it the way protocol 2's frames travel. Whatever
+/// fails on the way (no lane, a bad PSM, a channel that does not open, a hello unanswered, a
+/// hang-up, broken framing) leaves the link on GATT, where protocol 2 resumes.
+extension CentralSession {
+    /// Hellos on the channel before it counts as unanswered (the GATT handshake follows).
+    static let laneHelloAttempts = 2
+
+    /// The link is set up with the session characteristic: read the lane's PSM first when the
+    /// peripheral offers one, else greet on GATT.
+    mutating func startLaneOrGreeting(_ peer: Peer, _ relay: RelayLink) -> [CentralAction] {
+        delivery.lane = .none
+        guard settings.lane.usesLane else { return startGreeting() }
+        guard let characteristic = relay.lane else {
+            return laneNotUsed(.notOffered, quietly: settings.lane == .auto) + startGreeting()
+        }
+        delivery.lane = .reading
+        return [.readLanePSM(characteristic)]
+    }
+
+    /// The lane characteristic's value: open a channel to the PSM it names.
+    mutating func lanePSMRead(_ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
+        guard delivery.lane == .reading, case .ready(let peer, let relay) = link else { return [] }
+        let psm: LanePSM
+        switch result {
+        case .failure(let error):
+            return laneNotUsed(.badPSM("its lane characteristic could not be read (\(error))")) + startGreeting()
+        case .success(let value):
+            do {
+                psm = try LanePSM(parsing: value)
+            } catch {
+                return laneNotUsed(.badPSM(error.description)) + startGreeting()
+            }
+        }
+        delivery.lane = .opening(psm)
+        return [.openLane(peer.id, psm, relay.secure ? .high : .low)]
+    }
+
+    /// The channel opened: the hello goes on it.
+    mutating func laneOpened(_ mtu: MTU) -> [CentralAction] {
+        guard case .opening(let psm) = delivery.lane, readyLink != nil else { return [.closeLane] }
+        delivery.lane = .open(psm, mtu: mtu, deframer: LaneDeframer())
+        return startGreeting()
+    }
+
+    /// The channel did not open: greet on GATT.
+    mutating func laneOpenFailed(_ end: LaneEnd) -> [CentralAction] {
+        guard case .opening = delivery.lane, readyLink != nil else { return [] }
+        return laneNotUsed(end) + startGreeting()
+    }
+
+    /// Bytes on the channel: the values the session characteristic would carry.
+    mutating func laneReceived(_ bytes: [UInt8]) -> [CentralAction] {
+        guard case .open(let psm, let mtu, var deframer) = delivery.lane else { return [] }
+        let values: [[UInt8]]
+        do {
+            values = try deframer.take(bytes)
+        } catch {
+            return laneBroke(.malformed(error.description))
+        }
+        delivery.lane = .open(psm, mtu: mtu, deframer: deframer)
+        var actions: [CentralAction] = []
+        for value in values {
+            guard delivery.laneMTU != nil else { break }
+            actions += traceLaneValue(value) + sessionValue(value)
+        }
+        return actions
+    }
+
+    /// The channel hung up.
+    mutating func laneClosed() -> [CentralAction] {
+        guard delivery.laneMTU != nil else { return [] }
+        return laneBroke(.hungUp)
+    }
+
+    /// The channel was full: the value in flight waits for it.
+    mutating func laneBlocked(_ value: [UInt8]) -> [CentralAction] {
+        guard writing.inFlight != nil else { return [] }
+        writing.blockedWrite = BlockedWrite(value: value, characteristic: nil)
+        return []
+    }
+
+    /// The channel can take more: the value that waited goes again.
+    mutating func laneWritable() -> [CentralAction] {
+        guard let blocked = writing.blockedWrite, blocked.characteristic == nil, delivery.laneMTU != nil else {
+            return []
+        }
+        writing.blockedWrite = nil
+        return [.sendOnLane(blocked.value)]
+    }
+
+    /// The hello on the channel went unanswered: close it and greet on GATT.
+    mutating func laneHelloUnanswered() -> [CentralAction] {
+        laneBroke(.unanswered)
+    }
+
+    /// The lane stops carrying this link's frames: it closes, what was on its way waits for
+    /// the resume, and the hello goes on GATT.
+    private mutating func laneBroke(_ end: LaneEnd) -> [CentralAction] {
+        delivery.lane = .none
+        var actions: [CentralAction] = [.closeLane] + laneNotUsed(end)
+        if delivery.session != nil {
+            delivery.outgoing.sender.linkDown(.peripheral, at: now)
+            delivery.receiver?.linkDown(at: now)
+        }
+        delivery.phase = .idle
+        if let blocked = writing.blockedWrite, blocked.characteristic == nil {
+            writing.blockedWrite = nil
+            actions += writeFinished(BlueZError(.notConnected, "the L2CAP channel closed"))
+        }
+        guard readyLink != nil else { return actions }
+        return actions + startGreeting()
+    }
+
+    /// Says why the lane is not used on this link (nothing when `quietly`).
+    private mutating func laneNotUsed(_ end: LaneEnd, quietly: Bool = false) -> [CentralAction] {
+        delivery.lane = .none
+        return quietly ? [] : [.report(.lane(.closed(peripheralName, end)))]
+    }
+}
