@@ -92,6 +92,7 @@ final class EventRenderingTests: XCTestCase {
             .pairing(.paired(PeerName(.peripheral, peer.address))),
             .pairing(.failed(PeerName(.peripheral, peer.address), .wrongPasskey)),
             .pairing(.unpaired(PeerName(.peripheral, peer.address))),
+            .lane(.open(PeerName(.peripheral, peer.address), psm: LanePSM(0x80)!, valueLength: 510)),
         ]
         XCTAssertEqual(Set(all.map(\.name)), Set(CentralEvent.names))
         XCTAssertEqual(all.count, CentralEvent.names.count)

@@ -169,6 +169,7 @@ final class PeripheralEventTests: XCTestCase {
             .pairing(.passkey(PeerName(.central, centralA), Passkey(123)!)),
             .pairing(.paired(PeerName(.central, centralA))),
             .pairing(.failed(PeerName(.central, centralA), .notCompleted)),
+            .lane(.listening(LanePSM(0x80)!)),
         ]
         XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
         for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }

@@ -72,7 +72,7 @@ enum ProtocolDocument {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let key = String(line[..<colon])
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            if key == "value" || key.hasPrefix("frame ") {
+            if key == "value" || key == "channel" || key.hasPrefix("frame ") {
                 hexKey = key
                 current!.hexFields[key] = []
             } else {

@@ -1,0 +1,141 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+@testable import relay_central
+
+/// The L2CAP lane on the central (docs/protocol.md, "The L2CAP lane"): the PSM read, the
+/// channel, the hello on it, and every way back to GATT.
+final class LaneTests: XCTestCase {
+    static let laneID = CharacteristicID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00/service0001/char0009")!
+    static let characteristics =
+        DeliveryTests.characteristics + [
+            RemoteCharacteristic(
+                id: laneID, uuid: RelayProfile.laneCharacteristic, serviceUUID: RelayProfile.service, flags: [.read])
+        ]
+    static let psm = LanePSM(0x80)!
+
+    private func settings(lane: LaneChoice = .l2cap) -> CentralSettings {
+        var settings = CentralSettings()
+        settings.delivery = DeliverySettings(token: DeliveryTests.centralToken)
+        settings.lane = lane
+        return settings
+    }
+
+    /// Connects up to the write socket acquired (the link set up on GATT).
+    private func setUp(_ harness: inout SessionHarness, characteristics: [RemoteCharacteristic]) -> [CentralAction] {
+        harness.scanAndFind()
+        harness.command(.connect(.index(0)))
+        harness.feed(.connectFinished(SessionHarness.peerID, nil))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
+        harness.feed(.characteristicsFound(SessionHarness.peerID, characteristics))
+        harness.feed(.notifyStarted(nil))
+        return harness.feed(.writeAcquired(MTU(517)!))
+    }
+
+    private func laneSends(_ actions: [CentralAction]) -> [[UInt8]] {
+        actions.compactMap { if case .sendOnLane(let framed) = $0 { Array(framed.dropFirst(2)) } else { nil } }
+    }
+
+    private func welcome() -> [UInt8] {
+        SessionFrame.welcome(
+            Welcome(
+                version: 3, session: SessionNumber(4)!, central: DeliveryTests.centralToken,
+                peripheral: DeliveryTests.peripheralToken, window: 65536, next: TransferID(1))
+        ).encoded
+    }
+
+    func testThePSMIsReadTheChannelOpenedAndTheHelloGoesOnIt() throws {
+        var harness = SessionHarness(settings: settings())
+        XCTAssertEqual(setUp(&harness, characteristics: Self.characteristics), [.readLanePSM(Self.laneID)])
+        XCTAssertEqual(
+            harness.feed(.lanePSMRead(.success(Self.psm.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)])
+        let opened = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
+        let hello = try XCTUnwrap(laneSends(opened).first)
+        guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
+        XCTAssertEqual(SessionHarness.writes(opened), [], "nothing on GATT")
+        harness.feed(.writeFinished(nil))
+        // The welcome comes on the channel, cut anyhow: the lane is open, the link ready.
+        let framed = LaneFraming.encode(welcome())
+        harness.feed(.laneReceived(Array(framed.prefix(5))))
+        let welcomed = harness.feed(.laneReceived(Array(framed.dropFirst(5))))
+        let events = SessionHarness.events(welcomed)
+        XCTAssertTrue(
+            events.contains(.lane(.open(SessionHarness.peerName, psm: Self.psm, valueLength: 510))), "\(events)")
+        XCTAssertTrue(SessionHarness.eventNames(welcomed).contains("ready"))
+        // A message goes on the channel; a counter on GATT.
+        let (_, sent) = harness.command(.send(Message(text: "on the lane")))
+        XCTAssertEqual(laneSends(sent).count, 1)
+        harness.feed(.writeFinished(nil))
+        let (_, counter) = harness.command(.write(value: nil))
+        XCTAssertEqual(SessionHarness.writes(counter), [Counter(0).encoded])
+    }
+
+    func testAPeripheralWithoutTheLaneIsGreetedOnGATTWithALine() {
+        var harness = SessionHarness(settings: settings())
+        let actions = setUp(&harness, characteristics: DeliveryTests.characteristics)
+        XCTAssertEqual(SessionHarness.events(actions), [.lane(.closed(SessionHarness.peerName, .notOffered))])
+        XCTAssertEqual(SessionHarness.writes(actions).count, 1, "the hello on GATT")
+        var quiet = SessionHarness(settings: settings(lane: .auto))
+        XCTAssertEqual(SessionHarness.events(setUp(&quiet, characteristics: DeliveryTests.characteristics)), [])
+    }
+
+    func testABadPSMOrAChannelThatDoesNotOpenLeavesTheLinkOnGATT() {
+        var harness = SessionHarness(settings: settings())
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        let bad = harness.feed(.lanePSMRead(.success([0x25, 0x00])))
+        XCTAssertEqual(
+            SessionHarness.events(bad),
+            [.lane(.closed(SessionHarness.peerName, .badPSM(LanePSMError.notDynamic(0x25).description)))])
+        XCTAssertEqual(SessionHarness.writes(bad).count, 1, "the hello on GATT")
+
+        var second = SessionHarness(settings: settings())
+        _ = setUp(&second, characteristics: Self.characteristics)
+        _ = second.feed(.lanePSMRead(.success(Self.psm.encoded)))
+        let failed = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
+        XCTAssertEqual(SessionHarness.writes(failed).count, 1, "the hello on GATT")
+        XCTAssertEqual(laneSends(failed), [])
+    }
+
+    func testAnUnansweredHelloOnTheChannelFallsBackToGATT() {
+        var harness = SessionHarness(settings: settings())
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        _ = harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+        _ = harness.feed(.laneOpened(MTU(517)!))
+        harness.feed(.writeFinished(nil))
+        _ = harness.feed(.tick(now: 2.1))
+        harness.feed(.writeFinished(nil))
+        let given = harness.feed(.tick(now: 4.2))
+        XCTAssertTrue(given.contains(.closeLane))
+        XCTAssertEqual(SessionHarness.events(given), [.lane(.closed(SessionHarness.peerName, .unanswered))])
+        XCTAssertEqual(SessionHarness.writes(given).count, 1, "the hello on GATT")
+    }
+
+    func testAHangUpResumesOnGATTAndBrokenFramingToo() throws {
+        for (input, end) in [
+            (CentralInput.laneClosed, LaneEnd.hungUp),
+            (.laneReceived([0x00, 0x00]), .malformed(LaneFrameError.emptyValue.description)),
+        ] {
+            var harness = SessionHarness(settings: settings())
+            _ = setUp(&harness, characteristics: Self.characteristics)
+            _ = harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+            _ = harness.feed(.laneOpened(MTU(517)!))
+            harness.feed(.writeFinished(nil))
+            _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+            let actions = harness.feed(input)
+            XCTAssertTrue(actions.contains(.closeLane), "\(end)")
+            XCTAssertTrue(SessionHarness.events(actions).contains(.lane(.closed(SessionHarness.peerName, end))))
+            let hello = try XCTUnwrap(SessionHarness.writes(actions).first, "\(end)")
+            guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello") }
+        }
+    }
+
+    func testWithLaneGATTTheCharacteristicIsNotRead() {
+        var harness = SessionHarness(settings: settings(lane: .gatt))
+        let actions = setUp(&harness, characteristics: Self.characteristics)
+        XCTAssertFalse(actions.contains(.readLanePSM(Self.laneID)))
+        XCTAssertEqual(SessionHarness.writes(actions).count, 1, "the hello on GATT")
+    }
+}

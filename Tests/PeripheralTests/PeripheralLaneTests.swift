@@ -1,0 +1,179 @@
+import RelayApp
+import RelayBlueZ
+import RelayEndpoint
+import RelayProtocol
+import XCTest
+
+@testable import relay_peripheral
+
+/// The L2CAP lane on the peripheral (docs/protocol.md, "The L2CAP lane"): which channels it
+/// keeps, what it reads from them, where its frames go, and what a channel's end does.
+final class PeripheralLaneTests: XCTestCase {
+    private struct NoWelcome: Error {}
+    private static let token = SessionToken(0xA)!
+    private static let lane = LaneID(1)
+
+    private func session(lane: LaneChoice = .l2cap, allow: Set<BluetoothAddress>? = nil) -> PeripheralSession {
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.lane = lane
+        settings.allowedCentrals = allow
+        return PeripheralSession.advertising(settings)
+    }
+
+    private func hello(_ address: BluetoothAddress) -> [UInt8] {
+        SessionFrame.hello(Hello(version: 3, token: Self.token, address: address, window: 65536, next: TransferID(1)))
+            .encoded
+    }
+
+    /// Hands over what waits, as the backend would: the values and the channels each went on
+    /// (empty: notified on GATT).
+    private func drain(_ session: inout PeripheralSession) -> [(bytes: [UInt8], lanes: [LaneID])] {
+        var out: [(bytes: [UInt8], lanes: [LaneID])] = []
+        _ = session.startSending()
+        while let value = session.sending.inFlight {
+            out.append((value.bytes, value.onLanes ? session.laneRoute ?? [] : []))
+            _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+        }
+        return out
+    }
+
+    private func laneEvents(_ actions: [PeripheralAction]) -> [LaneEvent] {
+        actions.compactMap { if case .report(.lane(let event)) = $0 { event } else { nil } }
+    }
+
+    /// `centralA` connects, opens channel `Self.lane` and says hello on it; the welcome's session.
+    private func greetOnLane(_ session: inout PeripheralSession) throws -> SessionNumber {
+        _ = session.handle(.connected(centralA))
+        XCTAssertEqual(session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 672))), [])
+        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+        for value in drain(&session) {
+            if case .frame(.welcome(let welcome)) = try SessionValue(parsing: value.bytes) {
+                XCTAssertEqual(value.lanes, [Self.lane], "the welcome goes back on the channel")
+                return welcome.session
+            }
+        }
+        throw NoWelcome()
+    }
+
+    func testAChannelFromACentralNotConnectedOverGATTIsRefused() {
+        var session = session()
+        let actions = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
+        XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
+        XCTAssertEqual(laneEvents(actions), [.refused(PeerName(.central, centralA), .notConnected)])
+        XCTAssertTrue(session.lanes.isEmpty)
+    }
+
+    func testAChannelFromACentralOutsideAllowIsRefused() {
+        var session = session(allow: [centralB])
+        _ = session.handle(.connected(centralA))
+        let actions = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
+        XCTAssertEqual(laneEvents(actions), [.refused(PeerName(.central, centralA), .notAllowed)])
+        XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
+    }
+
+    func testRefusalsOfAFloodOfChannelsArePaced() {
+        var session = session()
+        var reports = 0
+        for index in 0..<50 {
+            let actions = session.handle(.laneOpened(LaneID(index), from: centralA, mtu: MTU(517)!), at: 1)
+            XCTAssertEqual(actions.first, PeripheralAction.closeLane(LaneID(index)))
+            reports += laneEvents(actions).count
+        }
+        XCTAssertEqual(reports, 3, "at most 3 lines per 5 s")
+    }
+
+    func testAHelloOnTheChannelPutsTheSessionAndItsMessagesOnIt() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        XCTAssertEqual(session.delivery.sessions[number]?.lane, Self.lane)
+        _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
+        let sent = drain(&session)
+        XCTAssertFalse(sent.isEmpty)
+        XCTAssertTrue(sent.allSatisfy { $0.lanes == [Self.lane] }, "every frame on the channel")
+        XCTAssertTrue(sent.allSatisfy { $0.bytes.count <= 510 })
+        // A counter still goes on GATT.
+        _ = session.handle(.command(.notify(value: nil), token: CommandToken(1)))
+        XCTAssertTrue(drain(&session).allSatisfy { $0.lanes.isEmpty })
+    }
+
+    func testAMessageCutAnyhowOnTheChannelArrives() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        let message = Message(text: "over the channel")
+        var stream: [UInt8] = []
+        MessageHeader(of: message).encode(into: &stream)
+        stream += message.bytes
+        let data = SessionFrame.data(DataFrame(session: number, transfer: TransferID(1), offset: 0, bytes: stream))
+        let framed = LaneFraming.encode(data.encoded)
+        var delivered: [MessageArrival] = []
+        for byte in framed {
+            for action in session.handle(.laneReceived(Self.lane, [byte], time: 1)) {
+                if case .deliver(let arrival) = action { delivered.append(arrival) }
+            }
+        }
+        XCTAssertEqual(delivered.count, 1)
+        XCTAssertEqual(delivered.first?.content, .bytes(Array("over the channel".utf8)))
+    }
+
+    func testBrokenFramingClosesTheChannelAndTheSessionWaitsForAHello() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        let actions = session.handle(.laneReceived(Self.lane, [0x00, 0x00], time: 1))
+        XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
+        XCTAssertEqual(
+            laneEvents(actions),
+            [.closed(PeerName(.central, centralA), .malformed(LaneFrameError.emptyValue.description))])
+        XCTAssertNil(session.lanes[Self.lane])
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
+        XCTAssertNil(session.delivery.sessions[number]?.lane)
+        // Its hello on GATT brings it back, sent to on GATT.
+        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, true)
+        XCTAssertTrue(drain(&session).allSatisfy { $0.lanes.isEmpty })
+    }
+
+    func testAHangUpPutsTheSessionAwayAndADisconnectClosesTheChannel() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        XCTAssertEqual(
+            laneEvents(session.handle(.laneClosed(Self.lane))), [.closed(PeerName(.central, centralA), .hungUp)])
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
+        XCTAssertEqual(session.handle(.laneClosed(Self.lane)), [], "once")
+        // A new channel, then the link drops: the channel goes with it.
+        _ = session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(517)!))
+        XCTAssertTrue(session.handle(.disconnected(centralA)).contains(.closeLane(LaneID(2))))
+        XCTAssertTrue(session.lanes.isEmpty)
+    }
+
+    func testANewerChannelOfTheSameCentralReplacesTheOlder() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        let actions = session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(517)!))
+        XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
+        XCTAssertEqual(Array(session.lanes.keys), [LaneID(2)])
+    }
+
+    func testWithOneCentralOnGATTFramesAreNotifiedForEveryone() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        _ = session.handle(.connected(centralB))
+        let helloB = SessionFrame.hello(
+            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
+        _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!, time: 0))
+        _ = drain(&session)
+        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 1)
+        let sent = drain(&session)
+        XCTAssertFalse(sent.isEmpty)
+        XCTAssertTrue(sent.allSatisfy { $0.lanes.isEmpty }, "notified on GATT, which both hear")
+        XCTAssertTrue(sent.allSatisfy { $0.bytes.count <= MTU(185)!.maxValueLength(.notification) })
+    }
+
+    func testWithTheLaneOffAChannelIsRefused() {
+        var session = session(lane: .gatt)
+        _ = session.handle(.connected(centralA))
+        XCTAssertEqual(
+            session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!)).first,
+            PeripheralAction.closeLane(Self.lane))
+    }
+}

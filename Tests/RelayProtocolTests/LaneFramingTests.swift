@@ -1,0 +1,104 @@
+import RelayProtocol
+import XCTest
+
+/// The L2CAP lane's framing and PSM, against docs/protocol.md ("Lane examples"), and the
+/// deframer against whatever a channel peer sends.
+final class LaneFramingTests: XCTestCase {
+    private func vector(_ name: String) throws -> GoldenVector {
+        let vectors = try ProtocolDocument.vectors().filter { $0.fields["lane"] != nil }
+        XCTAssertEqual(Set(vectors.map(\.name)), ["lane-psm", "lane-hello"])
+        return try XCTUnwrap(vectors.first { $0.name == name })
+    }
+
+    func testThePSMExampleEncodesAndParses() throws {
+        let vector = try vector("lane-psm")
+        let value = try XCTUnwrap(vector.hexFields["value"])
+        let psm = try XCTUnwrap(LanePSM(UInt16(try XCTUnwrap(vector.integer("psm")))))
+        XCTAssertEqual(psm.encoded, value)
+        XCTAssertEqual(try LanePSM(parsing: value), psm)
+        XCTAssertEqual(psm.description, "0x0080")
+    }
+
+    func testAPSMOutsideTheDynamicRangeOrOfAnotherLengthIsRefused() {
+        XCTAssertNil(LanePSM(0x7F))
+        XCTAssertNil(LanePSM(0x100))
+        XCTAssertNotNil(LanePSM(0xFF))
+        XCTAssertThrowsError(try LanePSM(parsing: [0x25, 0x00])) { error in
+            XCTAssertEqual(error as? LanePSMError, .notDynamic(0x25))
+        }
+        XCTAssertThrowsError(try LanePSM(parsing: [0x80])) { error in
+            XCTAssertEqual(error as? LanePSMError, .wrongLength(1))
+        }
+        XCTAssertThrowsError(try LanePSM(parsing: [0x80, 0x00, 0x00])) { error in
+            XCTAssertEqual(error as? LanePSMError, .wrongLength(3))
+        }
+    }
+
+    func testTheHelloExampleIsFramedWithItsLength() throws {
+        let vector = try vector("lane-hello")
+        let value = try XCTUnwrap(vector.hexFields["value"])
+        let channel = try XCTUnwrap(vector.hexFields["channel"])
+        XCTAssertEqual(LaneFraming.encode(value), channel)
+        var deframer = LaneDeframer()
+        XCTAssertEqual(try deframer.take(channel), [value])
+        XCTAssertEqual(deframer.pendingCount, 0)
+    }
+
+    func testValuesComeBackHoweverTheChannelCutsThem() throws {
+        var generator = SeededBytes(seed: 7)
+        let values = (0..<40).map { _ in generator.bytes(count: 1 + generator.next(below: 600)) }
+        let stream = values.flatMap(LaneFraming.encode)
+        for cut in [1, 2, 3, 7, 100, 672, stream.count] {
+            var deframer = LaneDeframer()
+            var out: [[UInt8]] = []
+            var start = 0
+            while start < stream.count {
+                let end = min(stream.count, start + cut)
+                out += try deframer.take(Array(stream[start..<end]))
+                start = end
+            }
+            XCTAssertEqual(out, values, "cut every \(cut) bytes")
+            XCTAssertEqual(deframer.pendingCount, 0)
+        }
+    }
+
+    func testAZeroOrOversizedLengthBreaksTheLaneAndHoldsNothing() {
+        var deframer = LaneDeframer()
+        XCTAssertThrowsError(try deframer.take([0x00, 0x00, 0x01])) { error in
+            XCTAssertEqual(error as? LaneFrameError, .emptyValue)
+        }
+        XCTAssertEqual(deframer.pendingCount, 0)
+        XCTAssertThrowsError(try deframer.take([0x01, 0x08])) { error in
+            XCTAssertEqual(error as? LaneFrameError, .tooLong(0x0801))
+        }
+        XCTAssertEqual(deframer.pendingCount, 0)
+        // At most one value's worth is held: a peer that never completes a value holds 2 KiB.
+        var slow = LaneDeframer()
+        XCTAssertEqual(try slow.take([0x00, 0x08] + [UInt8](repeating: 1, count: 2047)), [])
+        XCTAssertEqual(slow.pendingCount, 2049)
+        XCTAssertEqual(try slow.take([9]).first?.count, 2048)
+    }
+
+    func testTheLaneMTUGivesTheChannelsRoomForValues() {
+        XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.write), 510)
+        XCTAssertEqual(MTU(laneChannelMTU: 100).maxValueLength(.write), 98)
+        XCTAssertEqual(MTU(laneChannelMTU: 23).maxValueLength(.write), 21)
+        XCTAssertEqual(MTU(laneChannelMTU: 0).maxValueLength(.write), 20, "never below the smallest MTU")
+    }
+}
+
+/// A small deterministic generator for the tests' random values.
+private struct SeededBytes {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+
+    mutating func next(below bound: Int) -> Int {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return Int(state % UInt64(bound))
+    }
+
+    mutating func bytes(count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(next(below: 256)) } }
+}
