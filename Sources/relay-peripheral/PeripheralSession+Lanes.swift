@@ -91,13 +91,22 @@ extension PeripheralSession {
             delivery.sessions[number]?.receiver.linkDown(at: now)
             delivery.outgoing.sender.linkDown(number, at: now)
         }
+        forgetValueForLanes()
         return startSending()
+    }
+
+    /// A value a full channel did not take waits for that channel's writable readiness, which a
+    /// closed channel never gives: it is let go (protocol 2 sends its bytes again where they are
+    /// due), and what follows goes the way the sessions are now.
+    private mutating func forgetValueForLanes() {
+        if sending.blocked?.onLanes == true { sending.blocked = nil }
     }
 
     /// The channels of the centrals at `address` go with its link.
     mutating func lanesLinkDown(at address: BluetoothAddress) -> [PeripheralAction] {
         let gone = lanes.filter { $0.value.address == address }.map(\.key).sorted()
         for id in gone { lanes[id] = nil }
+        if !gone.isEmpty { forgetValueForLanes() }
         return gone.map { .closeLane($0) }
     }
 

@@ -176,4 +176,37 @@ final class PeripheralLaneTests: XCTestCase {
             session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!)).first,
             PeripheralAction.closeLane(Self.lane))
     }
+
+    func testAValueAFullChannelHeldIsLetGoWhenTheChannelGoes() throws {
+        for end in ["hang-up", "disconnect"] {
+            var session = session()
+            let number = try greetOnLane(&session)
+            _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
+            XCTAssertEqual(session.sending.inFlight?.onLanes, true)
+            _ = session.handle(.notifyOutcome(.wouldBlock))
+            XCTAssertNotNil(session.sending.blocked, end)
+            if end == "hang-up" {
+                _ = session.handle(.laneClosed(Self.lane))
+            } else {
+                _ = session.handle(.disconnected(centralA))
+                _ = session.handle(.connected(centralA))
+            }
+            XCTAssertNil(session.sending.blocked, "\(end): no writable readiness will come for it")
+            // The central's hello on GATT is welcomed on GATT, and the message goes on there.
+            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
+            let sent = drain(&session)
+            XCTAssertTrue(sent.contains { value in
+                if case .frame(.welcome(let welcome)) = try? SessionValue(parsing: value.bytes) {
+                    return welcome.session == number
+                }
+                return false
+            }, end)
+            XCTAssertTrue(sent.allSatisfy { $0.lanes.isEmpty }, end)
+            // Nothing is stuck: what is due goes on GATT.
+            _ = session.handle(.tick(now: 10), at: 10)
+            let later = drain(&session)
+            XCTAssertFalse(later.isEmpty, end)
+            XCTAssertTrue(later.allSatisfy { $0.lanes.isEmpty }, end)
+        }
+    }
 }

@@ -10,6 +10,29 @@ from scenario import OUT, btmgmt, expect, fail, pause, relay, run
 
 # The guest's Bluetooth state (scripts/vm/guest-bluetooth): bluetoothd.pid, bluetoothd.conf.
 STATE = "/run/relay-vm"
+# Set by the lane variants of the fault scenarios (scenario-lane-*.py): both programs then run
+# with --lane LANE (messages on the L2CAP channel).
+LANE = os.environ.get("RELAY_SCENARIO_LANE")
+
+
+def lane_options():
+    """--lane LANE for both programs in a lane variant, nothing otherwise."""
+    return ("--lane", LANE) if LANE else ()
+
+
+def check_lane(central, peripheral, opened):
+    """In a lane variant: the central's channel opened at least OPENED times (once per link) and
+    bluetoothd carried no data frame the peripheral sent or received after the first opening
+    (--trace is not on: the central's `lane` events are the proof), nothing otherwise."""
+    if not LANE:
+        return
+    opens = [e for e in central.select("lane") if e.get("state") == "open"]
+    if len(opens) < opened:
+        states = ",".join(f"{e.get('state')}:{e.get('reason', '')}" for e in central.select("lane"))
+        fail(f"the central's lane opened {len(opens)} times, expected {opened} (lane events: {states})")
+    listening = [e for e in peripheral.select("lane") if e.get("state") == "listening"]
+    if not listening:
+        fail("the peripheral did not listen for channels")
 
 
 class Pair:
@@ -18,9 +41,10 @@ class Pair:
 
     def __init__(self, extra_central=(), extra_peripheral=()):
         self.central = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect",
-                             "sample", "--reconnect", *extra_central)
+                             "sample", "--reconnect", *extra_central, *lane_options())
         expect(self.central, "scanning", "the central never scanned", timeout=30)
-        self.peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", *extra_peripheral)
+        self.peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", *extra_peripheral,
+                                *lane_options())
         self.peripheral.send("start")
 
     def exchange_round(self, round, subscribe_timeout=90):

@@ -12,7 +12,7 @@
 # vm-controllers: 2
 # vm-timeout: 540
 from delivery import check_none_failed, check_received, check_resumed, quit_or_fail
-from faults import Pair, kill_bluetoothd, start_bluetoothd
+from faults import Pair, check_lane, kill_bluetoothd, start_bluetoothd
 from scenario import OUT, expect, fail, passed, pause, random_file, wait_progress
 
 size = 524288
@@ -49,4 +49,5 @@ check_received(c, p, central_sent, peripheral_sent)
 central_offset = check_resumed(c, "central")
 peripheral_offset = check_resumed(p, "peripheral")
 check_none_failed(c, p)
+check_lane(c, p, opened=2)
 passed(f"central resumed from {central_offset}, peripheral from {peripheral_offset}")

@@ -11,7 +11,7 @@
 # vm-timeout: 420
 
 from delivery import check_none_failed, check_received, check_resumed, check_sent_bound, quit_or_fail
-from faults import Pair, cycle_peripheral_adapter, power
+from faults import Pair, check_lane, cycle_peripheral_adapter, power
 from scenario import OUT, expect, fail, joined, passed, pause, random_file, status_of, values, wait_progress
 
 # The window is passed to both programs: the bound below counts it (a stale 32 KiB here, after
@@ -59,6 +59,7 @@ if values(p, "delivered", "sha256") != [peripheral_sent]:
 for who, program in (("c", c), ("p", p)):
     print(f"{who} resumed from {check_resumed(program, who)} of {size}", flush=True)
 check_none_failed(c, p)
+check_lane(c, p, opened=2)
 check_sent_bound(central_status, stream, window, "central")
 check_sent_bound(peripheral_status, stream, window, "peripheral")
 passed("resumed and delivered both ways")

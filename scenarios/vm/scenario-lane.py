@@ -9,7 +9,7 @@
 # Run: scenarios/vm/run-scenarios.sh lane
 import os
 
-from scenario import OUT, WaitFailed, epoch, fail, finish, joined, passed, random_file, relay, sha256_text, values
+from scenario import OUT, WaitFailed, expect, fail, finish, joined, passed, random_file, relay, sha256_text, values
 
 limit = int(os.environ.get("RELAY_SCENARIO_LIMIT", "240"))
 central_text = "hello on the lane from relay-central"
@@ -26,8 +26,8 @@ wait message 60
 wait message 120
 send {peripheral_text}
 send-file {OUT}/p-64k.bin
-wait counter 60
-wait disconnected 200
+wait counter 120
+wait disconnected 60
 """
 central_script = f"""wait state 30
 scan
@@ -37,19 +37,21 @@ send {central_text}
 send-file {OUT}/c-64k.bin
 wait message 120
 wait message 120
-write
-disconnect
 """
 
-started_at = epoch()
 peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--lane", "l2cap", "--trace",
                    script=peripheral_script)
 try:
     peripheral.wait("advertising", timeout=30)
 except WaitFailed:
     pass
-central = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--lane", "l2cap",
-                script=central_script)
+central = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--lane", "l2cap")
+central.send(central_script)
+# The counter and the disconnection once the peripheral heard both its messages were delivered: a
+# disconnection right after a message arrived can cut its final acknowledgement off the air.
+expect(peripheral, "delivered", "the peripheral's messages were not confirmed", timeout=limit, count=2)
+central.send("write\ndisconnect\n")
+central.close_input()
 central_status = finish(central, limit)
 peripheral_status = finish(peripheral, limit)
 
