@@ -303,8 +303,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
             if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
             driver.feed(.sessionNotifyStarted(mtu: request.mtu))
-        case .read(_, let request):
+        case .read(let uuid, let request):
             if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
+            if uuid == RelayProfile.laneCharacteristic { driver.feed(.lanePSMRead(by: central(of: request))) }
         case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
             driver.feed(.notifyStarted(from: nil, mtu: nil))
         case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:

@@ -17,6 +17,8 @@ struct ConnectedCentral {
     var hellos = 0
     /// Whether this central broke protocol 2 on this link: its session frames are not read.
     var cutOff = false
+    /// Whether it read the lane characteristic on this link: only then is its L2CAP channel kept.
+    var readLanePSM = false
     /// Rebuilds the messages this central writes.
     var inbound: InboundPipeline
 

@@ -53,6 +53,8 @@ enum PeripheralInput: Equatable, Sendable {
     case pairing(PairingInput)
     /// The lane listener listens on a PSM (published in the lane characteristic), or cannot.
     case laneListening(Result<LanePSM, LaneEnd>)
+    /// A central read the lane characteristic (the PSM) over GATT (nil: bluetoothd did not say who).
+    case lanePSMRead(by: BluetoothAddress?)
     /// A central opened an L2CAP channel (`mtu`: the room for values on it).
     case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU)
     /// Bytes arrived on a channel at monotonic `time`.

@@ -31,6 +31,6 @@ struct PeripheralRefusals {
     /// Values dropped because their central is not in `--allow`, and the pace of their reports.
     var notAllowedValues = 0
     var notAllowedReports = RateLimiter(limit: 3, per: 5)
-    /// Paces the reports of refused L2CAP channels (at most 3 per 5 s).
+    /// Paces the reports of refused and malformed L2CAP channels (at most 3 per 5 s).
     var laneRefusals = RateLimiter(limit: 3, per: 5)
 }

@@ -23,10 +23,17 @@ extension PeripheralSession {
         }
     }
 
-    /// A channel opened: kept when its central is connected over GATT and admitted, else closed.
+    /// A central read the lane characteristic over GATT: its channel may come.
+    mutating func laneCharacteristicRead(by address: BluetoothAddress) -> [PeripheralAction] {
+        centrals[address]?.readLanePSM = true
+        return []
+    }
+
+    /// A channel opened: kept when its central read the lane characteristic over GATT on its
+    /// current link and is admitted, else closed.
     mutating func laneOpened(_ id: LaneID, from address: BluetoothAddress, mtu: MTU) -> [PeripheralAction] {
         let refusal: LaneEnd?
-        if !settings.lane.usesLane || centrals[address] == nil {
+        if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
             refusal = .notConnected
         } else if !admitsWriter(address) {
             refusal = .notAllowed
@@ -35,11 +42,7 @@ extension PeripheralSession {
         }
         if let refusal {
             refusals.notAllowedValues += refusal == .notAllowed ? 1 : 0
-            let report: [PeripheralAction] =
-                if case .allow = refusals.laneRefusals.admit(now: now) {
-                    [.report(.lane(.refused(PeerName(.central, address), refusal)))]
-                } else { [] }
-            return [.closeLane(id)] + report
+            return [.closeLane(id)] + paced(.refused(PeerName(.central, address), refusal))
         }
         var actions: [PeripheralAction] = []
         // One channel per central: the newer one is the one its relay-central uses.
@@ -61,7 +64,7 @@ extension PeripheralSession {
         } catch {
             lanes[id] = nil
             let peer = PeerName(.central, lane.address)
-            return [.closeLane(id), .report(.lane(.closed(peer, .malformed(error.description))))] + laneGone(id)
+            return [.closeLane(id)] + paced(.closed(peer, .malformed(error.description))) + laneGone(id)
         }
         lanes[id] = lane
         var actions: [PeripheralAction] = []
@@ -74,10 +77,20 @@ extension PeripheralSession {
         return actions
     }
 
-    /// A channel hung up.
+    /// A channel hung up: said when it carried a session (a stranger's channels that come and go
+    /// without a hello are not worth a line each).
     mutating func laneClosed(_ id: LaneID) -> [PeripheralAction] {
         guard let lane = lanes.removeValue(forKey: id) else { return [] }
-        return [.report(.lane(.closed(PeerName(.central, lane.address), .hungUp)))] + laneGone(id)
+        let carried = delivery.sessions.values.contains { $0.lane == id }
+        let report: [PeripheralAction] =
+            carried ? [.report(.lane(.closed(PeerName(.central, lane.address), .hungUp)))] : []
+        return report + laneGone(id)
+    }
+
+    /// `event`, unless more than 3 lines of refused or broken channels came in the last 5 s.
+    private mutating func paced(_ event: LaneEvent) -> [PeripheralAction] {
+        guard case .allow = refusals.laneRefusals.admit(now: now) else { return [] }
+        return [.report(.lane(event))]
     }
 
     /// A channel is gone: a session on it waits for its central's next hello (on GATT, or on a

@@ -139,6 +139,9 @@ struct PeripheralSession {
             return saved(receipt)
         case .laneListening(let result):
             return laneListening(result)
+        case .lanePSMRead(let address):
+            guard let address else { return [] }
+            return ensureCentral(address) + laneCharacteristicRead(by: address)
         case .laneOpened(let id, let address, let mtu):
             return laneOpened(id, from: address, mtu: mtu)
         case .laneReceived(let id, let bytes, let time):

@@ -45,6 +45,7 @@ final class PeripheralLaneTests: XCTestCase {
     /// `centralA` connects, opens channel `Self.lane` and says hello on it; the welcome's session.
     private func greetOnLane(_ session: inout PeripheralSession) throws -> SessionNumber {
         _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
         XCTAssertEqual(session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 672))), [])
         _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
         for value in drain(&session) {
@@ -64,9 +65,24 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(session.lanes.isEmpty)
     }
 
+    func testAChannelFromACentralThatDidNotReadThePSMOverGATTIsRefused() {
+        var session = session()
+        _ = session.handle(.connected(centralA))
+        let actions = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
+        XCTAssertEqual(laneEvents(actions), [.refused(PeerName(.central, centralA), .notConnected)])
+        // Its read on a link that has gone does not count on the next one.
+        _ = session.handle(.lanePSMRead(by: centralA))
+        _ = session.handle(.disconnected(centralA))
+        _ = session.handle(.connected(centralA))
+        XCTAssertEqual(
+            session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!)).first,
+            PeripheralAction.closeLane(Self.lane))
+    }
+
     func testAChannelFromACentralOutsideAllowIsRefused() {
         var session = session(allow: [centralB])
         _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
         let actions = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
         XCTAssertEqual(laneEvents(actions), [.refused(PeerName(.central, centralA), .notAllowed)])
         XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
@@ -141,6 +157,7 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
         XCTAssertEqual(session.handle(.laneClosed(Self.lane)), [], "once")
         // A new channel, then the link drops: the channel goes with it.
+        _ = session.handle(.lanePSMRead(by: centralA))
         _ = session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(517)!))
         XCTAssertTrue(session.handle(.disconnected(centralA)).contains(.closeLane(LaneID(2))))
         XCTAssertTrue(session.lanes.isEmpty)
@@ -172,6 +189,7 @@ final class PeripheralLaneTests: XCTestCase {
     func testWithTheLaneOffAChannelIsRefused() {
         var session = session(lane: .gatt)
         _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
         XCTAssertEqual(
             session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!)).first,
             PeripheralAction.closeLane(Self.lane))
@@ -190,17 +208,19 @@ final class PeripheralLaneTests: XCTestCase {
             } else {
                 _ = session.handle(.disconnected(centralA))
                 _ = session.handle(.connected(centralA))
+                _ = session.handle(.lanePSMRead(by: centralA))
             }
             XCTAssertNil(session.sending.blocked, "\(end): no writable readiness will come for it")
             // The central's hello on GATT is welcomed on GATT, and the message goes on there.
             _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
             let sent = drain(&session)
-            XCTAssertTrue(sent.contains { value in
-                if case .frame(.welcome(let welcome)) = try? SessionValue(parsing: value.bytes) {
-                    return welcome.session == number
-                }
-                return false
-            }, end)
+            XCTAssertTrue(
+                sent.contains { value in
+                    if case .frame(.welcome(let welcome)) = try? SessionValue(parsing: value.bytes) {
+                        return welcome.session == number
+                    }
+                    return false
+                }, end)
             XCTAssertTrue(sent.allSatisfy { $0.lanes.isEmpty }, end)
             // Nothing is stuck: what is due goes on GATT.
             _ = session.handle(.tick(now: 10), at: 10)
@@ -208,5 +228,23 @@ final class PeripheralLaneTests: XCTestCase {
             XCTAssertFalse(later.isEmpty, end)
             XCTAssertTrue(later.allSatisfy { $0.lanes.isEmpty }, end)
         }
+    }
+
+    func testAStrangersChannelsThatComeAndGoWithoutAHelloAreNotALineEach() {
+        var session = session()
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.lanePSMRead(by: centralB))
+        var lines = 0
+        for index in 0..<100 {
+            lines += laneEvents(session.handle(.laneOpened(LaneID(index), from: centralB, mtu: MTU(517)!), at: 1)).count
+            lines += laneEvents(session.handle(.laneClosed(LaneID(index)), at: 1)).count
+            lines +=
+                laneEvents(session.handle(.laneOpened(LaneID(1000 + index), from: centralB, mtu: MTU(517)!), at: 1))
+                .count
+            lines +=
+                laneEvents(session.handle(.laneReceived(LaneID(1000 + index), [0xFF, 0xFF], time: 1), at: 1)).count
+        }
+        XCTAssertEqual(lines, 3, "malformed channels: at most 3 lines per 5 s; hang-ups without a session: none")
+        XCTAssertTrue(session.lanes.isEmpty)
     }
 }

@@ -48,7 +48,8 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     case unanswered
     /// The bytes on the channel broke the lane's framing.
     case malformed(String)
-    /// relay-peripheral: the central is not connected to it over GATT (a channel comes second).
+    /// relay-peripheral: the central did not read the lane characteristic over GATT on its current
+    /// link (a channel comes second).
     case notConnected
     /// relay-peripheral: the central is not in `--allow`.
     case notAllowed
@@ -81,7 +82,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .badPSM(let why): why
         case .unanswered: "the hello on the channel went unanswered"
         case .malformed(let why): "it broke the lane's framing: \(why)"
-        case .notConnected: "it is not connected over GATT first"
+        case .notConnected: "it did not read the lane characteristic over GATT first"
         case .notAllowed: "it is not in --allow"
         case .replaced: "it opened another channel"
         case .cannotListen(let why): "no L2CAP listener (\(why))"

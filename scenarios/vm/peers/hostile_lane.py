@@ -1,0 +1,123 @@
+"""A hostile channel peer for relay-peripheral's L2CAP lane (issue 34): a foreign central
+(bleak on --adapter) that finds the relay peripheral and then, by --mode:
+
+    no-read   opens channels to the lane's PSM (given with --psm) without reading the lane
+              characteristic over GATT first, --count times: each must be refused;
+    garbage   reads the lane characteristic, opens a channel and writes --count values of
+              random bytes on it (not relay's framing): the channel must be closed, malformed;
+    flood     reads the lane characteristic, then opens and closes --count channels as fast
+              as it can.
+
+The channel is the kernel's sequenced-packet LE L2CAP socket, bound to the adapter's address
+(Python 3.11's socket module cannot name an LE address type, so bind and connect go through
+libc with a struct sockaddr_l2). Prints one JSON line: what it did and how each channel ended.
+Exit status 0 when it ran through (whatever the peripheral did), 1 when it could not start.
+"""
+import argparse
+import asyncio
+import ctypes
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+
+from bleak import BleakClient
+
+import article
+from bleak_central import find_relay_peripheral
+
+ROLE = "hostile_lane"
+LANE_UUID = "abdd3056-28fa-441d-a470-55a75a52553a"
+AF_BLUETOOTH, BTPROTO_L2CAP, BDADDR_LE_PUBLIC = 31, 0, 1
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def sockaddr_l2(address, psm):
+    """struct sockaddr_l2 {family, psm, bdaddr (least significant byte first), cid, type}."""
+    raw = bytes(int(part, 16) for part in reversed(address.split(":"))) if address else bytes(6)
+    return struct.pack("<HH6sHBx", AF_BLUETOOTH, psm, raw, 0, BDADDR_LE_PUBLIC)
+
+
+def adapter_address(adapter):
+    output = subprocess.run(["cat", f"/sys/class/bluetooth/{adapter}/address"], capture_output=True, text=True)
+    if output.returncode == 0 and output.stdout.strip():
+        return output.stdout.strip().upper()
+    return os.environ.get(f"RELAY_VM_{adapter.upper()}_ADDRESS")
+
+
+def open_channel(local, peer, psm, timeout=5.0):
+    """A connected channel socket, or the errno text of why not."""
+    sock = socket.socket(AF_BLUETOOTH, socket.SOCK_SEQPACKET, BTPROTO_L2CAP)
+    for call, address in (("bind", sockaddr_l2(local, 0)), ("connect", sockaddr_l2(peer, psm))):
+        buffer = ctypes.create_string_buffer(address, len(address))
+        function = libc.bind if call == "bind" else libc.connect
+        if function(sock.fileno(), buffer, len(address)) != 0:
+            error = ctypes.get_errno()
+            sock.close()
+            return None, f"{call}: {os.strerror(error)}"
+    sock.settimeout(timeout)
+    return sock, None
+
+
+def ends_closed(sock, seconds=3.0):
+    """Whether the peer closes the channel within SECONDS (a read returns nothing or fails)."""
+    sock.settimeout(seconds)
+    try:
+        return sock.recv(4096) == b""
+    except socket.timeout:
+        return False
+    except OSError:
+        return True
+
+
+async def run(options):
+    device = await find_relay_peripheral(options.adapter, options.name, options.scan_timeout, ROLE)
+    local = adapter_address(options.adapter)
+    report = {"mode": options.mode, "opened": 0, "refused": 0, "closed_by_peer": 0, "errors": []}
+    async with BleakClient(device, bluez={"adapter": options.adapter}) as client:
+        psm = options.psm
+        if options.mode != "no-read":
+            value = bytes(await client.read_gatt_char(LANE_UUID))
+            psm = int.from_bytes(value, "little")
+        report["psm"] = psm
+        for index in range(options.count if options.mode != "garbage" else 1):
+            sock, error = open_channel(local, device.address, psm)
+            if sock is None:
+                report["refused"] += 1
+                report["errors"].append(error)
+                continue
+            report["opened"] += 1
+            if options.mode == "garbage":
+                for _ in range(options.count):
+                    try:
+                        sock.send(os.urandom(1 + int.from_bytes(os.urandom(1), "big")))
+                    except OSError as problem:
+                        report["errors"].append(f"send: {problem.strerror}")
+                        break
+            if options.mode != "flood" and ends_closed(sock):
+                report["closed_by_peer"] += 1
+            sock.close()
+    print(json.dumps(report), flush=True)
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--adapter", default="hci2")
+    parser.add_argument("--name", default=article.LOCAL_NAME)
+    parser.add_argument("--scan-timeout", type=float, default=30)
+    parser.add_argument("--mode", choices=["no-read", "garbage", "flood"], required=True)
+    parser.add_argument("--psm", type=int, default=0x80)
+    parser.add_argument("--count", type=int, default=10)
+    options = parser.parse_args()
+    try:
+        return asyncio.run(run(options))
+    except Exception as problem:  # noqa: BLE001 - reported as the peer's one line
+        article.log(ROLE, f"failed: {problem!r}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
