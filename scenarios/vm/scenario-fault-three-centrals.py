@@ -31,8 +31,9 @@
 import os
 import signal
 
+from faults import LANE, lane_options
 from scenario import (BIN, OUT, WaitFailed, btmgmt, epoch, expect, fail, finish, joined, passed, pause, random_file,
-                      relay, sha256_text, start, status_of, tail)
+                      relay, sha256_text, start, status_of, tail, values)
 
 address = {"a": os.environ.get("RELAY_VM_HCI1_ADDRESS") or "00:AA:01:01:00:01",
            "b": os.environ.get("RELAY_VM_HCI2_ADDRESS") or "00:AA:01:02:00:02",
@@ -98,14 +99,14 @@ for who in centrals:
     second_sha[who] = random_file(f"{OUT}/{who}-2.bin", 8000)
 
 peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--max-message", "8388608",
-                   "--resume-timeout", "10")
+                   "--resume-timeout", "10", *lane_options())
 central = {}
 for who in centrals:
     # Niced: framing C's 1 MiB in a debug build under TCG must not starve the others on the same vCPU.
     # C writes with WriteValue calls, one chunk after the other (see the header).
     write_path = ["--write-path", "write-value"] if who == "c" else []
     central[who] = start(who, ["nice", "-n", "10", os.path.join(BIN, "relay-central"), "--scan-timeout", "60",
-                               "--adapter", adapter[who], "--json", *write_path])
+                               "--adapter", adapter[who], "--json", *write_path, *lane_options()])
     central[who].send("wait state 30\nscan")
 # Scanning first: btvirt reports an advertiser to a scan that was already on when it started.
 for who in centrals:
@@ -234,5 +235,9 @@ for who in ("a", "b"):
 if not peripheral.select(where=lambda e: e.name in ("delivered", "failed") and e.get("to") == address["c"]
                          and e.get("id") == 3):
     fail("the peripheral reported neither delivered nor failed for C's share of the last broadcast")
+# In the lane variant, each central had its own channel from the start.
+for who in centrals:
+    if LANE and not central[who].select("lane", state="open"):
+        fail(f"central {who}'s lane did not open: {joined(values(central[who], 'lane', 'reason'))}")
 passed(f"each central got every counter and message once and intact, writes told apart, "
        f"C killed after {received} of 1048576 bytes without disturbing A and B; total {since()} s")
