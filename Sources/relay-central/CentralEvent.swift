@@ -15,7 +15,8 @@ enum CentralEvent: Equatable, Sendable {
     /// Subscribed and MTU known; `path` says how values are written, `notify` how notifications
     /// arrive, `protocolVersion` whether delivery is confirmed (2) or not (1); nil on a UART link
     /// (text, no relay protocol).
-    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath, protocolVersion: Int?)
+    /// `lane`: how protocol 2's messages travel (nil without protocol 2).
+    case ready(Peer, mtu: MTU, path: WritePath, notify: NotifyPath, protocolVersion: Int?, lane: MessageLane? = nil)
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
@@ -91,12 +92,13 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateFields(candidate)
         case .connecting(let peer), .connected(let peer):
             return Self.peerFields(peer)
-        case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
+        case .ready(let peer, let mtu, let path, let notify, let protocolVersion, let lane):
             return Self.peerFields(peer) + [
                 ("mtu", .integer(Int64(mtu.value))), ("maxValue", .integer(Int64(mtu.maxValueLength(.write)))),
                 ("path", .string(path.rawValue)), ("notify", .string(notify.rawValue)),
                 ("service", .string(protocolVersion == nil ? MessageVia.nus.rawValue : MessageVia.relay.rawValue)),
                 ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null),
+                ("lane", lane.map { .string($0.rawValue) } ?? .null),
             ]
         case .mtu(let mtu):
             return [("mtu", .integer(Int64(mtu.value)))]
@@ -154,7 +156,7 @@ extension CentralEvent: ReportableEvent {
             return Self.candidateLine(candidate)
         case .connecting(let peer): return "connecting to \(peer)…"
         case .connected(let peer): return "connected to \(peer), resolving services…"
-        case .ready(let peer, let mtu, let path, let notify, let protocolVersion):
+        case .ready(let peer, let mtu, let path, let notify, let protocolVersion, let lane):
             guard let protocolVersion else {
                 return "ready: UART (Nordic UART Service) link to \(peer), MTU \(mtu) (text in values up to "
                     + "\(mtu.sendValueLength(.write)) bytes, via \(path.rawValue); lines via \(notify.rawValue)): "
@@ -164,6 +166,7 @@ extension CentralEvent: ReportableEvent {
                 protocolVersion >= 2 ? "protocol 2: delivery confirmed" : "protocol 1: delivery not confirmed"
             return "ready: subscribed to \(peer), MTU \(mtu) (values up to \(mtu.maxValueLength(.write)) bytes, "
                 + "via \(path.rawValue); notifications via \(notify.rawValue)); \(delivery)"
+                + (lane == .l2cap ? ", messages on the L2CAP lane" : "")
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "disconnected from \(peer): \(reason)"
         case .reconnecting(let address): return "reconnecting to \(address)…"

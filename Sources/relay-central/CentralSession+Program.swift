@@ -86,10 +86,14 @@ extension CentralSession: ProgramSession {
             pendingSends: writing.outbox.count + delivery.outgoing.sender.pendingCount + delivery.waiting.count
                 + uart.queue.filter { $0.completes != nil }.count,
             protocolVersion: protocolInUse,
+            lane: protocolInUse == 2 ? messageLane : nil,
             delivery: DeliveryStatus(
                 sender: delivery.outgoing.sender.counts, duplicateFrames: delivery.receiver?.counts.duplicateFrames ?? 0
             ))
     }
+
+    /// How protocol 2's frames travel on this link now.
+    var messageLane: MessageLane { delivery.laneMTU != nil ? .l2cap : .gatt }
 
     /// The protocol version of the ready link: 2 (established), 1, or nil (not ready, greeting).
     var protocolInUse: Int? {

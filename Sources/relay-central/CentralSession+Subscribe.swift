@@ -193,7 +193,9 @@ extension CentralSession {
         guard let mtu = relay.mtu, let path = relay.path else { return [] }
         var actions: [CentralAction] = [
             .report(
-                .ready(peer, mtu: mtu, path: path, notify: relay.notifyVia ?? .signal, protocolVersion: protocolVersion)
+                .ready(
+                    peer, mtu: mtu, path: path, notify: relay.notifyVia ?? .signal, protocolVersion: protocolVersion,
+                    lane: protocolVersion == 2 ? messageLane : nil)
             )
         ]
         if let token = connectToken {

@@ -20,6 +20,8 @@ struct CentralStatus: Equatable, Sendable {
     var pendingSends: Int
     /// The protocol version of the ready link (nil: not ready).
     var protocolVersion: Int?
+    /// How protocol 2's messages travel (nil without protocol 2).
+    var lane: MessageLane? = nil
     var delivery = DeliveryStatus()
 
     var fields: [(String, JSONValue)] {
@@ -35,7 +37,8 @@ struct CentralStatus: Equatable, Sendable {
             ("messagesReceived", .integer(Int64(messagesReceived))),
             ("messagesSent", .integer(Int64(messagesSent))),
             ("pendingSends", .integer(Int64(pendingSends))),
-            ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null), ("delivery", delivery.json),
+            ("protocol", protocolVersion.map { .integer(Int64($0)) } ?? .null),
+            ("lane", lane.map { .string($0.rawValue) } ?? .null), ("delivery", delivery.json),
         ]
     }
 
@@ -54,6 +57,7 @@ struct CentralStatus: Equatable, Sendable {
                 "protocol:  \(protocolVersion)"
                     + (protocolVersion >= 2 ? " (delivery confirmed)" : " (frames only: delivery unconfirmed)"))
         }
+        if let lane { lines.append("lane:      \(lane == .l2cap ? "L2CAP channel" : "GATT (session characteristic)")") }
         lines.append("scanning:  \(scanning ? "yes" : "no"), \(candidates) candidate\(candidates == 1 ? "" : "s")")
         lines.append("counter:   next write \(nextCounter), last received \(lastReceived.map(\.description) ?? "none")")
         lines.append("messages:  \(messagesReceived) received, \(messagesSent) sent, \(pendingSends) pending")

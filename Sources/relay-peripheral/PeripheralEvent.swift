@@ -28,7 +28,8 @@ enum PeripheralEvent: Equatable, Sendable {
     case disconnected(BluetoothAddress)
     /// A central subscribed (address when BlueZ tells it): to the notify characteristic
     /// (`protocolVersion` 1), or to the session characteristic with its hello (2).
-    case subscribed(BluetoothAddress?, mtu: MTU?, protocolVersion: Int = 1)
+    /// `lane`: how protocol 2's messages travel to it (nil with protocol 1).
+    case subscribed(BluetoothAddress?, mtu: MTU?, protocolVersion: Int = 1, lane: MessageLane? = nil)
     case unsubscribed(BluetoothAddress?)
     /// A central's MTU became known or changed.
     case mtu(BluetoothAddress, MTU)
@@ -90,10 +91,10 @@ extension PeripheralEvent: ReportableEvent {
         case .advertising(let name): return [("name", .string(name))]
         case .stopped(let reason): return [("reason", .string(reason.rawValue))]
         case .connected(let central), .disconnected(let central): return [("address", .string(central.description))]
-        case .subscribed(let central, let mtu, let protocolVersion):
+        case .subscribed(let central, let mtu, let protocolVersion, let lane):
             return [
                 ("address", address(central)), ("mtu", mtu.map { .integer(Int64($0.value)) } ?? .null),
-                ("protocol", .integer(Int64(protocolVersion))),
+                ("protocol", .integer(Int64(protocolVersion))), ("lane", lane.map { .string($0.rawValue) } ?? .null),
             ]
         case .unsubscribed(let central): return [("address", address(central))]
         case .mtu(let central, let mtu):
@@ -127,9 +128,10 @@ extension PeripheralEvent: ReportableEvent {
             }
         case .connected(let central): return "\(who(central)) connected"
         case .disconnected(let central): return "\(who(central)) disconnected"
-        case .subscribed(let central, let mtu, let protocolVersion):
+        case .subscribed(let central, let mtu, let protocolVersion, let lane):
             return "\(who(central)) subscribed" + (mtu.map { " (MTU \($0))" } ?? "")
                 + (protocolVersion >= 2 ? ", protocol 2: delivery confirmed" : "")
+                + (lane == .l2cap ? ", messages on the L2CAP lane" : "")
         case .unsubscribed(let central): return "\(who(central)) unsubscribed"
         case .mtu(let central, let mtu): return "\(who(central)): MTU \(mtu)"
         case .notified(let value, let centrals):

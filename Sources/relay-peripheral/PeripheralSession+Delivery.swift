@@ -125,7 +125,12 @@ extension PeripheralSession {
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
             if report {
-                actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
+                actions += [
+                    .report(
+                        .subscribed(
+                            address, mtu: centrals[address]?.mtu, protocolVersion: 2, lane: lane == nil ? .gatt : .l2cap
+                        ))
+                ]
             }
             actions += performInbound(received, of: number)
         } else {
@@ -154,7 +159,11 @@ extension PeripheralSession {
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
                 welcomedAt: now, compact: compact, lane: lane)
             delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
-            actions += [.report(.subscribed(address, mtu: centrals[address]?.mtu, protocolVersion: 2))]
+            actions += [
+                .report(
+                    .subscribed(
+                        address, mtu: centrals[address]?.mtu, protocolVersion: 2, lane: lane == nil ? .gatt : .l2cap))
+            ]
             actions += performInbound(received, of: number)
         }
         guard welcomes else { return actions + startSending() }

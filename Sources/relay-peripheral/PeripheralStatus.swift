@@ -16,6 +16,8 @@ struct PeripheralStatus: Equatable, Sendable {
         let session: Int?
         /// The message this central is sending, while incomplete.
         let receiving: Receiving?
+        /// How its session's messages travel (nil without a session).
+        var lane: MessageLane? = nil
     }
 
     /// Bytes received so far of an incomplete message, and its declared total.
@@ -104,7 +106,10 @@ struct PeripheralStatus: Equatable, Sendable {
                 session: session.sessionNumber(at: address).map { Int($0.value) },
                 receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) }
                     ?? session.sessionNumber(at: address).flatMap { session.delivery.sessions[$0]?.receiver.inProgress }
-                    .map { Receiving(received: $0.received, total: $0.total) })
+                    .map { Receiving(received: $0.received, total: $0.total) },
+                lane: session.sessionNumber(at: address).flatMap { session.delivery.sessions[$0] }.map {
+                    $0.lane == nil ? .gatt : .l2cap
+                })
         }
     }
 
@@ -153,6 +158,7 @@ struct PeripheralStatus: Equatable, Sendable {
                             ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
                             ("protocol", .integer(central.session == nil ? 1 : 2)),
                             ("session", central.session.map { .integer(Int64($0)) } ?? .null),
+                            ("lane", central.lane.map { .string($0.rawValue) } ?? .null),
                             ("messages", .integer(Int64(central.messages))),
                             ("lastWritten", central.lastWritten.map { .string(Hex.preview($0, limit: 64)) } ?? .null),
                             (

@@ -84,7 +84,7 @@ final class DeliveryTests: XCTestCase {
         // Another central's welcome is not ours.
         XCTAssertEqual(harness.feed(.valueChanged(Self.sessionID, welcome(central: SessionToken(9)!))), [])
         let welcomed = harness.feed(.valueChanged(Self.sessionID, welcome()))
-        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(welcomed).first else {
+        guard case .ready(_, _, _, _, let version, _)? = SessionHarness.events(welcomed).first else {
             return XCTFail("\(welcomed)")
         }
         XCTAssertEqual(version, 2)
@@ -224,7 +224,7 @@ final class DeliveryTests: XCTestCase {
         var harness = SessionHarness(settings: settings())
         harness.connectReady()
         guard
-            case .ready(_, _, _, _, let version)? = SessionHarness.events(harness.log).last(where: {
+            case .ready(_, _, _, _, let version, _)? = SessionHarness.events(harness.log).last(where: {
                 $0.name == "ready"
             })
         else {
@@ -269,7 +269,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(fallback.contains(.acquireWrite(SessionHarness.writeID)))
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(517)!))
-        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, _, _, _, let version, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(version, 1)
@@ -324,7 +324,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.events(notify(&harness, .data(data), at: 1)), [])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(517)!))
-        guard case .ready(_, _, _, _, let version)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, _, _, _, let version, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(version, 1)

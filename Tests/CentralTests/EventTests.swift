@@ -20,12 +20,21 @@ final class EventRenderingTests: XCTestCase {
             #"{"event":"discovered","time":"T","index":2,"name":"sample","address":"00:AA:01:00:00:00","rssi":-47}"#)
     }
 
+    func testReadyOnTheLaneSaysSo() {
+        let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
+        let ready = CentralEvent.ready(
+            peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 2, lane: .l2cap)
+        XCTAssertTrue(
+            console.jsonLine(name: ready.name, fields: ready.fields).hasSuffix(#""protocol":2,"lane":"l2cap"}"#))
+        XCTAssertTrue(ready.humanDescription.hasSuffix("protocol 2: delivery confirmed, messages on the L2CAP lane"))
+    }
+
     func testReadyMessageAndDisconnectedFields() {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
         let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 1)
         XCTAssertEqual(
             console.jsonLine(name: ready.name, fields: ready.fields),
-            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket","service":"relay","protocol":1}"#
+            #"{"event":"ready","time":"T","address":"00:AA:01:00:00:00","name":"sample","mtu":517,"maxValue":510,"path":"socket","notify":"socket","service":"relay","protocol":1,"lane":null}"#
         )
         let message = CentralEvent.transfer(
             .message(

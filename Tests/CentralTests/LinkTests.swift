@@ -41,7 +41,7 @@ final class ConnectTests: XCTestCase {
         let fallback = harness.feed(.writeAcquireFailed(BlueZError(name: "org.bluez.Error.NotSupported", message: "")))
         XCTAssertEqual(fallback, [.readMTU(SessionHarness.writeID)])
         let ready = harness.feed(.mtuRead(MTU(247)!))
-        guard case .ready(_, let mtu, let path, _, _)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, let mtu, let path, _, _, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(mtu, MTU(247)!)
@@ -61,7 +61,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(found, [.startNotify(SessionHarness.notifyID), .readMTU(SessionHarness.writeID)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.mtuRead(MTU(517)!))
-        guard case .ready(_, let mtu, let path, _, _)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, let mtu, let path, _, _, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(mtu, MTU(517)!)

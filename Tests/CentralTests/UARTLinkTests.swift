@@ -62,7 +62,7 @@ final class UARTLinkTests: XCTestCase {
         XCTAssertEqual(subscribe, [.startNotify(Self.first), .acquireWrite(Self.second)])
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(247)!))
-        guard case .ready(_, let mtu, .socket, .signal, nil)? = SessionHarness.events(ready).first else {
+        guard case .ready(_, let mtu, .socket, .signal, nil, _)? = SessionHarness.events(ready).first else {
             return XCTFail("\(ready)")
         }
         XCTAssertEqual(mtu, MTU(247))

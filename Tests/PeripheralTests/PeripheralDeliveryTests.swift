@@ -45,7 +45,8 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = session.handle(.connected(address))
         let actions = session.handle(.sessionWritten(hello(token, address), from: address, mtu: MTU(517), time: 0))
         XCTAssertTrue(
-            actions.events.contains(.subscribed(address, mtu: MTU(517), protocolVersion: 2)), "\(actions.events)")
+            actions.events.contains(.subscribed(address, mtu: MTU(517), protocolVersion: 2, lane: .gatt)),
+            "\(actions.events)")
         for frame in sessionFrames(drain(&session).values) {
             if case .welcome(let welcome) = frame, welcome.central == token { return welcome.session }
         }

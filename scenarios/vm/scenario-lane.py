@@ -65,6 +65,9 @@ if not psms or not 0x80 <= psms[0] <= 0xFF:
 states = values(central, "lane", "state")
 if states != ["open"]:
     fail(f"the central's lane went '{joined(states)}', expected open")
+if values(central, "ready", "lane") != ["l2cap"] or values(peripheral, "subscribed", "lane") != ["l2cap"]:
+    fail(f"ready says lane '{joined(values(central, 'ready', 'lane'))}', subscribed says "
+         f"'{joined(values(peripheral, 'subscribed', 'lane'))}'")
 if values(central, "lane", "psm") != psms[:1]:
     fail(f"the central opened PSM '{joined(values(central, 'lane', 'psm'))}', the peripheral listens on {psms[0]}")
 if values(central, "sent", "sha256") != expected["c"] or values(peripheral, "message", "sha256") != expected["c"]:
