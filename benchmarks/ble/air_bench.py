@@ -6,9 +6,12 @@ phone, old: docs/test-bed.md) and side, one session on a fresh bluetoothd whose 
 that profile: start-up, 1000 counters central -> peripheral (time, lost), --round-trips
 counter round trips (the peripheral echoes), then SIZE bytes each way (goodput from the
 driver's command to the receiver's `message`, or the peers' raw `received`), then for relay
-SIZE each way started together (both ways at once: each direction's goodput and finish time). Sides: relay
-(protocol 2, delivery confirmed), relay-v1 (both programs --protocol 1: the same transfers
-without acknowledgements) and the peers (bleak, bless: raw chunks). On the laptop radio with
+SIZE each way started together (both ways at once: each direction's goodput and finish time), and
+--message-trips short messages each acknowledged before the next (send to `delivered`). Sides:
+relay (protocol 2, delivery confirmed, on GATT), relay-lane (both programs --lane l2cap: protocol
+2 on an L2CAP channel), relay-v1 (both programs --protocol 1: the same transfers without
+acknowledgements) and the peers (bleak, bless: raw chunks). CPU seconds of each program, of
+bluetoothd and of dbus-daemon per transfer. On the laptop radio with
 the ATT MTU capped at 247 (--air-extra att-mtu=247), every side once more. Writes
 air-results.json into $RELAY_VM_OUT; air_report.py makes the table. --windows W1,W2 adds relay
 sessions with both programs at --window W (side relay-wW) on every profile: how goodput depends on
@@ -19,6 +22,7 @@ import hashlib
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -32,6 +36,26 @@ SPEC = {
     "phone": "interval=15,events=6,octets=251,phy=2M,buffers=251x8",
     "old": "interval=50,events=6,octets=27,phy=1M,buffers=27x4,att-mtu=23",
 }
+
+
+def dbus_daemon_pid():
+    """The system bus's dbus-daemon (the guest runs one), or None."""
+    found = subprocess.run(["pidof", "-s", "dbus-daemon"], capture_output=True, text=True).stdout.split()
+    return int(found[0]) if found else None
+
+
+def message_trips(central, count, warmup):
+    """COUNT short messages from the central, each sent once the last was delivered: seconds from
+    the command to its `delivered` (the data frame there, the receiver's save, its final
+    acknowledgement back), after WARMUP unmeasured ones."""
+    trips = []
+    for index in range(warmup + count):
+        mark = central.mark()
+        begun = central.send(f"send trip {index}\n")
+        delivered = central.wait("delivered", mark, timeout=20)
+        if index >= warmup:
+            trips.append(delivered.stamp - begun)
+    return trips
 
 
 def session(side, profile, extra, size, options, logs):
@@ -51,6 +75,7 @@ def session(side, profile, extra, size, options, logs):
         result["mtu"] = mtu
         ready = central.last("ready")
         result["protocol"] = ready.get("protocol") if ready else None
+        result["lane"] = ready.get("lane") if ready else None
         peripheral.wait("subscribed", timeout=30)
         normal_scheduling(daemon)
         time.sleep(0.5)
@@ -69,14 +94,22 @@ def session(side, profile, extra, size, options, logs):
             if value >= options.warmup:
                 trips.append(echo.stamp - begun)
         result["round_trips"] = trips
+        if side.name.startswith("relay") and result["protocol"] == 2 and options.message_trips:
+            result["message_trips"] = message_trips(central, options.message_trips, options.warmup)
+            time.sleep(0.5)
         chunk = min(mtu - 3, 510)
+        bus = dbus_daemon_pid()
         processes = {"central": central, "peripheral": peripheral}
         for direction, send in (("c2p", side.send_c2p), ("p2c", side.send_p2c)):
             before = {name: process.cpu() for name, process in processes.items()}
             before["bluetoothd"] = cpu_seconds(daemon)
+            if bus:
+                before["dbus-daemon"] = cpu_seconds(bus)
             begun, ended, sha256, length = send(central, peripheral, size, chunk)
             after = {name: process.cpu() for name, process in processes.items()}
             after["bluetoothd"] = cpu_seconds(daemon)
+            if bus:
+                after["dbus-daemon"] = cpu_seconds(bus)
             expected = side.files["sha256"][direction]
             intact = ended is not None and length == size and (expected is None or sha256 == expected)
             result[f"goodput_{direction}"] = {
@@ -150,7 +183,8 @@ def main():
     parser.add_argument("--counters", type=int, default=1000)
     parser.add_argument("--round-trips", type=int, default=100)
     parser.add_argument("--warmup", type=int, default=5)
-    parser.add_argument("--sides", default="relay,relay-v1,peers")
+    parser.add_argument("--sides", default="relay,relay-lane,relay-v1,peers")
+    parser.add_argument("--message-trips", type=int, default=20, help="relay sides: short messages, each delivered")
     parser.add_argument("--mtu247", choices=("yes", "no"), default="yes")
     parser.add_argument("--windows", default="", help="comma-separated --window sizes for extra relay sessions")
     parser.add_argument("--both-ways", choices=("yes", "no"), default="yes",
@@ -164,12 +198,15 @@ def main():
         plan += [(side, profile, "", size) for side in options.sides.split(",") if side]
         plan += [(f"relay-w{window}", profile, "", size) for window in options.windows.split(",") if window]
     if options.mtu247 == "yes" and "laptop" in options.profiles.split(","):
-        plan += [(side, "laptop", "att-mtu=247", options.size) for side in ("relay", "relay-v1", "peers")]
+        plan += [(side, "laptop", "att-mtu=247", options.size) for side in options.sides.split(",") if side]
     results = []
     for index, (name, profile, extra, size) in enumerate(plan):
         files = files_of(size)
         if name == "relay":
             side = RelaySide("relay", files, size=size)
+        elif name == "relay-lane":
+            lane = ["--lane", "l2cap"]
+            side = RelaySide("relay-lane", files, central_options=lane, peripheral_options=lane, size=size)
         elif name == "relay-v1":
             side = RelaySide("relay-v1", files, central_options=["--protocol", "1"],
                              peripheral_options=["--protocol", "1"], size=size)

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The "on the air" tables of benchmarks/ble: relay, relay without acknowledgements (protocol 1)
-and the Python peers per radio profile, against the profile's ATT capacity.
+"""The "on the air" tables of benchmarks/ble: relay on GATT, relay on the L2CAP lane, relay without
+acknowledgements (protocol 1) and the Python peers per radio profile, against the profile's ATT
+capacity.
 
   air_report.py AIR-RESULTS.json [--markdown docs/performance.md]
 
@@ -49,7 +50,7 @@ def cell_rate(session, direction, cap):
 
 def profile_table(profile, extra, sessions):
     by_side = {s["side"]: s for s in sessions if s["profile"] == profile and s.get("extra", "") == extra}
-    sides = [name for name in ("relay", "relay-v1", "peers") if name in by_side]
+    sides = [name for name in ("relay", "relay-lane", "relay-v1", "peers") if name in by_side]
     relay = by_side.get("relay", {})
     cap, value = capacity(relay) if relay else (None, None)
     interval = INTERVAL_MS.get(profile, 30.0)
@@ -127,20 +128,56 @@ def profile_table(profile, extra, sessions):
         goal = f"<= 2 intervals + 5 ms ({2 * interval + 5:.0f} ms): {'met' if relay_trip <= 2 * interval + 5 else 'NOT met'}"
     row(f"counter round trip, median of {len(relay.get('round_trips') or [])} (connection interval {interval:g} ms)",
         trips, goal)
-    cpu_cells = []
+    message_cells, lane_trip = [], None
+    for name in sides:
+        values = by_side[name].get("message_trips") or []
+        if values:
+            middle = statistics.median(values) * 1000
+            message_cells.append(f"{middle:.1f} ms = {middle / interval:.1f} intervals")
+            if name == "relay-lane":
+                lane_trip = middle
+        else:
+            message_cells.append("n/a")
+    if any(cell != "n/a" for cell in message_cells):
+        count = max(len(by_side[name].get("message_trips") or []) for name in sides)
+        row(f"short message to delivered (the data there, the final acknowledgement back), median of {count}",
+            message_cells,
+            "" if lane_trip is None else f"lane <= 2 intervals + 5 ms ({2 * interval + 5:.0f} ms): "
+            f"{'met' if lane_trip <= 2 * interval + 5 else 'NOT met'}")
+    cpu_cells, side_cpu = [], {}
+    processes = ("central", "peripheral", "bluetoothd", "dbus-daemon")
     for name in sides:
         session = by_side[name]
         moved = sum(session.get("size", MIB) for direction in ("c2p", "p2c") if session.get(f"goodput_{direction}"))
         per = {}
-        for process in ("central", "peripheral", "bluetoothd"):
+        for process in processes:
             seconds = [(session.get(f"goodput_{direction}") or {}).get("cpu", {}).get(process)
                        for direction in ("c2p", "p2c")]
             if moved and all(value is not None for value in seconds):
                 per[process] = sum(seconds) / (moved / MIB)
-        cpu_cells.append(" / ".join(f"{per[p]:.2f}" if p in per else "?" for p in ("central", "peripheral", "bluetoothd"))
-                         if per else "n/a")
+        cpu_cells.append(" / ".join(f"{per[p]:.2f}" if p in per else "?" for p in processes) if per else "n/a")
+        if all(p in per for p in ("peripheral", "bluetoothd", "dbus-daemon")):
+            side_cpu[name] = per["peripheral"] + per["bluetoothd"] + per["dbus-daemon"]
     if any(cell != "n/a" for cell in cpu_cells):
-        row("CPU seconds per MiB moved (one way each, both directions): central / peripheral / bluetoothd", cpu_cells)
+        row("CPU seconds per MiB moved (one way each, both directions): central / peripheral / bluetoothd / "
+            "dbus-daemon", cpu_cells)
+    if "relay" in side_cpu and "relay-lane" in side_cpu:
+        ratio = side_cpu["relay-lane"] / side_cpu["relay"] if side_cpu["relay"] else None
+        cells = [f"{side_cpu[name]:.2f}" if name in side_cpu else "" for name in sides]
+        row("the peripheral's side per MiB: relay-peripheral + bluetoothd + dbus-daemon (the test bed's one "
+            "bluetoothd serves both sides)", cells,
+            "" if ratio is None else f"lane <= 1/5 of GATT: {ratio:.2f} of it, {'met' if ratio <= 0.2 else 'NOT met'}")
+    if "relay" in sides and "relay-lane" in sides:
+        cells, met = [], True
+        for direction in ("c2p", "p2c"):
+            gatt, lane = rates.get(("relay", direction)), rates.get(("relay-lane", direction))
+            if gatt and lane:
+                cells.append(f"{direction} {lane / gatt:.2f}")
+                met = met and lane >= gatt * 0.98
+            else:
+                met = False
+        row("lane goodput against GATT (relay-lane / relay)", [" , ".join(cells)] + [""] * (len(sides) - 1),
+            f"at least GATT's (within 2 %): {'met' if met else 'NOT met'}")
     hwm_cells = []
     for name in sides:
         hwm = by_side[name].get("hwm_kib") or {}
@@ -167,7 +204,8 @@ def profile_table(profile, extra, sessions):
         row("stream bytes the central sent again, of all it sent", resent)
     errors = [f"{s['side']}: {s['error']}" for s in sessions if s["profile"] == profile and "error" in s
               and s.get("extra", "") == extra]
-    header = ["measure"] + [{"relay": "relay (protocol 2)", "relay-v1": "relay --protocol 1 (no acks)",
+    header = ["measure"] + [{"relay": "relay (protocol 2)", "relay-lane": "relay --lane l2cap",
+                             "relay-v1": "relay --protocol 1 (no acks)",
                              "peers": "bleak/bless (raw)"}[name] for name in sides] + ["goal"]
     title = f"**{profile}** radio ({relay.get('spec', '')})"
     return title + "\n\n" + markdown_table(header, rows) + ("\n\nFailed: " + "; ".join(errors) if errors else "")
