@@ -11,12 +11,17 @@ public enum ValueCarrier: Sendable, Hashable {
     /// field and cut the value to `MTU - 5` bytes without a word (seen in the test bed: 244-byte
     /// values arrived as 242 at MTU 247). At MTU 517 relay's 510-byte ceiling is below that.
     case notification
+    /// A value on the L2CAP lane: relay's 2-byte length in front of it (`LaneFraming`), in a
+    /// service data unit of an LE credit-based channel, whose MTU stands for the link's.
+    case lane
 
-    /// The ATT bytes of one PDU besides the value: 3 for a write, 5 for a notification.
+    /// The bytes of one value's carrier besides the value, within the MTU: 3 for a write, 5 for a
+    /// notification (ATT), 2 on the lane (its length).
     public var overhead: Int {
         switch self {
         case .write: 3
         case .notification: 5
+        case .lane: LaneFraming.headerLength
         }
     }
 }

@@ -55,7 +55,7 @@ extension CentralSession {
         for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
         delivery.waiting = []
         if case .open(let psm, let mtu, _) = delivery.lane {
-            actions.append(.report(.lane(.open(peripheralName, psm: psm, valueLength: mtu.maxValueLength(.write)))))
+            actions.append(.report(.lane(.open(peripheralName, psm: psm, valueLength: mtu.maxValueLength(.lane)))))
         }
         actions += announceReady(peer, relay, protocolVersion: 2)
         return actions + pump()
@@ -137,9 +137,9 @@ extension CentralSession {
     }
 
     /// The next data frame of the version-2 sender, if one may go now.
-    mutating func nextDataFrame(mtu: MTU) -> (bytes: [UInt8], write: InFlightWrite)? {
+    mutating func nextDataFrame(mtu: MTU, carrier: ValueCarrier) -> (bytes: [UInt8], write: InFlightWrite)? {
         guard let session = delivery.session,
-            let frame = delivery.outgoing.nextDataFrame(at: now, mtu: mtu, carrier: .write, session: { _ in session })
+            let frame = delivery.outgoing.nextDataFrame(at: now, mtu: mtu, carrier: carrier, session: { _ in session })
         else { return nil }
         return (frame.bytes, .data(number: frame.number, transfer: frame.transfer, completes: frame.completes))
     }
@@ -147,7 +147,8 @@ extension CentralSession {
     /// A data frame was written: the message's `sent` once its last byte went out.
     mutating func dataWritten(number: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
         guard completes, let mtu = delivery.laneMTU ?? readyLink?.mtu,
-            let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: .write)
+            let sent = delivery.outgoing.sent(
+                number, transfer: transfer, mtu: mtu, carrier: delivery.laneMTU != nil ? .lane : .write)
         else { return [] }
         writing.messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]

@@ -17,7 +17,7 @@ extension CentralSession {
         }
         let laneMTU = delivery.laneMTU
         if relay.session != nil, let next = delivery.outgoing.control.popFirst() {
-            let frame = next.fitting((laneMTU ?? relay.mtu ?? .default).maxValueLength(.write))
+            let frame = next.fitting(laneMTU?.maxValueLength(.lane) ?? (relay.mtu ?? .default).maxValueLength(.write))
             writing.inFlight = .control
             if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(frame.encoded))] }
             return [.write(frame.encoded, via: path, to: relay.dataWrite)]
@@ -26,7 +26,9 @@ extension CentralSession {
             writing.inFlight = .outbox(value)
             return [.write(value.bytes, via: path, to: relay.dataWrite)]
         }
-        if relay.session != nil, let mtu = laneMTU ?? relay.mtu, let (bytes, write) = nextDataFrame(mtu: mtu) {
+        if relay.session != nil, let mtu = laneMTU ?? relay.mtu,
+            let (bytes, write) = nextDataFrame(mtu: mtu, carrier: laneMTU != nil ? .lane : .write)
+        {
             writing.inFlight = write
             if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(bytes))] }
             return [.write(bytes, via: path, to: relay.dataWrite)]

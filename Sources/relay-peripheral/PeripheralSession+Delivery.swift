@@ -242,6 +242,10 @@ extension PeripheralSession {
         return true
     }
 
+    /// How the session characteristic's next frames travel: on the channels (`laneRoute`), else
+    /// notified.
+    var sessionCarrier: ValueCarrier { laneRoute == nil ? .notification : .lane }
+
     /// The MTU data frames are cut for: the smallest of the linked sessions' links.
     var sessionMTU: MTU {
         if let mtu = laneRouteMTU { return mtu }
@@ -254,7 +258,7 @@ extension PeripheralSession {
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
         if let next = delivery.outgoing.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
-            let frame = next.fitting(sessionMTU.maxValueLength(.notification))
+            let frame = next.fitting(sessionMTU.maxValueLength(sessionCarrier))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
         }
         if !sending.sessionCounters.isEmpty {
@@ -263,17 +267,18 @@ extension PeripheralSession {
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         let mtu = sessionMTU
+        let carrier = sessionCarrier
         guard
             // Every subscriber hears a notification: a compact frame, which names neither session
             // nor transfer, goes only while one central is in session.
             let frame = delivery.outgoing.nextDataFrame(
-                at: now, mtu: mtu, carrier: .notification, compactAllowed: delivery.linkedSessions.count == 1,
+                at: now, mtu: mtu, carrier: carrier, compactAllowed: delivery.linkedSessions.count == 1,
                 session: { recipients in recipients.count == 1 ? recipients[0] : .everyone })
         else { return nil }
         // Reported once handed over: a notification is on its way to every subscriber then.
         let sent =
             frame.completes
-            ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: .notification) : nil
+            ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: carrier) : nil
         return OutgoingValue(
             bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session)
     }

@@ -80,10 +80,14 @@ final class LaneFramingTests: XCTestCase {
     }
 
     func testTheLaneMTUGivesTheChannelsRoomForValues() {
-        XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.write), 510)
-        XCTAssertEqual(MTU(laneChannelMTU: 100).maxValueLength(.write), 98)
-        XCTAssertEqual(MTU(laneChannelMTU: 23).maxValueLength(.write), 21)
-        XCTAssertEqual(MTU(laneChannelMTU: 0).maxValueLength(.write), 20, "never below the smallest MTU")
+        XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.lane), 510)
+        XCTAssertEqual(MTU(laneChannelMTU: 100).maxValueLength(.lane), 98)
+        // Two PDUs of MPS 247 carry the SDU length, the lane's length and 490 value bytes.
+        XCTAssertEqual(MTU(laneChannelMTU: 8192).sendValueLength(.lane), 490)
+        XCTAssertEqual(MTU(laneChannelMTU: 300).sendValueLength(.lane), 243)
+        XCTAssertEqual(MTU(laneChannelMTU: 200).sendValueLength(.lane), 198)
+        XCTAssertEqual(MTU(laneChannelMTU: 23).maxValueLength(.lane), 21)
+        XCTAssertEqual(MTU(laneChannelMTU: 0).maxValueLength(.lane), 21, "never below the smallest MTU")
     }
 }
 

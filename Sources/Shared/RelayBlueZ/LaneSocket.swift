@@ -52,6 +52,11 @@ enum L2CAPSocket {
     static let bluetoothLevel: Int32 = 274  // SOL_BLUETOOTH
     static let securityOption: Int32 = 4  // BT_SECURITY
     static let sendMTUOption: Int32 = 12  // BT_SNDMTU
+    static let receiveMTUOption: Int32 = 13  // BT_RCVMTU
+    /// The largest service data unit relay takes on a channel. The kernel (6.1) keeps
+    /// `receiveMTU / MPS + 1` credits out to the sender: at its default 672 that is 3 PDUs of
+    /// 247 bytes in flight, one connection event's worth; at 8192, 34 (about 8 KiB).
+    static let receiveMTU = 8192
     /// `sizeof(struct sockaddr_l2)`: family, psm, bdaddr, cid, bdaddr_type and one byte of padding.
     static let addressLength = 14
 
@@ -94,6 +99,13 @@ enum L2CAPSocket {
         var value: [UInt8] = [security.rawValue, 0]  // struct bt_security { level, key_size }
         let rc = setsockopt(fd, bluetoothLevel, securityOption, &value, socklen_t(value.count))
         guard rc == 0 else { throw LaneSocketError("setsockopt BT_SECURITY", code: errno) }
+    }
+
+    /// Sets `BT_RCVMTU` to `receiveMTU` (before listening or connecting).
+    static func setReceiveMTU(_ fd: Int32) throws(LaneSocketError) {
+        var value = UInt16(receiveMTU)
+        let rc = setsockopt(fd, bluetoothLevel, receiveMTUOption, &value, socklen_t(MemoryLayout<UInt16>.size))
+        guard rc == 0 else { throw LaneSocketError("setsockopt BT_RCVMTU", code: errno) }
     }
 
     /// The largest service data unit the peer takes (`BT_SNDMTU`, once connected).
@@ -141,6 +153,7 @@ public final class LaneListener {
         let fd = try L2CAPSocket.open()
         do throws(LaneSocketError) {
             try L2CAPSocket.setSecurity(fd, security)
+            try L2CAPSocket.setReceiveMTU(fd)
             try L2CAPSocket.bind(fd, L2CAPSocket.address(nil, type: .public, psm: 0))
             guard Glibc.listen(fd, 8) == 0 else { throw LaneSocketError("listen", code: errno) }
             guard let local = L2CAPSocket.localAddress(fd).flatMap(L2CAPSocket.parse),
@@ -180,7 +193,7 @@ public final class LaneListener {
                 continue
             }
             let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(channel) ?? MTU.minimum)
-            onAccept?(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop), peer: peer.address, mtu: mtu))
+            onAccept?(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU), peer: peer.address, mtu: mtu))
         }
     }
 }
@@ -207,6 +220,7 @@ public final class LaneConnector {
         do throws(LaneSocketError) {
             fd = try L2CAPSocket.open()
             try L2CAPSocket.setSecurity(fd, security)
+            try L2CAPSocket.setReceiveMTU(fd)
             // Bound first: an unbound client socket picks its adapter badly (bluez#618).
             try L2CAPSocket.bind(fd, L2CAPSocket.address(local, type: localType, psm: 0))
             let target = L2CAPSocket.address(peer, type: peerType, psm: psm.value)
@@ -247,7 +261,7 @@ public final class LaneConnector {
         let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(fd) ?? MTU.minimum)
         let channel = fd
         tearDown(closing: false)
-        finish(.success(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop), peer: peer, mtu: mtu)))
+        finish(.success(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU), peer: peer, mtu: mtu)))
     }
 
     private func finish(_ result: Result<OpenedLane, LaneSocketError>) {
