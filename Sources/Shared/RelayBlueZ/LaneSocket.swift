@@ -101,7 +101,8 @@ enum L2CAPSocket {
         guard rc == 0 else { throw LaneSocketError("setsockopt BT_SECURITY", code: errno) }
     }
 
-    /// Sets `BT_RCVMTU` to `receiveMTU` (before listening or connecting).
+    /// Sets `BT_RCVMTU` to `receiveMTU`: after `bind` (the kernel takes it only once the socket
+    /// has an LE address type: EINVAL before), before listening or connecting.
     static func setReceiveMTU(_ fd: Int32) throws(LaneSocketError) {
         var value = UInt16(receiveMTU)
         let rc = setsockopt(fd, bluetoothLevel, receiveMTUOption, &value, socklen_t(MemoryLayout<UInt16>.size))
@@ -153,8 +154,8 @@ public final class LaneListener {
         let fd = try L2CAPSocket.open()
         do throws(LaneSocketError) {
             try L2CAPSocket.setSecurity(fd, security)
-            try L2CAPSocket.setReceiveMTU(fd)
             try L2CAPSocket.bind(fd, L2CAPSocket.address(nil, type: .public, psm: 0))
+            try L2CAPSocket.setReceiveMTU(fd)
             guard Glibc.listen(fd, 8) == 0 else { throw LaneSocketError("listen", code: errno) }
             guard let local = L2CAPSocket.localAddress(fd).flatMap(L2CAPSocket.parse),
                 let psm = LanePSM(local.psm)
@@ -220,9 +221,9 @@ public final class LaneConnector {
         do throws(LaneSocketError) {
             fd = try L2CAPSocket.open()
             try L2CAPSocket.setSecurity(fd, security)
-            try L2CAPSocket.setReceiveMTU(fd)
             // Bound first: an unbound client socket picks its adapter badly (bluez#618).
             try L2CAPSocket.bind(fd, L2CAPSocket.address(local, type: localType, psm: 0))
+            try L2CAPSocket.setReceiveMTU(fd)
             let target = L2CAPSocket.address(peer, type: peerType, psm: psm.value)
             let rc = target.withUnsafeBytes { raw in
                 Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
