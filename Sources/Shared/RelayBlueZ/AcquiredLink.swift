@@ -43,8 +43,9 @@ public final class AcquiredLink {
     /// Receives the link's events on the loop's thread.
     public var onEvent: ((Event) -> Void)?
 
-    /// The largest datagram read whole (a longer one would be cut).
-    private let receiveLimit: Int
+    /// Where datagrams are read, allocated once: it holds the largest one read whole (a longer
+    /// one would be cut).
+    private var buffer: [UInt8]
 
     /// Takes ownership of `fd` (it will be closed by this object) and watches it on `loop`;
     /// datagrams up to `receiveLimit` bytes are read whole.
@@ -52,7 +53,7 @@ public final class AcquiredLink {
         self.fd = fd
         self.mtu = mtu
         self.loop = loop
-        self.receiveLimit = receiveLimit
+        self.buffer = [UInt8](repeating: 0, count: receiveLimit)
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
         token = loop.watch(fd: fd, for: .readable) { [weak self] ready in self?.handle(ready) }
@@ -120,7 +121,6 @@ public final class AcquiredLink {
     }
 
     private func drain() {
-        var buffer = [UInt8](repeating: 0, count: receiveLimit)
         while fd >= 0 {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if count > 0 {

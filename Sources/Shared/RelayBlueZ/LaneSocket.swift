@@ -55,8 +55,9 @@ enum L2CAPSocket {
     static let receiveMTUOption: Int32 = 13  // BT_RCVMTU
     /// The largest service data unit relay takes on a channel. The kernel (6.1) keeps
     /// `receiveMTU / MPS + 1` credits out to the sender: at its default 672 that is 3 PDUs of
-    /// 247 bytes in flight, one connection event's worth; at 8192, 34 (about 8 KiB).
-    static let receiveMTU = 8192
+    /// 247 bytes in flight, one connection event's worth; at 65535, 266 (64 KiB, a window). The
+    /// receiver reads each value as it comes, so more credits cost no memory of relay's.
+    static let receiveMTU = 65535
     /// `sizeof(struct sockaddr_l2)`: family, psm, bdaddr, cid, bdaddr_type and one byte of padding.
     static let addressLength = 14
 
