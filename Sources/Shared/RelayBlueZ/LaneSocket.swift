@@ -195,7 +195,10 @@ public final class LaneListener {
                 continue
             }
             let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(channel) ?? MTU.minimum)
-            onAccept?(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU), peer: peer.address, mtu: mtu))
+            onAccept?(
+                OpenedLane(
+                    link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU),
+                    peer: peer.address, mtu: mtu))
         }
     }
 }
@@ -263,7 +266,11 @@ public final class LaneConnector {
         let mtu = MTU(laneChannelMTU: L2CAPSocket.sendMTU(fd) ?? MTU.minimum)
         let channel = fd
         tearDown(closing: false)
-        finish(.success(OpenedLane(link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU), peer: peer, mtu: mtu)))
+        finish(
+            .success(
+                OpenedLane(
+                    link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU),
+                    peer: peer, mtu: mtu)))
     }
 
     private func finish(_ result: Result<OpenedLane, LaneSocketError>) {
