@@ -48,6 +48,20 @@ def cell_rate(session, direction, cap):
     return f"{kib:.1f}{share}", kib
 
 
+def median_cells(by_side, sides, key, interval):
+    """Per side, the median of the times under KEY (seconds) as `N ms = M intervals` ("n/a" without
+    any), and the medians in ms by side."""
+    cells, medians = [], {}
+    for name in sides:
+        values = by_side[name].get(key) or []
+        if values:
+            medians[name] = statistics.median(values) * 1000
+            cells.append(f"{medians[name]:.1f} ms = {medians[name] / interval:.1f} intervals")
+        else:
+            cells.append("n/a")
+    return cells, medians
+
+
 def profile_table(profile, extra, sessions):
     by_side = {s["side"]: s for s in sessions if s["profile"] == profile and s.get("extra", "") == extra}
     sides = [name for name in ("relay", "relay-lane", "relay-v1", "peers") if name in by_side]
@@ -112,32 +126,15 @@ def profile_table(profile, extra, sessions):
     lost = (relay.get("counters") or {}).get("lost")
     row("1000 counters central -> peripheral (until all received)", counters,
         f"0 lost: {'met' if lost == 0 else 'NOT met'}" if lost is not None else "")
-    trips = []
-    relay_trip = None
-    for name in sides:
-        values = by_side[name].get("round_trips") or []
-        if values:
-            middle = statistics.median(values) * 1000
-            trips.append(f"{middle:.1f} ms = {middle / interval:.1f} intervals")
-            if name == "relay":
-                relay_trip = middle
-        else:
-            trips.append("n/a")
+    trips, medians = median_cells(by_side, sides, "round_trips", interval)
+    relay_trip = medians.get("relay")
     goal = ""
     if relay_trip is not None:
         goal = f"<= 2 intervals + 5 ms ({2 * interval + 5:.0f} ms): {'met' if relay_trip <= 2 * interval + 5 else 'NOT met'}"
     row(f"counter round trip, median of {len(relay.get('round_trips') or [])} (connection interval {interval:g} ms)",
         trips, goal)
-    message_cells, lane_trip = [], None
-    for name in sides:
-        values = by_side[name].get("message_trips") or []
-        if values:
-            middle = statistics.median(values) * 1000
-            message_cells.append(f"{middle:.1f} ms = {middle / interval:.1f} intervals")
-            if name == "relay-lane":
-                lane_trip = middle
-        else:
-            message_cells.append("n/a")
+    message_cells, medians = median_cells(by_side, sides, "message_trips", interval)
+    lane_trip = medians.get("relay-lane")
     if any(cell != "n/a" for cell in message_cells):
         count = max(len(by_side[name].get("message_trips") or []) for name in sides)
         row(f"short message to delivered (the data there, the final acknowledgement back), median of {count}",
