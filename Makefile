@@ -123,7 +123,7 @@ package-test: package
 # bluetoothd-restart faults, three centrals at once and --allow, with the installed programs.
 VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/ProgramVersion.swift)
 RELEASES = debian-12 debian-13
-PACKAGE_SCENARIOS = article messages lane peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
+PACKAGE_SCENARIOS = article messages lane-messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
   fault-three-centrals allow check
 .PHONY: vm-package-test vm-package-release
 vm-package-test: package-test

@@ -127,16 +127,23 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     }
 
     func sendOnLanes(_ bytes: [UInt8], to ids: [LaneID]) {
-        var outcome = NotifyOutcome.sent(throughSocket: true)
+        var full: [LaneID] = []
+        var failed: [LaneID] = []
         for id in ids {
             guard let link = lanes[id] else { continue }  // its hang-up is on its way
             switch link.send(bytes) {
             case .sent: break
-            case .wouldBlock: outcome = .wouldBlock
-            case .failed: break  // the channel reports its hang-up
+            case .wouldBlock: full.append(id)
+            case .failed: failed.append(id)
             }
         }
-        driver.feed(.notifyOutcome(outcome))
+        driver.feed(.lanesTook(full: full))
+        // A channel that refuses a value for another reason than being full is broken: it goes
+        // as if it hung up.
+        for id in failed {
+            lanes.removeValue(forKey: id)?.close()
+            driver.feed(.laneClosed(id))
+        }
     }
 
     func closeLane(_ id: LaneID) {

@@ -21,8 +21,8 @@ enum PeripheralAction: Equatable, Sendable {
     case note(String)
     /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
     case notify([UInt8], on: RelayCharacteristic)
-    /// Send one value (lane-framed) on each of these channels; answer `.notifyOutcome` (a full
-    /// channel: `.wouldBlock`, then `.notifyWritable`).
+    /// Send one value (lane-framed) on each of these channels; answer `.lanesTook` (the full
+    /// ones; then `.notifyWritable`).
     case sendOnLanes([UInt8], to: [LaneID])
     /// Close a channel (no `.laneClosed` follows).
     case closeLane(LaneID)

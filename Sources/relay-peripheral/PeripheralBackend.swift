@@ -13,8 +13,8 @@ protocol PeripheralBackend: AnyObject {
     func unregisterAdvertisement()
     /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
-    /// Send `bytes` on each channel; answer `.notifyOutcome` (`.wouldBlock` when one was full,
-    /// then `.notifyWritable`).
+    /// Send `bytes` on each channel; answer `.lanesTook` with the ones that were full (then
+    /// `.notifyWritable` when one can take more), and `.laneClosed` for one that failed.
     func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID])
     /// Close a channel.
     func closeLane(_ lane: LaneID)

@@ -59,7 +59,10 @@ enum PeripheralInput: Equatable, Sendable {
     case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU)
     /// Bytes arrived on a channel at monotonic `time`.
     case laneReceived(LaneID, [UInt8], time: Double)
-    /// A channel hung up (the backend has closed it).
+    /// The outcome of the last `.sendOnLanes`: the channels that were full and did not take the
+    /// value (empty: every one took it).
+    case lanesTook(full: [LaneID])
+    /// A channel hung up or failed (the backend has closed it).
     case laneClosed(LaneID)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
     case tick(now: Double)

@@ -12,8 +12,11 @@ struct OutgoingValue: Equatable, Sendable {
     var target: RelayCharacteristic = .notify
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
-    /// It went on the centrals' L2CAP channels instead of the session characteristic.
-    var onLanes = false
+    /// The centrals' L2CAP channels it goes on instead of the session characteristic (nil:
+    /// notified); while full channels hold it back, the ones that have not taken it yet.
+    var lanes: [LaneID]?
+    /// Whether it goes on channels.
+    var onLanes: Bool { lanes != nil }
 }
 
 /// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters
@@ -39,6 +42,8 @@ struct PeripheralSending {
     var paused = false
     /// Values handed over in the current unpaced burst.
     var burst = 0
+    /// Since when each full channel has held a value back (see `PeripheralSession+Lanes`).
+    var laneFullSince: [LaneID: Double] = [:]
 
     /// The link that would carry the value on its way is gone: nothing is on its way any more.
     mutating func forgetHandOver() {

@@ -15,6 +15,11 @@ struct PeripheralLane: Sendable {
 /// characteristic's values from that central, and a session whose last hello came on a channel
 /// is sent to on it.
 extension PeripheralSession {
+    /// Seconds a channel may stay full, holding a value back, before it is closed: its central
+    /// grants no credits (a stopped process, or a peer that never reads), and everything the
+    /// peripheral sends waits behind that value, counters and other centrals' welcomes too.
+    static let laneStallTimeout = 5.0
+
     /// The listener's outcome.
     mutating func laneListening(_ result: Result<LanePSM, LaneEnd>) -> [PeripheralAction] {
         switch result {
@@ -31,7 +36,10 @@ extension PeripheralSession {
 
     /// A channel opened: kept when its central read the lane characteristic over GATT on its
     /// current link and is admitted, else closed.
-    mutating func laneOpened(_ id: LaneID, from address: BluetoothAddress, mtu: MTU) -> [PeripheralAction] {
+    mutating func laneOpened(_ id: LaneID, from peer: BluetoothAddress, mtu: MTU) -> [PeripheralAction] {
+        // The kernel names a bonded central by its identity address; relay, by the address it
+        // connected with (`--secure` keeps the pair in `identities`).
+        let address = centrals[peer] != nil ? peer : identities.first { $0.value == peer }?.key ?? peer
         let refusal: LaneEnd?
         if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
             refusal = .notConnected
@@ -46,7 +54,7 @@ extension PeripheralSession {
         }
         var actions: [PeripheralAction] = []
         // One channel per central: the newer one is the one its relay-central uses.
-        for (old, lane) in lanes where lane.address == address {
+        for (old, lane) in lanes.sorted(by: { $0.key < $1.key }) where lane.address == address {
             lanes[old] = nil
             actions.append(.closeLane(old))
             actions += laneGone(old)
@@ -104,23 +112,65 @@ extension PeripheralSession {
             delivery.sessions[number]?.receiver.linkDown(at: now)
             delivery.outgoing.sender.linkDown(number, at: now)
         }
-        forgetValueForLanes()
-        return startSending()
+        return letGo(of: [id]) + startSending()
     }
 
-    /// A value a full channel did not take waits for that channel's writable readiness, which a
-    /// closed channel never gives: it is let go (protocol 2 sends its bytes again where they are
-    /// due), and what follows goes the way the sessions are now.
-    private mutating func forgetValueForLanes() {
-        if sending.blocked?.onLanes == true { sending.blocked = nil }
+    /// A value full channels held back waits for their writable readiness, which a closed
+    /// channel never gives: the closed ones are taken off it, and once none is left it is let
+    /// go (protocol 2 sends its bytes again where they are due; what it completes is reported,
+    /// as it was handed over to the others).
+    private mutating func letGo(of ids: [LaneID]) -> [PeripheralAction] {
+        for id in ids { sending.laneFullSince[id] = nil }
+        guard var held = sending.blocked, let pending = held.lanes else { return [] }
+        let left = pending.filter { !ids.contains($0) }
+        guard left.isEmpty else {
+            held.lanes = left
+            sending.blocked = held
+            return []
+        }
+        sending.blocked = nil
+        return (held.completion.map { [.report($0)] } ?? []) + held.alsoReport.map { .report($0) }
+    }
+
+    /// The outcome of `.sendOnLanes`: the full channels hold the value back (only they get it
+    /// again); the others took it.
+    mutating func lanesTook(full: [LaneID]) -> [PeripheralAction] {
+        guard var value = sending.inFlight else { return [] }
+        sending.laneFullSince = sending.laneFullSince.filter { full.contains($0.key) }
+        guard !full.isEmpty else { return notifyFinished(.sent(throughSocket: true)) }
+        for id in full where sending.laneFullSince[id] == nil { sending.laneFullSince[id] = now }
+        sending.inFlight = nil
+        value.lanes = full
+        sending.blocked = value
+        return []
+    }
+
+    /// When a full channel has held a value back for `laneStallTimeout`.
+    var laneStallDeadline: Double? {
+        sending.laneFullSince.values.min().map { $0 + Self.laneStallTimeout }
+    }
+
+    /// Closes the channels that have held a value back for `laneStallTimeout`: their sessions
+    /// wait for a hello (on GATT, or a new channel), and the rest goes on.
+    mutating func closeStalledLanes() -> [PeripheralAction] {
+        let stalled = sending.laneFullSince.filter { now >= $0.value + Self.laneStallTimeout }.map(\.key).sorted()
+        var actions: [PeripheralAction] = []
+        for id in stalled {
+            sending.laneFullSince[id] = nil
+            guard let lane = lanes.removeValue(forKey: id) else { continue }
+            actions.append(.closeLane(id))
+            actions += paced(.closed(PeerName(.central, lane.address), .stalled(seconds: Int(Self.laneStallTimeout))))
+            actions += laneGone(id)
+        }
+        return actions
     }
 
     /// The channels of the centrals at `address` go with its link.
     mutating func lanesLinkDown(at address: BluetoothAddress) -> [PeripheralAction] {
         let gone = lanes.filter { $0.value.address == address }.map(\.key).sorted()
+        guard !gone.isEmpty else { return [] }
         for id in gone { lanes[id] = nil }
-        if !gone.isEmpty { forgetValueForLanes() }
-        return gone.map { .closeLane($0) }
+        return gone.map { .closeLane($0) } + letGo(of: gone) + startSending()
     }
 
     /// The channels the session characteristic's next value goes on instead: every linked

@@ -14,7 +14,7 @@ extension PeripheralSession {
             events = trace(bytes, .incoming, .session, peer: from)
         case .uartWritten(let bytes, let from, _, _):
             events = trace(bytes, .incoming, .uartRX, peer: from)
-        case .notifyOutcome(.sent):
+        case .notifyOutcome(.sent), .lanesTook(full: []):
             guard let value = handedOver else { return [] }
             let characteristic: TracedCharacteristic
             switch value.target {

@@ -67,7 +67,7 @@ extension PeripheralSession {
     var nextReassemblyDeadline: Double? {
         ((Array(centrals.values) + [anonymous]).compactMap { central in
             central.inbound.stallDeadline(timeout: Self.idleTimeout(for: central))
-        } + [delivery.nextDeadline, trace?.flushDeadline, uartDeadline].compactMap { $0 }).min()
+        } + [delivery.nextDeadline, trace?.flushDeadline, uartDeadline, laneStallDeadline].compactMap { $0 }).min()
     }
 
     /// Drops every partial message whose central's idle time-out passed at `now` without a frame.

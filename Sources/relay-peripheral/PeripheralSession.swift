@@ -134,7 +134,7 @@ struct PeripheralSession {
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .tick(let now):
             self.now = max(self.now, now)
-            return dropStalledMessages(at: now) + deliveryTick() + uartIdleLines(at: now)
+            return dropStalledMessages(at: now) + closeStalledLanes() + deliveryTick() + uartIdleLines(at: now)
         case .saved(let receipt):
             return saved(receipt)
         case .laneListening(let result):
@@ -148,6 +148,8 @@ struct PeripheralSession {
             return laneReceived(id, bytes, time: time)
         case .laneClosed(let id):
             return laneClosed(id)
+        case .lanesTook(let full):
+            return lanesTook(full: full)
         }
     }
 

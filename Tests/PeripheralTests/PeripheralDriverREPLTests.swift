@@ -68,7 +68,7 @@ final class FakePeripheralBackend: PeripheralBackend {
     }
     func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID]) {
         calls.append("sendOnLanes \(lanes)")
-        driver.feed(.notifyOutcome(.sent(throughSocket: true)))
+        driver.feed(.lanesTook(full: []))
     }
     func closeLane(_ lane: LaneID) { calls.append("closeLane \(lane)") }
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {

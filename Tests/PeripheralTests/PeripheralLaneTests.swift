@@ -201,7 +201,7 @@ final class PeripheralLaneTests: XCTestCase {
             let number = try greetOnLane(&session)
             _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
             XCTAssertEqual(session.sending.inFlight?.onLanes, true)
-            _ = session.handle(.notifyOutcome(.wouldBlock))
+            _ = session.handle(.lanesTook(full: [Self.lane]))
             XCTAssertNotNil(session.sending.blocked, end)
             if end == "hang-up" {
                 _ = session.handle(.laneClosed(Self.lane))
@@ -246,5 +246,84 @@ final class PeripheralLaneTests: XCTestCase {
         }
         XCTAssertEqual(lines, 3, "malformed channels: at most 3 lines per 5 s; hang-ups without a session: none")
         XCTAssertTrue(session.lanes.isEmpty)
+    }
+
+    func testAChannelThatStaysFullIsClosedAndTheRestGoesOn() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
+        _ = session.handle(.lanesTook(full: [Self.lane]), at: 1)
+        XCTAssertEqual(session.laneStallDeadline, 1 + PeripheralSession.laneStallTimeout)
+        // Counters wait behind the held value meanwhile.
+        _ = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: 2)
+        XCTAssertNil(session.sending.inFlight)
+        XCTAssertEqual(session.handle(.tick(now: 5.9), at: 5.9).filter { $0 == .closeLane(Self.lane) }, [])
+        let actions = session.handle(.tick(now: 6.1), at: 6.1)
+        XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
+        XCTAssertEqual(laneEvents(actions), [.closed(PeerName(.central, centralA), .stalled(seconds: 5))])
+        XCTAssertNil(session.lanes[Self.lane])
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
+        XCTAssertNil(session.laneStallDeadline)
+        // The counter went on GATT.
+        let sent = drain(&session)
+        XCTAssertTrue(sent.contains { $0.bytes == Counter(0).encoded && $0.lanes.isEmpty }, "\(sent.map(\.bytes))")
+    }
+
+    func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.lanePSMRead(by: centralB))
+        _ = session.handle(.laneOpened(LaneID(2), from: centralB, mtu: MTU(517)!))
+        let helloB = SessionFrame.hello(
+            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
+        _ = session.handle(.laneReceived(LaneID(2), LaneFraming.encode(helloB.encoded), time: 0))
+        _ = drain(&session)
+        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 1)
+        XCTAssertEqual(session.sending.inFlight?.lanes, [Self.lane, LaneID(2)])
+        _ = session.handle(.lanesTook(full: [LaneID(2)]), at: 1)
+        let again = session.handle(.notifyWritable, at: 1.1)
+        guard case .sendOnLanes(_, let to)? = again.first else { return XCTFail("\(again)") }
+        XCTAssertEqual(to, [LaneID(2)])
+        // Central B leaves: nothing waits for its channel any more.
+        _ = session.handle(.lanesTook(full: [LaneID(2)]), at: 1.2)
+        let left = session.handle(.disconnected(centralB), at: 1.3)
+        XCTAssertTrue(left.contains(.closeLane(LaneID(2))))
+        XCTAssertNil(session.sending.blocked)
+        XCTAssertNil(session.laneStallDeadline)
+    }
+
+    func testABondedCentralsChannelNamedByItsIdentityIsItsOwn() {
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.lane = .l2cap
+        settings.secure = true
+        var session = PeripheralSession.advertising(settings)
+        let identity = BluetoothAddress("00:AA:01:05:00:05")!
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.identityResolved(centralA, identity: identity))
+        _ = session.handle(.lanePSMRead(by: centralA))
+        XCTAssertEqual(session.handle(.laneOpened(Self.lane, from: identity, mtu: MTU(517)!)), [])
+        XCTAssertEqual(session.lanes[Self.lane]?.address, centralA)
+    }
+
+    func testTheTraceShowsValuesSentOnTheChannels() throws {
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.lane = .l2cap
+        settings.trace = TraceReports(limit: nil)
+        var session = PeripheralSession.advertising(settings)
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
+        _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
+        let received = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0), at: 0)
+        let welcome = session.handle(.lanesTook(full: []), at: 0.1)
+        func traced(_ actions: [PeripheralAction]) -> [TraceEvent] {
+            actions.compactMap { if case .report(.trace(.value(let event))) = $0 { event } else { nil } }
+        }
+        XCTAssertEqual(traced(received).map(\.characteristic), [.lane])
+        XCTAssertEqual(traced(received).map(\.direction), [.incoming])
+        XCTAssertEqual(traced(welcome).map(\.characteristic), [.lane])
+        XCTAssertTrue(traced(welcome).first?.meaning.hasPrefix("welcome") ?? false, "\(traced(welcome))")
     }
 }

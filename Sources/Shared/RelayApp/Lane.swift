@@ -53,8 +53,8 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     case notConnected
     /// relay-peripheral: the central is not in `--allow`.
     case notAllowed
-    /// relay-peripheral: the same central opened another channel; the newer one is kept.
-    case replaced
+    /// relay-peripheral: the channel stayed full, holding a value back, for this long.
+    case stalled(seconds: Int)
     /// relay-peripheral could not listen (the socket's call and error, as text).
     case cannotListen(String)
 
@@ -69,7 +69,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed: "malformed"
         case .notConnected: "not-connected"
         case .notAllowed: "not-allowed"
-        case .replaced: "replaced"
+        case .stalled: "stalled"
         case .cannotListen: "cannot-listen"
         }
     }
@@ -84,7 +84,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed(let why): "it broke the lane's framing: \(why)"
         case .notConnected: "it did not read the lane characteristic over GATT first"
         case .notAllowed: "it is not in --allow"
-        case .replaced: "it opened another channel"
+        case .stalled(let seconds): "its channel took nothing for \(seconds) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"
         }
     }

@@ -181,6 +181,15 @@ public final class LaneListener {
         fd = -1
     }
 
+    private func pause() {
+        guard let token else { return }
+        loop.update(token, interest: [])
+        _ = loop.schedule(after: 1) { [weak self] in
+            guard let self, let token = self.token else { return }
+            self.loop.update(token, interest: .readable)
+        }
+    }
+
     private func acceptAll() {
         while fd >= 0 {
             var bytes = [UInt8](repeating: 0, count: L2CAPSocket.addressLength)
@@ -188,7 +197,14 @@ public final class LaneListener {
             let channel = bytes.withUnsafeMutableBytes { raw in
                 accept(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), &length)
             }
-            guard channel >= 0 else { return }
+            guard channel >= 0 else {
+                let code = errno
+                if code == ECONNABORTED { continue }
+                // Out of descriptors or memory: the channel stays queued and poll says readable
+                // at once; wait a second instead of turning at full speed.
+                if code != EAGAIN && code != EWOULDBLOCK && code != EINTR { pause() }
+                return
+            }
             _ = fcntl(channel, F_SETFD, FD_CLOEXEC)
             guard let peer = L2CAPSocket.parse(bytes) else {
                 Glibc.close(channel)

@@ -6,7 +6,7 @@
 # every value relay-peripheral exchanges with bluetoothd, and none is a data frame).
 # A 64 KiB file each way and a text arrive intact and confirmed; a counter still goes on GATT.
 # vm-timeout: 300
-# Run: scenarios/vm/run-scenarios.sh lane
+# Run: scenarios/vm/run-scenarios.sh lane-messages
 import os
 
 from scenario import OUT, WaitFailed, expect, fail, finish, joined, passed, random_file, relay, sha256_text, values
