@@ -45,7 +45,8 @@ extension CentralSession {
     /// The channel opened: the hello goes on it.
     mutating func laneOpened(_ mtu: MTU) -> [CentralAction] {
         guard case .opening(let psm) = delivery.lane, readyLink != nil else { return [.closeLane] }
-        delivery.lane = .open(psm, mtu: mtu, deframer: LaneDeframer())
+        let cut = mtu.lane(besideAttributeMTU: readyLink?.mtu ?? .default)
+        delivery.lane = .open(psm, mtu: cut, deframer: LaneDeframer())
         return startGreeting()
     }
 

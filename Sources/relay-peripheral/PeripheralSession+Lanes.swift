@@ -59,7 +59,8 @@ extension PeripheralSession {
             actions.append(.closeLane(old))
             actions += laneGone(old)
         }
-        lanes[id] = PeripheralLane(address: address, mtu: mtu)
+        let cut = mtu.lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
+        lanes[id] = PeripheralLane(address: address, mtu: cut)
         return actions
     }
 
@@ -182,9 +183,8 @@ extension PeripheralSession {
         return route.count == linked.count ? route.sorted() : nil
     }
 
-    /// The MTU frames are cut for when `laneRoute` is taken: the smallest channel's.
-    var laneRouteMTU: MTU? {
-        guard let route = laneRoute else { return nil }
-        return route.compactMap { lanes[$0]?.mtu }.min()
+    /// The MTU frames are cut for on `route`: the smallest channel's.
+    func laneMTU(of route: [LaneID]) -> MTU? {
+        route.compactMap { lanes[$0]?.mtu }.min()
     }
 }

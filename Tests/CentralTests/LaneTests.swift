@@ -25,14 +25,16 @@ final class LaneTests: XCTestCase {
     }
 
     /// Connects up to the write socket acquired (the link set up on GATT).
-    private func setUp(_ harness: inout SessionHarness, characteristics: [RemoteCharacteristic]) -> [CentralAction] {
+    private func setUp(
+        _ harness: inout SessionHarness, characteristics: [RemoteCharacteristic], mtu: MTU = MTU(517)!
+    ) -> [CentralAction] {
         harness.scanAndFind()
         harness.command(.connect(.index(0)))
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
         harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true)))
         harness.feed(.characteristicsFound(SessionHarness.peerID, characteristics))
         harness.feed(.notifyStarted(nil))
-        return harness.feed(.writeAcquired(MTU(517)!))
+        return harness.feed(.writeAcquired(mtu))
     }
 
     private func laneSends(_ actions: [CentralAction]) -> [[UInt8]] {
@@ -63,7 +65,7 @@ final class LaneTests: XCTestCase {
         let welcomed = harness.feed(.laneReceived(Array(framed.dropFirst(5))))
         let events = SessionHarness.events(welcomed)
         XCTAssertTrue(
-            events.contains(.lane(.open(SessionHarness.peerName, psm: Self.psm, valueLength: 510))), "\(events)")
+            events.contains(.lane(.open(SessionHarness.peerName, psm: Self.psm, valueLength: 670))), "\(events)")
         XCTAssertTrue(SessionHarness.eventNames(welcomed).contains("ready"))
         // A message goes on the channel; a counter on GATT.
         let (_, sent) = harness.command(.send(Message(text: "on the lane")))
@@ -71,6 +73,21 @@ final class LaneTests: XCTestCase {
         harness.feed(.writeFinished(nil))
         let (_, counter) = harness.command(.write(value: nil))
         XCTAssertEqual(SessionHarness.writes(counter), [Counter(0).encoded])
+    }
+
+    func testDataGoesInEightPDUValuesBesideAWideLinkAndTwoBesideANarrowOne() throws {
+        for (attribute, expected) in [(MTU(517)!, 1972), (MTU.default, 490)] {
+            var harness = SessionHarness(settings: settings())
+            _ = setUp(&harness, characteristics: Self.characteristics, mtu: attribute)
+            harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+            harness.feed(.laneOpened(MTU(laneChannelMTU: 65535)))
+            harness.feed(.writeFinished(nil))
+            harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+            let (_, sent) = harness.command(.send(Message(binary: [UInt8](repeating: 7, count: 20000))))
+            let values = laneSends(sent)
+            XCTAssertFalse(values.isEmpty, "at MTU \(attribute)")
+            XCTAssertEqual(values.map(\.count).max(), expected, "at MTU \(attribute)")
+        }
     }
 
     func testAPeripheralWithoutTheLaneIsGreetedOnGATTWithALine() {

@@ -113,6 +113,22 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(drain(&session).allSatisfy { $0.lanes.isEmpty })
     }
 
+    func testDataGoesInEightPDUValuesToACentralWithAWideLinkAndTwoToANarrowOne() throws {
+        for (attribute, expected) in [(MTU(517), 1972), (nil, 490), (MTU(23), 490)] {
+            var session = session()
+            _ = session.handle(.connected(centralA))
+            if let attribute { _ = session.handle(.mtu(centralA, attribute)) }
+            _ = session.handle(.lanePSMRead(by: centralA))
+            _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 65535)))
+            _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+            _ = drain(&session)
+            _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 20000)), at: 1)
+            let sent = drain(&session)
+            XCTAssertTrue(sent.allSatisfy { $0.lanes == [Self.lane] }, "at MTU \(String(describing: attribute))")
+            XCTAssertEqual(sent.map(\.bytes.count).max(), expected, "at MTU \(String(describing: attribute))")
+        }
+    }
+
     func testAMessageCutAnyhowOnTheChannelArrives() throws {
         var session = session()
         let number = try greetOnLane(&session)

@@ -80,14 +80,32 @@ final class LaneFramingTests: XCTestCase {
     }
 
     func testTheLaneMTUGivesTheChannelsRoomForValues() {
-        XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.lane), 510)
+        XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.lane), 670, "not held to ATT's 510")
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).maxValueLength(.lane), LaneFraming.largestValue)
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).value, 2050)
         XCTAssertEqual(MTU(laneChannelMTU: 100).maxValueLength(.lane), 98)
-        // Two PDUs of MPS 247 carry the SDU length, the lane's length and 490 value bytes.
-        XCTAssertEqual(MTU(laneChannelMTU: 8192).sendValueLength(.lane), 490)
+        // Eight PDUs of MPS 247 carry the SDU length, the lane's length and 1972 value bytes.
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).sendValueLength(.lane), 1972)
+        XCTAssertEqual(MTU(laneChannelMTU: 1974).sendValueLength(.lane), 1972)
+        XCTAssertEqual(MTU(laneChannelMTU: 1973).sendValueLength(.lane), 490, "else two PDUs")
+        XCTAssertEqual(MTU(laneChannelMTU: 672).sendValueLength(.lane), 490)
         XCTAssertEqual(MTU(laneChannelMTU: 300).sendValueLength(.lane), 243)
         XCTAssertEqual(MTU(laneChannelMTU: 200).sendValueLength(.lane), 198)
         XCTAssertEqual(MTU(laneChannelMTU: 23).maxValueLength(.lane), 21)
         XCTAssertEqual(MTU(laneChannelMTU: 0).maxValueLength(.lane), 21, "never below the smallest MTU")
+        // GATT's values keep their ceiling whatever the MTU.
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).maxValueLength(.write), MTU.valueLengthCeiling)
+    }
+
+    func testASmallAttributeMTUKeepsLaneValuesAtTwoPDUs() {
+        let channel = MTU(laneChannelMTU: 65535)
+        // No data length extension (27-byte payloads): an eight-PDU value would take over a second.
+        XCTAssertEqual(channel.lane(besideAttributeMTU: .default).sendValueLength(.lane), 490)
+        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(185)!).sendValueLength(.lane), 490)
+        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(247)!).sendValueLength(.lane), 1972)
+        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(517)!).sendValueLength(.lane), 1972)
+        // A small channel stays small.
+        XCTAssertEqual(MTU(laneChannelMTU: 100).lane(besideAttributeMTU: .default).maxValueLength(.lane), 98)
     }
 }
 
