@@ -19,8 +19,7 @@ final class BlueZCentralBackend: CentralBackend {
     private var adapter: AdapterID?
     private var writeLink: AcquiredLink?
     /// The L2CAP lane: the channel opening, then the open one.
-    private var laneConnector: LaneConnector?
-    private var lane: AcquiredLink?
+    private let laneSocket: CentralLaneSocket
     /// The `AcquireNotify` socket, read on its own thread (`--notify-path socket`).
     private var notifySocket: NotificationSocket?
     /// The pairing agent (made at the first pairing) and the passkey request it holds.
@@ -32,6 +31,7 @@ final class BlueZCentralBackend: CentralBackend {
         self.loop = loop
         self.choice = choice
         self.bus = bus
+        laneSocket = CentralLaneSocket(driver: driver, loop: loop)
     }
 
     func start() {
@@ -131,53 +131,23 @@ final class BlueZCentralBackend: CentralBackend {
     }
 
     func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double) {
-        closeLane()
+        laneSocket.close()
         guard let client, let adapter, let local = client.tree.adapter(adapter), let peer = client.tree.device(device)
         else {
             return loop.post { [weak self] in self?.driver.feed(.laneOpenFailed(.couldNotOpen("no adapter or device")))
             }
         }
-        laneConnector = LaneConnector(
-            loop: loop, local: local.address, localType: LEAddressType(bluez: local.addressType), peer: peer.address,
-            peerType: LEAddressType(bluez: peer.addressType), psm: psm, security: security, timeout: timeout
-        ) { [weak self] result in
-            guard let self else { return }
-            self.laneConnector = nil
-            switch result {
-            case .failure(let error):
-                self.driver.feed(.laneOpenFailed(.couldNotOpen(error.description)))
-            case .success(let opened):
-                self.lane = opened.link
-                opened.link.onEvent = { [weak self] event in
-                    guard let self else { return }
-                    switch event {
-                    case .received(let bytes): self.driver.feed(.laneReceived(bytes, at: self.loop.now))
-                    case .writable: self.driver.feed(.laneWritable)
-                    case .closed:
-                        self.lane = nil
-                        self.driver.feed(.laneClosed)
-                    }
-                }
-                self.driver.feed(.laneOpened(opened.mtu))
-            }
-        }
+        laneSocket.open(
+            from: (local.address, LEAddressType(bluez: local.addressType)),
+            to: (peer.address, LEAddressType(bluez: peer.addressType)), psm: psm, security: security, timeout: timeout)
     }
 
     func sendOnLane(_ bytes: [UInt8]) {
-        guard let lane else { return driver.feed(.writeFinished(BlueZError(.notConnected, "no L2CAP channel"))) }
-        switch lane.send(bytes) {
-        case .sent: driver.feed(.writeFinished(nil))
-        case .wouldBlock: driver.feed(.laneBlocked(bytes))
-        case .failed(let code):
-            driver.feed(.writeFinished(BlueZError(.failed, "L2CAP channel: \(String(cString: strerror(code)))")))
-        }
+        laneSocket.send(bytes)
     }
 
     func closeLane() {
-        laneConnector?.cancel()
-        laneConnector = nil
-        lane?.close()
-        lane = nil
+        laneSocket.close()
     }
 
     func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void) {

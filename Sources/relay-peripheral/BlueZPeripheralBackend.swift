@@ -22,9 +22,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var agent: PairingAgent?
     private var pairedDevices: [DeviceID: Bool] = [:]
     /// `--lane l2cap|auto`: the listener and the channels it accepted.
-    private var laneListener: LaneListener?
-    private var lanes: [LaneID: AcquiredLink] = [:]
-    private var nextLane = 1
+    private let laneSockets: PeripheralLaneSockets
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
@@ -38,6 +36,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         self.choice = choice
         self.notifyPath = notifyPath
         self.sessions = sessions
+        laneSockets = PeripheralLaneSockets(driver: driver, loop: loop)
     }
 
     /// Connects to the system bus (or `bus`, in tests) and starts following bluetoothd.
@@ -60,7 +59,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             self.driver.feed(.refusedCall(call, time: self.loop.now))
         }
         let secure = driver.session.settings.secure
-        let psm = driver.session.settings.lane.usesLane ? listen(secure: secure) : nil
+        let psm = driver.session.settings.lane.usesLane ? laneSockets.listen(secure: secure) : nil
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
             services: [
@@ -95,59 +94,12 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     // MARK: The L2CAP lane
 
-    /// Listens for channels on a PSM the kernel picks (nil when it cannot: the lane is not offered).
-    private func listen(secure: Bool) -> LanePSM? {
-        do {
-            let listener = try LaneListener(loop: loop, security: secure ? .high : .low)
-            listener.onAccept = { [weak self] lane in self?.accepted(lane) }
-            laneListener = listener
-            driver.feed(.laneListening(.success(listener.psm)))
-            return listener.psm
-        } catch {
-            driver.feed(.laneListening(.failure(.cannotListen(error.description))))
-            return nil
-        }
-    }
-
-    private func accepted(_ opened: OpenedLane) {
-        let id = LaneID(nextLane)
-        nextLane += 1
-        lanes[id] = opened.link
-        opened.link.onEvent = { [weak self] event in
-            guard let self else { return }
-            switch event {
-            case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
-            case .writable: self.driver.feed(.notifyWritable)
-            case .closed:
-                self.lanes[id] = nil
-                self.driver.feed(.laneClosed(id))
-            }
-        }
-        driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu))
-    }
-
     func sendOnLanes(_ bytes: [UInt8], to ids: [LaneID]) {
-        var full: [LaneID] = []
-        var failed: [LaneID] = []
-        for id in ids {
-            guard let link = lanes[id] else { continue }  // its hang-up is on its way
-            switch link.send(bytes) {
-            case .sent: break
-            case .wouldBlock: full.append(id)
-            case .failed: failed.append(id)
-            }
-        }
-        driver.feed(.lanesTook(full: full))
-        // A channel that refuses a value for another reason than being full is broken: it goes
-        // as if it hung up.
-        for id in failed {
-            lanes.removeValue(forKey: id)?.close()
-            driver.feed(.laneClosed(id))
-        }
+        laneSockets.send(bytes, to: ids)
     }
 
     func closeLane(_ id: LaneID) {
-        lanes.removeValue(forKey: id)?.close()
+        laneSockets.close(id)
     }
 
     // MARK: Adapter

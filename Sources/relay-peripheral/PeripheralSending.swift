@@ -13,8 +13,9 @@ struct OutgoingValue: Equatable, Sendable {
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
     /// The centrals' L2CAP channels it goes on instead of the session characteristic (nil:
-    /// notified); while full channels hold it back, the ones that have not taken it yet.
-    var lanes: [LaneID]?
+    /// notified), the route it was cut for; while full channels hold it back, the ones that have
+    /// not taken it yet.
+    var lanes: [LaneID]? = nil
     /// Whether it goes on channels.
     var onLanes: Bool { lanes != nil }
 }

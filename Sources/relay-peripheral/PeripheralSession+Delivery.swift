@@ -242,32 +242,32 @@ extension PeripheralSession {
         return true
     }
 
-    /// How the session characteristic's next frames travel: on the channels (`laneRoute`), else
-    /// notified.
-    var sessionCarrier: ValueCarrier { laneRoute == nil ? .notification : .lane }
-
-    /// The MTU data frames are cut for: the smallest of the linked sessions' links.
-    var sessionMTU: MTU {
-        if let mtu = laneRouteMTU { return mtu }
+    /// The MTU data frames are cut for: the smallest channel's on `route` (`laneRoute`), else
+    /// the smallest of the linked sessions' links.
+    func sessionMTU(route: [LaneID]?) -> MTU {
+        if let route, let mtu = laneMTU(of: route) { return mtu }
         let mtus = delivery.linkedSessions.map { centrals[$0.address]?.mtu ?? subscriptions.sessionLinkMTU ?? .default }
         return mtus.min() ?? .default
     }
 
     /// The next value for the session characteristic: a welcome, acknowledgement or abort, a
-    /// counter, then data.
+    /// counter, then data. Frames are cut for the route taken now (`laneRoute`: the channels,
+    /// else notified), and go on it.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
+        let route = laneRoute
+        let carrier: ValueCarrier = route == nil ? .notification : .lane
         if let next = delivery.outgoing.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
-            let frame = next.fitting(sessionMTU.maxValueLength(sessionCarrier))
-            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session)
+            let frame = next.fitting(sessionMTU(route: route).maxValueLength(carrier))
+            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session, lanes: route)
         }
         if !sending.sessionCounters.isEmpty {
+            // Counters stay on GATT (docs/protocol.md, "The L2CAP lane").
             let (counter, completion) = sending.sessionCounters.removeFirst()
             return OutgoingValue(bytes: counter.encoded, counter: counter, completion: completion, target: .session)
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
-        let mtu = sessionMTU
-        let carrier = sessionCarrier
+        let mtu = sessionMTU(route: route)
         guard
             // Every subscriber hears a notification: a compact frame, which names neither session
             // nor transfer, goes only while one central is in session.
@@ -280,7 +280,8 @@ extension PeripheralSession {
             frame.completes
             ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: carrier) : nil
         return OutgoingValue(
-            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session)
+            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session,
+            lanes: route)
     }
 
     /// A central's message is saved (or is not): its final acknowledgement says which.

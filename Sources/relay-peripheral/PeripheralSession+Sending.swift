@@ -41,15 +41,9 @@ extension PeripheralSession {
         }
         sending.blocked = nil
         sending.inFlight = value
-        // A value full channels held back goes again to those only, on the route it was cut for.
-        if let held = value.lanes {
-            sending.inFlight?.lanes = held
-            return [.sendOnLanes(LaneFraming.encode(value.bytes), to: held)]
-        }
-        // Protocol 2's frames go on the channels when every linked session is on one; counters
-        // stay on GATT (docs/protocol.md, "The L2CAP lane").
-        if value.target == .session, value.counter == nil, let route = laneRoute {
-            sending.inFlight?.lanes = route
+        // Protocol 2's frames go on the channels they were cut for (when every linked session was
+        // on one); a value full channels held back goes again to those only.
+        if let route = value.lanes {
             return [.sendOnLanes(LaneFraming.encode(value.bytes), to: route)]
         }
         return [.notify(value.bytes, on: value.target)]

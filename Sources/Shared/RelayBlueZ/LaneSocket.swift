@@ -38,9 +38,6 @@ public struct LaneSocketError: Error, Sendable, Equatable, CustomStringConvertib
         self.code = code
     }
 
-    /// Whether the link's security refused the channel (`EACCES`).
-    public var isAccessDenied: Bool { code == EACCES }
-
     public var description: String { "\(call): \(String(cString: strerror(code)))" }
 }
 

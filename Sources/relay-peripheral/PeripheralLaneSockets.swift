@@ -1,0 +1,76 @@
+import RelayApp
+import RelayBlueZ
+import RelayProtocol
+import RelayRuntime
+
+/// The peripheral's L2CAP lane sockets (`--lane l2cap|auto`): the listener on a PSM the kernel
+/// picks and the channels it accepted, each named by a `LaneID`. What they report becomes a
+/// `PeripheralInput` for the driver; the session decides which channel is kept.
+final class PeripheralLaneSockets {
+    private unowned let driver: PeripheralDriver
+    private let loop: EventLoop
+    private var listener: LaneListener?
+    private var lanes: [LaneID: AcquiredLink] = [:]
+    private var nextLane = 1
+
+    init(driver: PeripheralDriver, loop: EventLoop) {
+        self.driver = driver
+        self.loop = loop
+    }
+
+    /// Listens for channels on a PSM the kernel picks (nil when it cannot: the lane is not offered).
+    func listen(secure: Bool) -> LanePSM? {
+        do {
+            let listener = try LaneListener(loop: loop, security: secure ? .high : .low)
+            listener.onAccept = { [weak self] lane in self?.accepted(lane) }
+            self.listener = listener
+            driver.feed(.laneListening(.success(listener.psm)))
+            return listener.psm
+        } catch {
+            driver.feed(.laneListening(.failure(.cannotListen(error.description))))
+            return nil
+        }
+    }
+
+    private func accepted(_ opened: OpenedLane) {
+        let id = LaneID(nextLane)
+        nextLane += 1
+        lanes[id] = opened.link
+        opened.link.onEvent = { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
+            case .writable: self.driver.feed(.notifyWritable)
+            case .closed:
+                self.lanes[id] = nil
+                self.driver.feed(.laneClosed(id))
+            }
+        }
+        driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu))
+    }
+
+    /// `bytes` on each of the channels `ids`; the driver hears which were full, and a channel that
+    /// refused them for another reason is closed as if it hung up.
+    func send(_ bytes: [UInt8], to ids: [LaneID]) {
+        var full: [LaneID] = []
+        var failed: [LaneID] = []
+        for id in ids {
+            guard let link = lanes[id] else { continue }  // its hang-up is on its way
+            switch link.send(bytes) {
+            case .sent: break
+            case .wouldBlock: full.append(id)
+            case .failed: failed.append(id)
+            }
+        }
+        driver.feed(.lanesTook(full: full))
+        for id in failed {
+            lanes.removeValue(forKey: id)?.close()
+            driver.feed(.laneClosed(id))
+        }
+    }
+
+    /// Closes channel `id` (no report: the session asked for it).
+    func close(_ id: LaneID) {
+        lanes.removeValue(forKey: id)?.close()
+    }
+}
