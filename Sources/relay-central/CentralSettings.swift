@@ -35,7 +35,7 @@ struct CentralSettings: Equatable, Sendable {
     /// before taking it as the relay service gone under a live link (seconds).
     var vanishSettle = 1.0
     /// `--lane`: whether protocol 2 may travel on an L2CAP channel (never with `--protocol 1`).
-    var lane = LaneChoice.gatt
+    var lane = LaneChoice.auto
     /// How long opening the channel may take (seconds).
     var laneOpenTimeout = 5.0
 

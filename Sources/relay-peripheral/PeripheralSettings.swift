@@ -19,7 +19,7 @@ struct PeripheralSettings: Equatable, Sendable {
     /// `--secure`: the values need a bonded, authenticated link; the agent shows passkeys.
     var secure = false
     /// `--lane`: whether protocol 2 may travel on L2CAP channels (never with `--protocol 1`).
-    var lane = LaneChoice.gatt
+    var lane = LaneChoice.auto
 
     init() {}
 

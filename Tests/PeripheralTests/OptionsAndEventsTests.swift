@@ -14,6 +14,15 @@ final class PeripheralOptionsTests: XCTestCase {
         XCTAssertEqual(options.name.text, "sample")
         XCTAssertEqual(options.common.maxMessage, 1 << 20)
         XCTAssertFalse(options.common.json)
+        XCTAssertEqual(options.common.lane, .auto, "the lane when the central offers it too")
+        XCTAssertEqual(
+            try PeripheralOptions.parse(["--lane", "gatt"]),
+            .run(
+                {
+                    var o = PeripheralOptions()
+                    o.common.lane = .gatt
+                    return o
+                }()))
     }
 
     func testEveryOption() throws {

@@ -124,8 +124,11 @@ class Side:
 class RelaySide(Side):
     def __init__(self, name, files, central_options=(), peripheral_options=(), size=MIB):
         super().__init__(name, files, size)
-        self.central_options = list(central_options)
-        self.peripheral_options = list(peripheral_options)
+        # Messages on GATT unless the side names its lane: the programs' default (auto) takes the
+        # L2CAP lane between two relays, which make bench measures as its own side (relay-lane).
+        gatt = ["--lane", "gatt"] if has_option("relay-central", "--lane") else []
+        self.central_options = list(central_options) + ([] if "--lane" in central_options else gatt)
+        self.peripheral_options = list(peripheral_options) + ([] if "--lane" in peripheral_options else gatt)
 
     def peripheral(self, logs, echo):
         arguments = [os.path.join(LOCAL_BIN, "relay-peripheral"), "--adapter", "hci0", "--json",

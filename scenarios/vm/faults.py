@@ -10,21 +10,21 @@ from scenario import OUT, btmgmt, expect, fail, pause, relay, run
 
 # The guest's Bluetooth state (scripts/vm/guest-bluetooth): bluetoothd.pid, bluetoothd.conf.
 STATE = "/run/relay-vm"
-# Set by the lane variants of the fault scenarios (scenario-lane-*.py): both programs then run
-# with --lane LANE (messages on the L2CAP channel).
-LANE = os.environ.get("RELAY_SCENARIO_LANE")
+# Both programs run with --lane LANE: gatt (the session characteristic through bluetoothd, the
+# path these scenarios proved first), or l2cap in the lane variants (scenario-lane-*.py set it).
+LANE = os.environ.get("RELAY_SCENARIO_LANE", "gatt")
 
 
 def lane_options():
-    """--lane LANE for both programs in a lane variant, nothing otherwise."""
-    return ("--lane", LANE) if LANE else ()
+    """--lane LANE for both programs (the programs' default, auto, would take the lane)."""
+    return ("--lane", LANE)
 
 
 def check_lane(central, peripheral, opened):
     """In a lane variant: the central's channel opened at least OPENED times (once per link) and
     bluetoothd carried no data frame the peripheral sent or received after the first opening
     (--trace is not on: the central's `lane` events are the proof), nothing otherwise."""
-    if not LANE:
+    if LANE != "l2cap":
         return
     opens = [e for e in central.select("lane") if e.get("state") == "open"]
     if len(opens) < opened:

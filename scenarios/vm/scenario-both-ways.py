@@ -12,17 +12,18 @@
 # vm-timeout: 300
 import json
 
+from faults import LANE, lane_options
 from scenario import OUT, epoch, event_time, expect, fail, random_file, relay, status_of, values
 
 size = 524288
 expected = random_file(f"{OUT}/both.bin", size)
-p = relay("p", "relay-peripheral", "--adapter", "hci0")
+p = relay("p", "relay-peripheral", "--adapter", "hci0", *lane_options())
 p.send("start")
 expect(p, "advertising", "not advertising", timeout=60)
-c = relay("c", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample")
+c = relay("c", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample", *lane_options())
 expect(c, "ready", "the central is not ready", timeout=60)
-if not c.select("ready", protocol=2):
-    fail("not protocol 2: " + " ".join(c.lines('"ready"')))
+if not c.select("ready", protocol=2, lane=LANE):
+    fail(f"not protocol 2 on the {LANE} lane: " + " ".join(c.lines('"ready"')))
 started = epoch()
 c.send(f"send-file {OUT}/both.bin")
 p.send(f"send-file {OUT}/both.bin")

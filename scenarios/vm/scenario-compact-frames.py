@@ -15,10 +15,11 @@ from scenario import OUT, expect, fail, passed, random_file, relay, values
 size = 4096
 to_peripheral = random_file(f"{OUT}/to-peripheral.bin", size)
 to_central = random_file(f"{OUT}/to-central.bin", size)
-p = relay("p", "relay-peripheral", "--adapter", "hci0")
+p = relay("p", "relay-peripheral", "--adapter", "hci0", "--lane", "gatt")
 p.send("start")
 expect(p, "advertising", "not advertising", timeout=60)
-c = relay("c", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--trace", "--connect", "sample")
+c = relay("c", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--trace", "--lane", "gatt",
+          "--connect", "sample")
 expect(c, "ready", "the central is not ready with protocol 2", timeout=90, protocol=2)
 if values(c, "ready", "mtu") != [23]:
     fail(f"the link is not at MTU 23: {values(c, 'ready', 'mtu')}")

@@ -21,9 +21,9 @@ expected = random_file(f"{OUT}/q.bin", 131072)
 def run_paths(name, *central_options):
     """relay-peripheral and relay-central (CENTRAL_OPTIONS) at MTU 247: q.bin each way, one way
     at a time; then each side's delivery figures."""
-    p = start_peripheral(f"p{name}", f"{name}: not advertising")
+    p = start_peripheral(f"p{name}", f"{name}: not advertising", "--lane", "gatt")
     c = relay(f"c{name}", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample",
-              *central_options)
+              "--lane", "gatt", *central_options)
     expect(c, "ready", f"{name}: central not ready", timeout=60)
     if not any(event.get("mtu") == 247 for event in c.select("ready")):
         fail(f"{name}: the MTU is not 247: " + " | ".join(c.lines('"ready"')))

@@ -20,9 +20,9 @@ bluetoothd_log = f"{OUT}/bluetoothd.log"
 expected = [random_file(f"{OUT}/m{index}.bin", 262144) for index in (1, 2, 3, 4)]
 
 c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample",
-          "--notify-path", "socket", "--window", "1M")
+          "--notify-path", "socket", "--window", "1M", "--lane", "gatt")
 expect(c, "scanning", "the central never scanned", timeout=30)
-p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--window", "1M", "--flight", "60")
+p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--window", "1M", "--flight", "60", "--lane", "gatt")
 p.send("start")
 expect(c, "ready", lambda: "the central is not ready on the notification socket with protocol 2: "
        + " | ".join(c.lines('"event":"ready"')), timeout=60, notify="socket", service="relay", protocol=2)

@@ -49,14 +49,14 @@ def round_trip(program, start, value):
     return round((event_time(echoes[0]) - start) * 1000) if echoes else "?"
 
 
-p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--echo", "--delivery-timeout", "15")
+p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--echo", "--delivery-timeout", "15", "--lane", "gatt")
 p.send("start")
 expect(p, "advertising", "the peripheral never advertised", timeout=60)
 taker = peer("hostile", "hostile_sessions.py", "--adapter", "hci1", "--address", hostile, "--victims", "1",
              "--linger", "40", "--timeout", "240", merge_stderr=False)
 expect(taker, "welcomed", lambda: f"the hostile central got no session: {err_tail(taker, 2)}", timeout=60)
 
-c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci2", "--connect", "sample")
+c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci2", "--connect", "sample", "--lane", "gatt")
 expect(c, "ready", lambda: f"the honest central is not ready with protocol 2: {tail(c, 1)}", timeout=90,
           protocol=2)
 # The counter first: the central's REPL takes each command once the one before it finished, and

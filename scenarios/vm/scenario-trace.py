@@ -11,13 +11,14 @@ import re
 from scenario import WaitFailed, expect, expect_text, fail, joined, passed, relay, tail
 
 # Human mode: the peripheral's lines are text (its log is peripheral.out).
-p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--trace", json=False, log_suffix=".out")
+p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--trace", "--lane", "gatt", json=False, log_suffix=".out")
 p.send("start")
 try:
     p.wait_text(r"^advertising", timeout=60)
 except WaitFailed:
     fail(f"relay-peripheral did not advertise: {tail(p, 3)}")
-c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--trace", "--connect", "sample")
+c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--trace", "--lane", "gatt",
+          "--connect", "sample")
 expect(c, "ready", "relay-central is not ready with protocol 2", timeout=90, protocol=2)
 c.send("write 77")
 expect_text(p, r"^counter 77 from", "the counter did not arrive", timeout=30)

@@ -40,7 +40,7 @@ public struct CommonOptions: Equatable, Sendable {
     /// `--check`: check that this machine can play the program's part, then exit.
     public var check = false
     /// `--lane`: whether messages may travel on an L2CAP channel beside GATT.
-    public var lane = LaneChoice.gatt
+    public var lane = LaneChoice.auto
 
     /// `--trace`'s reports (at most 20 lines a second unless `--json`), or nil without it.
     public var traceReports: TraceReports? {
@@ -102,9 +102,9 @@ public struct CommonOptions: Equatable, Sendable {
                 help: "A message that makes no progress this long fails (default 120)."),
             .value(
                 "lane", "gatt|l2cap|auto", kind: .choice(LaneChoice.allCases.map(\.rawValue)),
-                help: "gatt (default): protocol 2's messages go on the session characteristic; l2cap: on an LE "
-                    + "L2CAP channel when both sides offer it (a line says when they cannot); auto: the same, "
-                    + "quietly."),
+                help: "auto (default): protocol 2's messages go on an LE L2CAP channel when both sides offer "
+                    + "it, else on the session characteristic; l2cap: the same, and a line says when they "
+                    + "cannot; gatt: always on the session characteristic (no channel, no listener)."),
             .value(
                 "nus-eol", "lf|crlf|none", kind: .choice(UARTLineEnding.allCases.map(\.rawValue)),
                 help: "The line ending of text sent to UART (Nordic UART Service) peers (default lf)."),

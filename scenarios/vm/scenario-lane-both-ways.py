@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+# scenario-both-ways on the L2CAP lane: both programs with --lane l2cap, 512 KiB each way started
+# together on the laptop radio. Both arrive intact and neither direction stalls while the other
+# runs (the same progress check). Before lane values of eight PDUs (2026-12-05) each direction
+# had about 59 % of the air both ways at once: the kernel's credit packets took a third of each
+# direction's turns (docs/performance.md, "The L2CAP lane").
+# vm-controllers: 2
+# vm-air: laptop
+# vm-timeout: 300
+import os
+import runpy
+
+os.environ["RELAY_SCENARIO_LANE"] = "l2cap"
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario-both-ways.py"), run_name="__main__")
