@@ -53,6 +53,66 @@ final class AcquiredLinkTests: XCTestCase {
         close(b)
     }
 
+    func testDatagramsQueuedBehindAnErrorAreReadBeforeTheLinkCloses() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
+        // As an L2CAP channel whose peer sent its last value and hung up: the error first, then
+        // the value, then the end.
+        var answers: [(Int, Int32)] = [(-1, ECONNRESET), (3, 0), (0, 0)]
+        link.receive = { _, buffer in
+            let (count, code) = answers.removeFirst()
+            if count > 0 { buffer.copyBytes(from: [7, 8, 9]) }
+            errno = code
+            return count
+        }
+        var events: [AcquiredLink.Event] = []
+        link.onEvent = { events.append($0) }
+        XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
+        XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
+        XCTAssertEqual(events, [.received([7, 8, 9]), .closed])
+        XCTAssertFalse(link.isOpen)
+        close(b)
+    }
+
+    func testDatagramsQueuedBehindAnEndOfFileAreReadBeforeTheLinkCloses() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
+        // Bluetooth's recvmsg turns the pending ECONNRESET into 0 while the value is still queued.
+        var answers: [(Int, Int32)] = [(0, 0), (3, 0), (0, 0)]
+        link.receive = { _, buffer in
+            let (count, code) = answers.removeFirst()
+            if count > 0 { buffer.copyBytes(from: [4, 5, 6]) }
+            errno = code
+            return count
+        }
+        var events: [AcquiredLink.Event] = []
+        link.onEvent = { events.append($0) }
+        XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
+        XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
+        XCTAssertEqual(events, [.received([4, 5, 6]), .closed])
+        close(b)
+    }
+
+    func testAnErrorWithNothingQueuedBehindItClosesTheLink() throws {
+        let loop = EventLoop()
+        let (a, b) = try socketPair()
+        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
+        var answers: [(Int, Int32)] = [(-1, ECONNRESET), (-1, EAGAIN)]
+        link.receive = { _, _ in
+            let (count, code) = answers.removeFirst()
+            errno = code
+            return count
+        }
+        var events: [AcquiredLink.Event] = []
+        link.onEvent = { events.append($0) }
+        XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
+        XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
+        XCTAssertEqual(events, [.closed])
+        close(b)
+    }
+
     func testPeerCloseReportsClosedAndSendFails() throws {
         let loop = EventLoop()
         let (a, b) = try socketPair()

@@ -46,6 +46,11 @@ public final class AcquiredLink {
     /// Where datagrams are read, allocated once: it holds the largest one read whole (a longer
     /// one would be cut).
     private var buffer: [UInt8]
+    /// Reads one datagram into the buffer: `recv(2)` without blocking (the tests' stand-in for a
+    /// kernel that reports an error ahead of queued data).
+    var receive: (Int32, UnsafeMutableRawBufferPointer) -> Int = { fd, buffer in
+        recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
+    }
 
     /// Takes ownership of `fd` (it will be closed by this object) and watches it on `loop`;
     /// datagrams up to `receiveLimit` bytes are read whole.
@@ -120,20 +125,31 @@ public final class AcquiredLink {
         }
     }
 
+    /// Reads every datagram waiting. The kernel reports a socket's end ahead of the datagrams
+    /// still queued: an L2CAP channel whose peer sent its last value and hung up at once answers
+    /// end-of-file (its ECONNRESET turned into 0 by Bluetooth's `recvmsg`) or the error first,
+    /// then that value (seen as a final acknowledgement lost when relay-central disconnected right
+    /// after a message). So after an end or an error the queue is read on, and the link closes
+    /// once a second read finds nothing.
     private func drain() {
+        var ending = false
         while fd >= 0 {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let count = buffer.withUnsafeMutableBytes { receive(fd, $0) }
             if count > 0 {
                 onEvent?(.received(Array(buffer[0..<count])))
-            } else if count == 0 {
-                closeAfterHangup()  // orderly shutdown: the peer closed its end
+                continue
+            }
+            let code = count == 0 ? 0 : errno
+            if code == EAGAIN || code == EWOULDBLOCK || code == EINTR {
+                if ending { closeAfterHangup() }
                 return
-            } else {
-                let code = errno
-                if code == EAGAIN || code == EWOULDBLOCK || code == EINTR { return }
+            }
+            // End of file (the peer closed its end) or an error.
+            if ending {
                 closeAfterHangup()
                 return
             }
+            ending = true
         }
     }
 
