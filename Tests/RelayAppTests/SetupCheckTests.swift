@@ -1,6 +1,7 @@
 import Foundation
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 import RelayRuntime
 import RelayTestSupport
 import XCTest
@@ -36,13 +37,15 @@ final class SetupCheckTests: XCTestCase {
 
     /// Runs the check to its end; the findings and the summary.
     private func check(
-        _ role: SetupCheck.Role, on bus: PrivateBus, adapter: String? = nil
+        _ role: SetupCheck.Role, on bus: PrivateBus, adapter: String? = nil,
+        lane: Result<LanePSM, LaneSocketError> = .success(LanePSM(0x80)!)
     ) throws -> (findings: [CheckFinding], summary: CheckSummary) {
         let loop = EventLoop()
         var reported: [CheckFinding] = []
         let choice = try adapter.map { try AdapterChoice(parsing: $0) }
         let check = SetupCheck(
-            role: role, adapter: choice, bus: .address(bus.address), loop: loop, facts: SystemFacts(root: root)
+            role: role, adapter: choice, bus: .address(bus.address), loop: loop, facts: SystemFacts(root: root),
+            laneProbe: { _ in lane }
         ) { reported.append($0) }
         var summary: CheckSummary?
         check.run { summary = $0 }
@@ -69,19 +72,23 @@ final class SetupCheckTests: XCTestCase {
         let before = try adapter("hci0", on: bus)
         let peripheral = try check(.peripheral(secure: true), on: bus)
         XCTAssertEqual(
-            statuses(peripheral.findings).dropLast(),
+            statuses(peripheral.findings).filter { !$0.hasPrefix("features") },
             [
                 "bus ok", "bluetoothd ok", "bluez ok", "adapter ok", "rfkill ok", "powered ok", "le ok",
-                "advertising ok", "gatt-application ok", "agent ok",
+                "advertising ok", "gatt-application ok", "agent ok", "lane ok",
             ])
-        XCTAssertEqual(peripheral.findings.last?.check, .features)
+        XCTAssertEqual(peripheral.findings.dropLast().last?.check, .features)
+        XCTAssertEqual(peripheral.findings.last?.detail.contains("PSM 0x0080"), true)
         XCTAssertTrue(peripheral.summary.ready)
         XCTAssertTrue(peripheral.findings.allSatisfy { $0.status == .ok || $0.fix != nil }, "a fix on every warning")
         XCTAssertEqual(peripheral.findings[2].detail, "BlueZ 5.66-1+deb12u2 (the bluez package)")
         let central = try check(.central, on: bus, adapter: "hci1")
         XCTAssertEqual(
-            statuses(central.findings).dropLast(),
-            ["bus ok", "bluetoothd ok", "bluez ok", "adapter ok", "rfkill ok", "powered ok", "le ok", "discovery ok"])
+            statuses(central.findings).filter { !$0.hasPrefix("features") },
+            [
+                "bus ok", "bluetoothd ok", "bluez ok", "adapter ok", "rfkill ok", "powered ok", "le ok", "discovery ok",
+                "lane ok",
+            ])
         XCTAssertEqual(central.findings[3].detail.prefix(5), "hci1 ")
         // Nothing of the check is left with bluetoothd.
         let after = try adapter("hci0", on: bus)
@@ -109,6 +116,18 @@ final class SetupCheckTests: XCTestCase {
         XCTAssertEqual(result.findings[5].fix, "rfkill unblock bluetooth, then bluetoothctl power on")
         XCTAssertFalse(result.summary.ready)
         XCTAssertEqual(result.summary.failed, 2)
+    }
+
+    func testAKernelWithoutL2CAPSocketsIsAWarningWithItsFix() throws {
+        let bus = try PrivateBus(bluezooAdapters: PrivateBus.defaultAdapters)
+        let result = try check(
+            .central, on: bus, adapter: "hci1", lane: .failure(LaneSocketError("socket", code: EAFNOSUPPORT)))
+        let lane = try XCTUnwrap(result.findings.last)
+        XCTAssertEqual(lane.check, .lane)
+        XCTAssertEqual(lane.status, .warning)
+        XCTAssertTrue(lane.detail.contains("socket: Address family not supported"), lane.detail)
+        XCTAssertNotNil(lane.fix)
+        XCTAssertTrue(result.summary.ready, "messages still go on GATT")
     }
 
     func testWithoutBluetoothdTheCheckSaysHowToStartIt() throws {

@@ -136,15 +136,16 @@ healthy, status = run_check("healthy-peripheral", [peripheral, "--adapter", "hci
 if status != 0:
     fail(f"healthy peripheral: exit {status}: {' '.join(e.text for e in healthy.select('check', status='failed'))}")
 for check in ("bus", "bluetoothd", "bluez", "adapter", "rfkill", "powered", "le", "advertising", "gatt-application",
-              "agent"):
+              "agent", "lane"):
     if status_in(healthy, check) != "ok":
         fail(f"healthy peripheral: {check} is {status_in(healthy, check)}")
 holds_nothing("healthy-peripheral")
 checked, status = run_check("healthy-central", [central, "--adapter", "hci1"])
 if status != 0:
     fail(f"healthy central: exit {status}")
-if status_in(checked, "discovery") != "ok":
-    fail(f"healthy central: discovery is {status_in(checked, 'discovery')}")
+for check in ("discovery", "lane"):
+    if status_in(checked, check) != "ok":
+        fail(f"healthy central: {check} is {status_in(checked, check)}")
 human = relay("healthy-human", "relay-peripheral", "--adapter", "hci0", "--check", json=False, merge_stderr=True,
               log_suffix=".txt")
 human.close_input()

@@ -26,6 +26,8 @@ public enum CheckName: String, Sendable, CaseIterable {
     case discovery
     /// What the adapter reports of 2M PHY and extended advertising, and what that means.
     case features
+    /// The kernel opens LE L2CAP channel sockets: the lane (`--lane auto|l2cap`) can be used.
+    case lane
 }
 
 /// One line of `--check`: a check, how it went, what was seen, and the fix when it is not ok.

@@ -1,5 +1,6 @@
 import RelayBlueZ
 import RelayProtocol
+import RelayRuntime
 
 /// The checks of one role: what relay-peripheral registers with bluetoothd, what relay-central
 /// asks of the adapter, and what the adapter offers for throughput.
@@ -141,6 +142,35 @@ extension SetupCheck {
                 }
             }
         }
+    }
+
+    /// A real listener for L2CAP channels on a PSM the kernel picks, closed at once.
+    public static func listenOnce(_ loop: EventLoop) -> Result<LanePSM, LaneSocketError> {
+        do {
+            let listener = try LaneListener(loop: loop, security: .low)
+            listener.close()
+            return .success(listener.psm)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether the kernel opens LE L2CAP channel sockets (the lane between two relays).
+    func checkLane(_ finish: @escaping (Bool) -> Void) {
+        switch laneProbe(loop) {
+        case .success(let psm):
+            note(
+                .ok(
+                    .lane,
+                    "an LE L2CAP channel listened on PSM \(psm) and closed: messages between two relays can skip "
+                        + "bluetoothd (--lane auto)"))
+        case .failure(let error):
+            note(
+                .warning(
+                    .lane, "this kernel opens no LE L2CAP channel (\(error)): messages go on GATT",
+                    fix: "a kernel with Bluetooth L2CAP sockets (CONFIG_BT_LE); or run with --lane gatt"))
+        }
+        finish(true)
     }
 
     /// What the adapter reports of the features that set relay's throughput.

@@ -1,5 +1,6 @@
 import RelayBlueZ
 import RelayCLI
+import RelayProtocol
 import RelayRuntime
 
 #if canImport(Glibc)
@@ -38,9 +39,11 @@ public final class SetupCheck {
     public private(set) var findings: [CheckFinding] = []
     private let choice: AdapterChoice?
     private let bus: BlueZBus
-    private let loop: EventLoop
+    let loop: EventLoop
     private let facts: SystemFacts
     private let report: (CheckFinding) -> Void
+    /// Listens for L2CAP channels once and stops: the PSM the kernel gave, or why it could not.
+    let laneProbe: (EventLoop) -> Result<LanePSM, LaneSocketError>
     var client: BlueZClient?
     var adapter: AdapterSnapshot?
     var advertisement: LEAdvertisement?
@@ -66,9 +69,11 @@ public final class SetupCheck {
 
     public init(
         role: Role, adapter: AdapterChoice?, bus: BlueZBus, loop: EventLoop, facts: SystemFacts = SystemFacts(),
+        laneProbe: @escaping (EventLoop) -> Result<LanePSM, LaneSocketError> = SetupCheck.listenOnce,
         report: @escaping (CheckFinding) -> Void
     ) {
         self.role = role
+        self.laneProbe = laneProbe
         self.choice = adapter
         self.bus = bus
         self.loop = loop
@@ -96,6 +101,7 @@ public final class SetupCheck {
             steps.append(Step(name: .discovery) { $0.checkDiscovery($1) })
         }
         steps.append(Step(name: .features) { $0.checkFeatures($1) })
+        steps.append(Step(name: .lane) { $0.checkLane($1) })
         current = 0
         next(goOn: true)
     }
