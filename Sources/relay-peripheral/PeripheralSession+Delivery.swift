@@ -223,12 +223,18 @@ extension PeripheralSession {
     }
 
     /// Notifications on the session characteristic stopped (bluetoothd says so when the last
-    /// relay central left): every session waits for its central's next hello.
+    /// relay central left): every session waits for its central's next hello. Each connected
+    /// central in session is reported, linked or not: one whose L2CAP channel hung up a moment
+    /// before (its process killed: the channel and the subscription end together) is waiting for
+    /// its hello already, and unsubscribes only now.
     mutating func sessionNotifyStopped() -> [PeripheralAction] {
-        let leaving = delivery.linkedSessions
-        for session in leaving { sessionsLinkDown(at: session.address) }
+        let linked = delivery.linkedSessions
+        let leaving = Set(
+            delivery.sessions.values.filter { $0.linked || centrals[$0.address] != nil }.map(\.address)
+        ).sorted()
+        for session in linked { sessionsLinkDown(at: session.address) }
         delivery.outgoing.control.removeAll()
-        return leaving.map { .report(.unsubscribed($0.address)) }
+        return leaving.map { .report(.unsubscribed($0)) }
     }
 
     // MARK: Sending

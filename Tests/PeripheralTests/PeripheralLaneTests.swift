@@ -179,6 +179,18 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(session.lanes.isEmpty)
     }
 
+    func testACentralWhoseChannelHungUpIsReportedUnsubscribedWhenItsSubscriptionEnds() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        // Its process killed: the channel hangs up, then bluetoothd stops the session's notifications.
+        XCTAssertEqual(
+            laneEvents(session.handle(.laneClosed(Self.lane))), [.closed(PeerName(.central, centralA), .hungUp)])
+        XCTAssertEqual(session.handle(.sessionNotifyStopped).events, [.unsubscribed(centralA)])
+        // Once: a second stop finds nobody new.
+        _ = session.handle(.disconnected(centralA))
+        XCTAssertEqual(session.handle(.sessionNotifyStopped).events, [])
+    }
+
     func testANewerChannelOfTheSameCentralReplacesTheOlder() throws {
         var session = session()
         _ = try greetOnLane(&session)
