@@ -24,6 +24,7 @@
 import os
 import signal
 
+from faults import lane_options
 from scenario import (OUT, Timeout, WaitFailed, epoch, expect, fail, finish, joined, passed, pause, random_file,
                       relay, status_of, tail, values)
 
@@ -77,7 +78,7 @@ def error_lines(program, lines=2):
 
 # The peripheral reads its commands on stdin so it keeps running while the scenario acts.
 peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--max-message", "4194304",
-                   "--resume-timeout", "10")
+                   "--resume-timeout", "10", *lane_options())
 a_script = f"""wait state 30
 scan
 wait discovered 60
@@ -85,7 +86,7 @@ connect 0
 send-file {OUT}/big.bin
 """
 a = relay("a", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--max-message", "8388608",
-          "--write-path", "write-value", script=a_script)
+          "--write-path", "write-value", *lane_options(), script=a_script)
 expect(a, "scanning", "central A never scanned", timeout=30)
 peripheral.send("start")
 expect(peripheral, "advertising", "the peripheral never advertised", timeout=30)
@@ -138,7 +139,7 @@ s_script = """wait state 30
 scan
 wait discovered 60
 """
-s = relay("s", "relay-central", "--scan-timeout", "60", "--adapter", "hci2", script=s_script)
+s = relay("s", "relay-central", "--scan-timeout", "60", "--adapter", "hci2", *lane_options(), script=s_script)
 if finish(s, 90) != 0:
     fail(f"the scan from hci2 failed: {error_lines(s)}")
 if not s.select("discovered", address=p_address):
@@ -161,7 +162,7 @@ wait delivered 60
 disconnect
 """
 b_started = epoch()
-b = relay("b", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", script=b_script)
+b = relay("b", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", *lane_options(), script=b_script)
 try:
     b.wait("ready", timeout=60)
 except WaitFailed:
