@@ -45,8 +45,7 @@ final class SetupCheckTests: XCTestCase {
         let choice = try adapter.map { try AdapterChoice(parsing: $0) }
         let check = SetupCheck(
             role: role, adapter: choice, bus: .address(bus.address), loop: loop, facts: SystemFacts(root: root),
-            laneProbe: { _ in lane }
-        ) { reported.append($0) }
+            laneProbe: { _ in lane }, report: { reported.append($0) })
         var summary: CheckSummary?
         check.run { summary = $0 }
         XCTAssertTrue(loop.run(until: { summary != nil }, timeout: 40), "the check ended")
