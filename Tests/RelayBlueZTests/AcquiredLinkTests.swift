@@ -53,16 +53,17 @@ final class AcquiredLinkTests: XCTestCase {
         close(b)
     }
 
-    func testDatagramsQueuedBehindAnErrorAreReadBeforeTheLinkCloses() throws {
+    /// The events of a link whose reads answer `answers` in turn (a count, and errno when it is
+    /// -1; a positive count reads `value`) until it closes.
+    private func events(reading answers: [(Int, Int32)], value: [UInt8] = [7, 8, 9]) throws -> [AcquiredLink.Event] {
         let loop = EventLoop()
         let (a, b) = try socketPair()
+        defer { close(b) }
         let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
-        // As an L2CAP channel whose peer sent its last value and hung up: the error first, then
-        // the value, then the end.
-        var answers: [(Int, Int32)] = [(-1, ECONNRESET), (3, 0), (0, 0)]
+        var answers = answers
         link.receive = { _, buffer in
             let (count, code) = answers.removeFirst()
-            if count > 0 { buffer.copyBytes(from: [7, 8, 9]) }
+            if count > 0 { buffer.copyBytes(from: value) }
             errno = code
             return count
         }
@@ -70,47 +71,23 @@ final class AcquiredLinkTests: XCTestCase {
         link.onEvent = { events.append($0) }
         XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
         XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
-        XCTAssertEqual(events, [.received([7, 8, 9]), .closed])
         XCTAssertFalse(link.isOpen)
-        close(b)
+        return events
+    }
+
+    func testDatagramsQueuedBehindAnErrorAreReadBeforeTheLinkCloses() throws {
+        // As an L2CAP channel whose peer sent its last value and hung up: the error first, then
+        // the value, then the end.
+        XCTAssertEqual(try events(reading: [(-1, ECONNRESET), (3, 0), (0, 0)]), [.received([7, 8, 9]), .closed])
     }
 
     func testDatagramsQueuedBehindAnEndOfFileAreReadBeforeTheLinkCloses() throws {
-        let loop = EventLoop()
-        let (a, b) = try socketPair()
-        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
         // Bluetooth's recvmsg turns the pending ECONNRESET into 0 while the value is still queued.
-        var answers: [(Int, Int32)] = [(0, 0), (3, 0), (0, 0)]
-        link.receive = { _, buffer in
-            let (count, code) = answers.removeFirst()
-            if count > 0 { buffer.copyBytes(from: [4, 5, 6]) }
-            errno = code
-            return count
-        }
-        var events: [AcquiredLink.Event] = []
-        link.onEvent = { events.append($0) }
-        XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
-        XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
-        XCTAssertEqual(events, [.received([4, 5, 6]), .closed])
-        close(b)
+        XCTAssertEqual(try events(reading: [(0, 0), (3, 0), (0, 0)]), [.received([7, 8, 9]), .closed])
     }
 
     func testAnErrorWithNothingQueuedBehindItClosesTheLink() throws {
-        let loop = EventLoop()
-        let (a, b) = try socketPair()
-        let link = AcquiredLink(fd: a, mtu: MTU.default, loop: loop)
-        var answers: [(Int, Int32)] = [(-1, ECONNRESET), (-1, EAGAIN)]
-        link.receive = { _, _ in
-            let (count, code) = answers.removeFirst()
-            errno = code
-            return count
-        }
-        var events: [AcquiredLink.Event] = []
-        link.onEvent = { events.append($0) }
-        XCTAssertEqual(send(b, [1], 1, 0), 1, "readable")
-        XCTAssertTrue(loop.run(until: { events.contains(.closed) }, timeout: 5))
-        XCTAssertEqual(events, [.closed])
-        close(b)
+        XCTAssertEqual(try events(reading: [(-1, ECONNRESET), (-1, EAGAIN)]), [.closed])
     }
 
     func testPeerCloseReportsClosedAndSendFails() throws {
