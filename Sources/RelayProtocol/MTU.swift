@@ -50,8 +50,12 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// a second of air, and what is in flight (at least four values) five, so values stay at two
     /// PDUs (the MTU at most 517). Elsewhere the channel's own MTU stands.
     public func lane(besideAttributeMTU link: MTU) -> MTU {
-        link.value >= 247 ? self : Swift.min(self, MTU(clamping: Self.maximum))
+        link.value >= Self.longPayloadAttributeMTU ? self : Swift.min(self, MTU(clamping: Self.maximum))
     }
+
+    /// The smallest ATT MTU taken as a sign of data length extension: 247 fills one 251-byte
+    /// link-layer payload (a link with 27-byte payloads has no use for more than 23).
+    static let longPayloadAttributeMTU = 247
 
     /// The largest characteristic value relay sends on this link as `carrier`:
     /// `min(MTU - carrier.overhead, 510)` bytes; on the lane, whose values are not ATT's,
