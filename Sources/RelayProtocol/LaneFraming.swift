@@ -12,8 +12,8 @@ public enum LaneFraming {
     /// Bytes before each value.
     public static let headerLength = 2
     /// The longest value relay reads on the lane, and the longest it sends (it cuts values for
-    /// the channel's MTU, `MTU(laneChannelMTU:)`; data goes in values of 1972 bytes).
-    public static let largestValue = 2048
+    /// the channel's MTU, `MTU(laneChannelMTU:)`; data goes in values of 7900 bytes).
+    public static let largestValue = 8192
 
     /// `value` with its length in front.
     public static func encode(_ value: [UInt8]) -> [UInt8] {

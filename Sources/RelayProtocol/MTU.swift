@@ -38,7 +38,7 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// An L2CAP lane's MTU, the largest service data unit its peer takes, as an MTU: kept within
     /// 23...`laneMaximum`, so its values (`.lane`: `channelMTU - 2`) stay within the lane's
-    /// 2048-byte values. Unlike an ATT MTU it may exceed 517.
+    /// 8192-byte values. Unlike an ATT MTU it may exceed 517.
     public init(laneChannelMTU channelMTU: Int) {
         value = min(max(channelMTU, Self.minimum), Self.laneMaximum)
     }
@@ -46,8 +46,8 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// This lane MTU as relay cuts values for it beside a GATT link of ATT MTU `link`.
     ///
     /// A link whose ATT MTU is below 247 is taken for one without data length extension (27-byte
-    /// link-layer payloads, the test bed's old radio): there a value of eight PDUs would take over
-    /// a second of air, and what is in flight (at least four values) five, so values stay at two
+    /// link-layer payloads, the test bed's old radio): there a value of 32 PDUs would take four
+    /// seconds of air, and what is in flight (at least four values) twenty, so values stay at two
     /// PDUs (the MTU at most 517). Elsewhere the channel's own MTU stands.
     public func lane(besideAttributeMTU link: MTU) -> MTU {
         link.value >= Self.longPayloadAttributeMTU ? self : Swift.min(self, MTU(clamping: Self.maximum))
@@ -59,7 +59,7 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The largest characteristic value relay sends on this link as `carrier`:
     /// `min(MTU - carrier.overhead, 510)` bytes; on the lane, whose values are not ATT's,
-    /// `min(MTU - 2, 2048)`.
+    /// `min(MTU - 2, 8192)`.
     ///
     /// Longer write commands are refused; longer notifications are silently truncated by BlueZ
     /// (to `MTU - 3`, or to `MTU - 5` in a Multiple Handle Value Notification, see
@@ -71,7 +71,7 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The value length relay sends its frames in as `carrier`: the value that fills two 251-byte
     /// link-layer payloads (495 bytes written, 493 notified) when the link takes it, else the one
     /// that fills one (244 written, 242 notified), else `maxValueLength(carrier)`. On the lane
-    /// first the value that fills eight PDUs of MPS 247 (1972 bytes) when the channel takes it.
+    /// first the value that fills 32 PDUs of MPS 247 (7900 bytes) when the channel takes it.
     ///
     /// An ATT PDU of `n` value bytes is an L2CAP PDU of `n + 4 + carrier.overhead` bytes, which
     /// the link layer carries in 251-byte payloads once data length extension is on: a value that
@@ -80,7 +80,7 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// extension (27-byte payloads) the difference is below 1 %.
     public func sendValueLength(_ carrier: ValueCarrier) -> Int {
         let limit = maxValueLength(carrier)
-        if carrier == .lane, limit >= Self.eightPDULaneValue { return Self.eightPDULaneValue }
+        if carrier == .lane, limit >= Self.laneDataValue { return Self.laneDataValue }
         let two = Self.twoPayloadValue(carrier)
         let one = Self.onePayloadValue(carrier)
         if limit >= two { return two }
@@ -96,12 +96,17 @@ public struct MTU: Sendable, Hashable, Comparable, CustomStringConvertible {
     private static func twoPayloadValue(_ carrier: ValueCarrier) -> Int {
         carrier == .lane ? 2 * 251 - 2 * 4 - 2 - carrier.overhead : 2 * 251 - 4 - carrier.overhead
     }
-    /// Lane value bytes that fill eight PDUs of MPS 247: 8 x 247 - 2 (SDU length) - 2 (relay's
-    /// length). The receiving kernel returns credits each time relay reads a value, in a PDU of
-    /// its own that takes a turn of the connection event from the data going the same way: with
-    /// two-PDU values both ways at once a third of each direction's turns were credits
-    /// (docs/performance.md, *The L2CAP lane*); with eight, a ninth.
-    private static let eightPDULaneValue = 8 * 247 - 2 - LaneFraming.headerLength
+    /// Lane value bytes that fill 32 PDUs of MPS 247: 32 x 247 - 2 (SDU length) - 2 (relay's
+    /// length). The receiving kernel returns credits as each service data unit arrives (and again
+    /// as it is read), in a PDU of its own that takes a turn of the connection event from the data
+    /// going the same way: both ways at once, with two-PDU values a third of each direction's
+    /// turns were credits, with eight a ninth (docs/performance.md, *The L2CAP lane*); with 32,
+    /// one in 20. More than 32 would need more credits out than a receiver with the kernel's
+    /// default buffer keeps (52 PDUs; see `L2CAPSocket.receiveBuffer`).
+    private static let laneDataValue = 32 * laneMPS - 2 - LaneFraming.headerLength
+    /// The PDU size (MPS) of a channel over 251-byte link-layer payloads: 251 less the 4-byte
+    /// L2CAP header.
+    private static let laneMPS = 251 - 4
 
     /// Value bytes that fill one 251-byte link-layer payload: 251 - 4 - the ATT overhead (on the
     /// lane also the SDU length).

@@ -75,8 +75,8 @@ final class LaneTests: XCTestCase {
         XCTAssertEqual(SessionHarness.writes(counter), [Counter(0).encoded])
     }
 
-    func testDataGoesInEightPDUValuesBesideAWideLinkAndTwoBesideANarrowOne() throws {
-        for (attribute, expected) in [(MTU(517)!, 1972), (MTU.default, 490)] {
+    func testDataGoesInThirtyTwoPDUValuesBesideAWideLinkAndTwoBesideANarrowOne() throws {
+        for (attribute, expected) in [(MTU(517)!, 7900), (MTU.default, 490)] {
             var harness = SessionHarness(settings: settings())
             _ = setUp(&harness, characteristics: Self.characteristics, mtu: attribute)
             harness.feed(.lanePSMRead(.success(Self.psm.encoded)))

@@ -113,8 +113,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(drain(&session).allSatisfy { $0.lanes.isEmpty })
     }
 
-    func testDataGoesInEightPDUValuesToACentralWithAWideLinkAndTwoToANarrowOne() throws {
-        for (attribute, expected) in [(MTU(517), 1972), (nil, 490), (MTU(23), 490)] {
+    func testDataGoesInThirtyTwoPDUValuesToACentralWithAWideLinkAndTwoToANarrowOne() throws {
+        for (attribute, expected) in [(MTU(517), 7900), (nil, 490), (MTU(23), 490)] {
             var session = session()
             _ = session.handle(.connected(centralA))
             if let attribute { _ = session.handle(.mtu(centralA, attribute)) }

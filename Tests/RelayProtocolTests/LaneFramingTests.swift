@@ -68,26 +68,27 @@ final class LaneFramingTests: XCTestCase {
             XCTAssertEqual(error as? LaneFrameError, .emptyValue)
         }
         XCTAssertEqual(deframer.pendingCount, 0)
-        XCTAssertThrowsError(try deframer.take([0x01, 0x08])) { error in
-            XCTAssertEqual(error as? LaneFrameError, .tooLong(0x0801))
+        XCTAssertThrowsError(try deframer.take([0x01, 0x20])) { error in
+            XCTAssertEqual(error as? LaneFrameError, .tooLong(0x2001))
         }
         XCTAssertEqual(deframer.pendingCount, 0)
-        // At most one value's worth is held: a peer that never completes a value holds 2 KiB.
+        // At most one value's worth is held: a peer that never completes a value holds 8 KiB.
         var slow = LaneDeframer()
-        XCTAssertEqual(try slow.take([0x00, 0x08] + [UInt8](repeating: 1, count: 2047)), [])
-        XCTAssertEqual(slow.pendingCount, 2049)
-        XCTAssertEqual(try slow.take([9]).first?.count, 2048)
+        XCTAssertEqual(try slow.take([0x00, 0x20] + [UInt8](repeating: 1, count: 8191)), [])
+        XCTAssertEqual(slow.pendingCount, 8193)
+        XCTAssertEqual(try slow.take([9]).first?.count, 8192)
     }
 
     func testTheLaneMTUGivesTheChannelsRoomForValues() {
         XCTAssertEqual(MTU(laneChannelMTU: 672).maxValueLength(.lane), 670, "not held to ATT's 510")
         XCTAssertEqual(MTU(laneChannelMTU: 65535).maxValueLength(.lane), LaneFraming.largestValue)
-        XCTAssertEqual(MTU(laneChannelMTU: 65535).value, 2050)
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).value, 8194)
         XCTAssertEqual(MTU(laneChannelMTU: 100).maxValueLength(.lane), 98)
-        // Eight PDUs of MPS 247 carry the SDU length, the lane's length and 1972 value bytes.
-        XCTAssertEqual(MTU(laneChannelMTU: 65535).sendValueLength(.lane), 1972)
-        XCTAssertEqual(MTU(laneChannelMTU: 1974).sendValueLength(.lane), 1972)
-        XCTAssertEqual(MTU(laneChannelMTU: 1973).sendValueLength(.lane), 490, "else two PDUs")
+        // 32 PDUs of MPS 247 carry the SDU length, the lane's length and 7900 value bytes.
+        XCTAssertEqual(MTU(laneChannelMTU: 65535).sendValueLength(.lane), 7900)
+        XCTAssertEqual(MTU(laneChannelMTU: 7902).sendValueLength(.lane), 7900)
+        XCTAssertEqual(MTU(laneChannelMTU: 7901).sendValueLength(.lane), 490, "else two PDUs")
+        XCTAssertEqual(MTU(laneChannelMTU: 2050).sendValueLength(.lane), 490)
         XCTAssertEqual(MTU(laneChannelMTU: 672).sendValueLength(.lane), 490)
         XCTAssertEqual(MTU(laneChannelMTU: 300).sendValueLength(.lane), 243)
         XCTAssertEqual(MTU(laneChannelMTU: 200).sendValueLength(.lane), 198)
@@ -99,11 +100,11 @@ final class LaneFramingTests: XCTestCase {
 
     func testASmallAttributeMTUKeepsLaneValuesAtTwoPDUs() {
         let channel = MTU(laneChannelMTU: 65535)
-        // No data length extension (27-byte payloads): an eight-PDU value would take over a second.
+        // No data length extension (27-byte payloads): a 32-PDU value would take four seconds.
         XCTAssertEqual(channel.lane(besideAttributeMTU: .default).sendValueLength(.lane), 490)
         XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(185)!).sendValueLength(.lane), 490)
-        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(247)!).sendValueLength(.lane), 1972)
-        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(517)!).sendValueLength(.lane), 1972)
+        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(247)!).sendValueLength(.lane), 7900)
+        XCTAssertEqual(channel.lane(besideAttributeMTU: MTU(517)!).sendValueLength(.lane), 7900)
         // A small channel stays small.
         XCTAssertEqual(MTU(laneChannelMTU: 100).lane(besideAttributeMTU: .default).maxValueLength(.lane), 98)
     }

@@ -50,11 +50,21 @@ enum L2CAPSocket {
     static let securityOption: Int32 = 4  // BT_SECURITY
     static let sendMTUOption: Int32 = 12  // BT_SNDMTU
     static let receiveMTUOption: Int32 = 13  // BT_RCVMTU
-    /// The largest service data unit relay takes on a channel. The kernel (6.1) keeps
-    /// `receiveMTU / MPS + 1` credits out to the sender: at its default 672 that is 3 PDUs of
-    /// 247 bytes in flight, one connection event's worth; at 65535, 266 (64 KiB, a window). The
-    /// receiver reads each value as it comes, so more credits cost no memory of relay's.
+    /// The largest service data unit relay takes on a channel. Until the kernel knows the
+    /// socket's free space (as the channel opens, and always before the credit change of 2024)
+    /// it keeps `receiveMTU / MPS + 1` credits out to the sender: at its default 672 that is 3
+    /// PDUs of 247 bytes in flight, one connection event's worth; at 65535, 266 (64 KiB, a
+    /// window). The receiver reads each value as it comes, so more credits cost no memory of
+    /// relay's.
     static let receiveMTU = 65535
+    /// The receive buffer relay asks for (`SO_RCVBUF`; the kernel doubles it, within
+    /// `net.core.rmem_max`, 212992 on Debian: 416 KiB). Since the LE credit change of 2024 (in
+    /// Debian 12's 6.1 too) the kernel keeps out as many credits as the socket's free receive space
+    /// less an estimate of its sk_buff overhead holds: 52 PDUs of 247 bytes at the default 208 KiB,
+    /// 105 at 416 KiB. A data value of 32 PDUs (`MTU.sendValueLength(.lane)`) needs more than
+    /// its own 32 out for the next to follow without a pause (measured: 57 KiB/s both ways at once
+    /// with 52, 79 with 105).
+    static let receiveBuffer: Int32 = 212992
     /// `sizeof(struct sockaddr_l2)`: family, psm, bdaddr, cid, bdaddr_type and one byte of padding.
     static let addressLength = 14
 
@@ -97,6 +107,13 @@ enum L2CAPSocket {
         var value: [UInt8] = [security.rawValue, 0]  // struct bt_security { level, key_size }
         let rc = setsockopt(fd, bluetoothLevel, securityOption, &value, socklen_t(value.count))
         guard rc == 0 else { throw LaneSocketError("setsockopt BT_SECURITY", code: errno) }
+    }
+
+    /// Asks for `receiveBuffer` (`SO_RCVBUF`); a smaller `rmem_max` gives less, silently, and
+    /// the channel still works with fewer credits out.
+    static func setReceiveBuffer(_ fd: Int32) {
+        var room = receiveBuffer
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &room, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Sets `BT_RCVMTU` to `receiveMTU`: after `bind` (the kernel takes it only once the socket
@@ -203,6 +220,8 @@ public final class LaneListener {
                 return
             }
             _ = fcntl(channel, F_SETFD, FD_CLOEXEC)
+            // An accepted channel starts with the default buffer, not the listener's.
+            L2CAPSocket.setReceiveBuffer(channel)
             guard let peer = L2CAPSocket.parse(bytes) else {
                 Glibc.close(channel)
                 continue
@@ -241,6 +260,7 @@ public final class LaneConnector {
             // Bound first: an unbound client socket picks its adapter badly (bluez#618).
             try L2CAPSocket.bind(fd, L2CAPSocket.address(local, type: localType, psm: 0))
             try L2CAPSocket.setReceiveMTU(fd)
+            L2CAPSocket.setReceiveBuffer(fd)
             let target = L2CAPSocket.address(peer, type: peerType, psm: psm.value)
             let rc = target.withUnsafeBytes { raw in
                 Glibc.connect(fd, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
