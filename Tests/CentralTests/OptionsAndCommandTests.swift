@@ -69,6 +69,7 @@ final class CentralOptionsTests: XCTestCase {
             (["--name", ""], "--name"), (["--connect", ""], "--connect"),
             (["--write-path", "acquire"], "--write-path"), (["--write-path"], "needs a value"),
             (["--notify-path", "value"], "--notify-path"), (["--notify-path"], "needs a value"),
+            (["--protocol", "1", "--lane", "l2cap"], "--lane l2cap carries protocol 2's frames"),
         ]
         for (arguments, expected) in cases {
             XCTAssertThrowsError(try CentralOptions.parse(arguments), "\(arguments)") { error in

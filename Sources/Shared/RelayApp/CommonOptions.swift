@@ -111,7 +111,8 @@ public struct CommonOptions: Equatable, Sendable {
         ]
     }
 
-    /// The common options of a parse; `--save-dir` must name a directory.
+    /// The common options of a parse; `--save-dir` must name a directory, and `--lane l2cap`
+    /// needs protocol 2.
     public init(parsed: ParsedOptions, notifyPathDefault: NotifyPath) throws(UsageError) {
         notifyPath = parsed.choice("notify-path", as: NotifyPath.self) ?? notifyPathDefault
         if let text = parsed.text("adapter") { adapter = try AdapterChoice(parsing: text) }
@@ -121,6 +122,9 @@ public struct CommonOptions: Equatable, Sendable {
         if let ending = parsed.choice("nus-eol", as: UARTLineEnding.self) { uartEnding = ending }
         if parsed.text("protocol") == "1" { protocolVersion = 1 }
         if let lane = parsed.choice("lane", as: LaneChoice.self) { self.lane = lane }
+        if protocolVersion == 1 && lane == .l2cap {
+            throw UsageError("--lane l2cap carries protocol 2's frames: not with --protocol 1 (which stays on GATT)")
+        }
         if let bytes = parsed.byteCount("window") { window = bytes }
         if let seconds = parsed.seconds("flight") { flight = seconds }
         if let seconds = parsed.seconds("resume-timeout") { resumeTimeout = seconds }
