@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # scenario-both-ways on the L2CAP lane: both programs with --lane l2cap, 512 KiB each way started
 # together on the laptop radio. Both arrive intact and neither direction stalls while the other
-# runs (the same progress check). Before lane values of eight PDUs (2026-12-05) each direction
-# had about 59 % of the air both ways at once: the kernel's credit packets took a third of each
-# direction's turns (docs/performance.md, "The L2CAP lane").
+# runs (the same progress check). With lane values of two PDUs each direction had about 59 % of
+# the air both ways at once, with eight 79-82 %, with 32 (2026-12-05) 92-94 %: the kernel's
+# credit packets, one per service data unit, took a third, a ninth, then a twentieth of each
+# direction's turns (docs/performance.md, "The L2CAP lane against GATT").
 # vm-controllers: 2
 # vm-air: laptop
 # vm-timeout: 300
