@@ -12,8 +12,19 @@ SWIFT ?= swift
 
 all: build
 
+# Every package a target needs is installed in one step before it starts (scripts/install-deps.sh;
+# each apt call waits for a lock another process holds): deps for building and the unit tests,
+# deps-vm for what boots the test bed, deps-all for whatever any stage of make test or make bench
+# needs (make test's scripts/test-suite installs that itself, before any stage starts).
 deps:
 	scripts/install-deps.sh build test
+
+.PHONY: deps-vm deps-all
+deps-vm:
+	scripts/install-deps.sh build test vm btvirt
+
+deps-all:
+	scripts/install-deps.sh all
 
 build: deps
 	$(SWIFT) build
@@ -59,7 +70,7 @@ vm-setup:
 	scripts/bluez-vm setup
 
 # The scenarios run release builds (scripts/release-bin: the package's when the tree is HEAD's).
-vm-test: deps
+vm-test: deps-vm
 	scripts/python-env.sh > /dev/null
 	RELAY_BIN=$$(scripts/release-bin) && RELAY_BIN=$$RELAY_BIN scenarios/vm/run-scenarios.sh --no-build \
 	  $(if $(RELAY_TEST_OUT),--out $(RELAY_TEST_OUT)/host)
@@ -77,38 +88,38 @@ vm-shell: build
 
 # The soak (docs/reliability.md): 10 000 counters and 1 000 messages each way in the VM, with
 # figures; long, so not part of make test. SOAK_COUNTERS/SOAK_MESSAGES/SOAK_MAX_BYTES shrink it.
-soak: deps
+soak: deps-vm
 	scenarios/vm/soak-run.sh
 
 # The demo (scripts/demo, docs/workshop.md): builds, boots the VM, both REPLs side by side in
 # tmux; demo-auto plays the article's flow by itself (also when make demo has no terminal).
 .PHONY: demo-auto
-demo: deps
+demo: deps-vm
 	scripts/demo
 
-demo-auto: deps
+demo-auto: deps-vm
 	scripts/demo --auto
 
-bench-codec: deps
+bench-codec: deps-all
 	$(SWIFT) run -c release relay-codec-bench --markdown docs/performance.md
 
 # The relay pair against bleak/bless on one real bluetoothd in the VM (benchmarks/ble/run.sh):
 # prints the table and writes it into docs/performance.md. Not part of make test.
-bench-ble: deps
+bench-ble: deps-all
 	benchmarks/ble/run.sh
 
 # The main table once per clean release (Debian 12: BlueZ 5.66, Debian 13: BlueZ 5.82), with the
 # installed package against the peers on that release's own bluetoothd (benchmarks/ble/run.sh
 # --release); each writes its own section of docs/performance.md.
 .PHONY: bench-releases
-bench-releases: deps
+bench-releases: deps-all
 	for release in $(RELEASES); do benchmarks/ble/run.sh --release $$release --runs 1 --paths no --notify-paths no || exit 1; done
 
 bench: bench-codec bench-ble bench-releases
 
 # The packages (scripts/package): a release build of HEAD with the Swift runtime linked statically.
-package: deps
-	scripts/install-deps.sh package
+package:
+	scripts/install-deps.sh build test package
 	scripts/package
 
 # The package checked as a user gets it (scenarios/package-check.sh): contents, Depends, lintian,

@@ -51,9 +51,16 @@ for program in relay-peripheral relay-central; do
   [[ $problem == "Bluetooth is not available: cannot connect to the system D-Bus"*"systemctl start dbus)" ]] ||
     fail "$program without a system bus says: $problem"
   env -i "$path" --help > "$work/$program.help"
-  MANWIDTH=100 man --warnings -l "$work/root/usr/share/man/man1/$program.1.gz" > "$work/$program.man" \
-    2> "$work/$program.man.err" || fail "man cannot render $program.1"
-  [ -s "$work/$program.man.err" ] && fail "man warns about $program.1: $(head -n 3 "$work/$program.man.err")"
+  # Rendered in the locales a user may have: none at all (man then uses groff's ASCII device),
+  # C, and UTF-8; no warning in any of them.
+  for locale in unset C C.UTF-8; do
+    if [ $locale = unset ]; then set_locale=(env -u LANG -u LC_ALL -u LC_CTYPE -u LANGUAGE)
+    else set_locale=(env -u LANGUAGE LANG=$locale LC_ALL=$locale); fi
+    "${set_locale[@]}" MANWIDTH=100 man --warnings -l "$work/root/usr/share/man/man1/$program.1.gz" \
+      > "$work/$program.man" 2> "$work/$program.man.err" || fail "man cannot render $program.1 (locale $locale)"
+    [ -s "$work/$program.man.err" ] &&
+      fail "man warns about $program.1 with the locale $locale: $(head -n 3 "$work/$program.man.err")"
+  done
   for option in $(grep -oE '^  --[a-z-]+' "$work/$program.help"); do
     grep -qF -- "$option" "$work/$program.man" || fail "$program.1 lacks $option"
   done

@@ -44,13 +44,47 @@ def table_rows(text: str):
     return rows[1:]  # without the header
 
 
+# Characters outside ASCII as roff's own escapes, which every output device has (man renders
+# with -Tascii where the locale is C or unset, and there groff knows no \[u2026]): the page reads
+# the same in any locale. A character not listed here stops the generation with its name.
+ROFF_CHARACTERS = {
+    "\u2026": "...",
+    "\u2014": "\\(em",
+    "\u2013": "\\(en",
+    "\u2192": "\\(->",
+    "\u00d7": "\\(mu",
+    "\u2264": "\\(<=",
+    "\u2265": "\\(>=",
+    "\u2019": "'",
+    "\u201c": "\\(lq",
+    "\u201d": "\\(rq",
+    "\u00e4": "\\(:a",
+    "\u00e5": "\\(oa",
+    "\u00f6": "\\(:o",
+}
+
+
+def ascii_roff(text: str) -> str:
+    """text with every non-ASCII character as a roff escape any output device renders."""
+    out = []
+    for char in text:
+        if ord(char) < 128:
+            out.append(char)
+        elif char in ROFF_CHARACTERS:
+            out.append(ROFF_CHARACTERS[char])
+        else:
+            raise SystemExit(f"package-docs: no roff escape for {char!r} (U+{ord(char):04X}); add it to ROFF_CHARACTERS")
+    return "".join(out)
+
+
 def roff(text: str) -> str:
-    """Markdown inline text as roff: code in bold, escapes for roff's specials."""
+    """Markdown inline text as roff: code in bold, escapes for roff's specials, ASCII only."""
     text = text.replace("\\", "\\e")
     text = re.sub(r"\*\*([^*]+)\*\*", r"\\fB\1\\fR", text)
     text = re.sub(r"`([^`]+)`", r"\\fB\1\\fR", text)
     text = re.sub(r"\*([^*]+)\*", r"\\fI\1\\fR", text)
     text = text.replace("-", "\\-")
+    text = ascii_roff(text)
     return text if not text.startswith((".", "'")) else "\\&" + text
 
 

@@ -60,15 +60,35 @@ for file in "${scenarios[@]}"; do
   budget=$((budget + ${seconds:-300} + 40))
 done
 export RELAY_VM_BTMON=$btmon
-status=0
-scripts/bluez-vm run --controllers 0 --timeout "$budget" --out "$out" -- \
-  scenarios/vm/guest-runner.sh "${scenarios[@]}" || status=$?
+# The test bed's setup (host packages, kernel, btvirt) first, on its own: a setup that fails is
+# reported as what it is, never as a guest that stopped. The harness's own lines (bluez-vm: ...,
+# install-deps: ..., build-btvirt: ...) are kept to say why a scenario did not run.
+noting() { # file command... -> the command's status; its stderr shown and also kept in file
+  local file=$1
+  shift
+  { "$@" 2>&1 1>&3 3>&-; echo $? > "$file.status"; } 3>&1 | tee "$file" >&2
+  return "$(cat "$file.status")"
+}
+status=0 why=""
+if ! noting "$out/setup.err" scripts/bluez-vm setup; then
+  why="the test bed could not be set up: $(grep -E '^(bluez-vm|install-deps|build-btvirt): ' "$out/setup.err" | tail -n 1)"
+else
+  noting "$out/harness.err" scripts/bluez-vm run --controllers 0 --timeout "$budget" --out "$out" -- \
+    scenarios/vm/guest-runner.sh "${scenarios[@]}" || status=$?
+  case $status in
+    0) ;;
+    124) why="the watchdog stopped the guest after $budget s; see $out/console.log" ;;
+    125) why="the test bed failed: $(grep '^bluez-vm: ' "$out/harness.err" | tail -n 1); see $out/vm.log" ;;
+    *) why="the guest stopped (status $status); see $out/console.log" ;;
+  esac
+fi
 
 passed=$(grep -c '^PASS' "$out/results" 2>/dev/null || true)
 failed=$(grep -c '^FAIL' "$out/results" 2>/dev/null || true)
 missing=$((${#scenarios[@]} - ${passed:-0} - ${failed:-0}))
 if [ $missing -gt 0 ]; then
-  echo "$missing scenario(s) did not run: the guest stopped (status $status); see $out/console.log"
+  echo "$missing scenario(s) did not run: ${why:-the guest stopped (status $status)}"
+  [ -n "$why" ] || status=1
 fi
 echo "${passed:-0} passed, $((${failed:-0} + missing)) failed"
 [ "${failed:-0}" = 0 ] && [ $missing = 0 ] && [ $status = 0 ]

@@ -13,7 +13,7 @@
 # and installs it as $CACHE/btvirt/btvirt. Idempotent: skips when
 # $CACHE/btvirt/btvirt.stamp names the same bluez version, patches and build script. Another
 # version than the host's goes to $CACHE/btvirt-VERSION/btvirt.
-# Installs its build dependencies with apt (as root) when missing.
+# Installs its build dependencies (scripts/install-deps.sh btvirt) when missing.
 #   --bluez V     build from Debian's bluez V (e.g. 5.82-1.1) instead of the host's
 #   --check       exit 0 when the built btvirt is current, 1 otherwise; builds nothing
 #   --print-path  print the binary's path on stdout when done (messages go to stderr)
@@ -49,6 +49,12 @@ bluez_version() { # the bluez the host has installed, else the one apt would ins
   local version
   version=$(dpkg-query -W -f='${Version}' bluez 2>/dev/null || true)
   [ -n "$version" ] || version=$(apt-cache policy bluez 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')
+  if [ -z "$version" ] || [ "$version" = "(none)" ]; then   # apt's lists never fetched here
+    # shellcheck source=../apt.sh
+    source "$vm_dir/../apt.sh"
+    relay_apt build-btvirt update -qq || die "apt-get update failed: $relay_apt_last_error"
+    version=$(apt-cache policy bluez 2>/dev/null | awk '$1 == "Candidate:" { print $2 }')
+  fi
   [ -n "$version" ] && [ "$version" != "(none)" ] || die "no bluez version known to apt"
   echo "$version"
 }
@@ -71,20 +77,10 @@ exec 9> "$cache/.lock"
 flock 9
 current && done_ok   # another caller built it while we waited
 
-# Build dependencies: the compiler, dpkg-source to unpack, curl to fetch.
-# glib's headers: BlueZ 5.7x's bthost builds advertising data with src/shared/ad.c, whose
-# src/eir.h includes <glib.h> (nothing of glib is linked).
-needed=(gcc libc6-dev dpkg-dev curl xz-utils libglib2.0-dev pkg-config)
-missing=()
-for package in "${needed[@]}"; do
-  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  [ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-  say "installing ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-fi
+# Build dependencies (the compiler, dpkg-source to unpack, curl to fetch, glib's headers:
+# BlueZ 5.7x's bthost builds advertising data with src/shared/ad.c, whose src/eir.h includes
+# <glib.h>, nothing of glib is linked): scripts/install-deps.sh's set btvirt, one apt call for all.
+"$vm_dir/../install-deps.sh" btvirt >&2 || die "its build dependencies could not be installed (the line above says why)"
 
 started=$SECONDS
 upstream=${version#*:}                  # no epoch in file names
