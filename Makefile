@@ -58,6 +58,12 @@ lint:
 format:
 	$(SWIFT) format format --in-place --recursive Sources Tests benchmarks/codec
 
+# The project's install steps against a stand-in apt-get (scenarios/apt-check.sh): one apt call at
+# a time, a bounded wait for a held lock, a failed install said in one line.
+.PHONY: script-test
+script-test:
+	scenarios/apt-check.sh
+
 # Hostile REPL and command-line input against both programs, on the host (docs/reliability.md).
 .PHONY: hostile-input
 hostile-input: build
@@ -154,6 +160,14 @@ vm-package-release:
 	echo "$(RELEASE): $$(cat $$root/.relay-rootfs)"; \
 	RELAY_VM_ROOT=$$root RELAY_BIN=/usr/bin scenarios/vm/run-scenarios.sh --no-build \
 	  --out "$(if $(RELAY_TEST_OUT),$(RELAY_TEST_OUT)/$(RELEASE),$$(scripts/bluez-vm outdir $(RELEASE)))" $(PACKAGE_SCENARIOS)
+
+# The README's two commands on a machine that never ran the project (scripts/fresh-check): a clean
+# Debian 12 root with the Swift toolchain bind-mounted read-only and this machine's registry
+# settings, the repository's HEAD cloned into it, make test and then make demo-auto inside, each
+# timed; prints the suite's table. About an hour; not part of make test.
+.PHONY: fresh-check
+fresh-check:
+	scripts/fresh-check
 
 clean:
 	rm -rf .build .build-package dist

@@ -8,10 +8,9 @@
 # WHO names the caller in every line (install-deps, bluez-vm). On failure both print one line:
 #   WHO: could not install P1 P2: <apt's own error line>; <what to do>
 # and return 1. Environment: RELAY_APT_LOCK_WAIT (seconds to wait for a lock held by another
-# process; default 600).
-
-# relay's own steps take this lock around each apt call (flock: released when the process ends).
-relay_apt_lock_file=/var/lock/relay-apt.lock
+# process; default 600), RELAY_APT_RETRY (seconds between tries while apt's lock is held;
+# default 5), RELAY_APT_LOCK (relay's own lock file; default /var/lock/relay-apt.lock).
+# scenarios/apt-check.sh tests all of this against a stand-in apt-get.
 
 relay_apt_error_line() { # file -> apt's first error line (E: ...), else its last line
   local line
@@ -26,6 +25,8 @@ relay_apt_is_lock_error() { # file: apt failed only because another process hold
 
 relay_apt() { # who arg... -> apt-get arg..., waiting (bounded) for locks; apt's output on stderr
   local who=$1 log status started waited=0 limit=${RELAY_APT_LOCK_WAIT:-600}
+  # relay's own steps take this lock around each apt call (flock: released when the process ends)
+  local relay_apt_lock_file=${RELAY_APT_LOCK:-/var/lock/relay-apt.lock}
   shift
   log=$(mktemp)
   exec 8> "$relay_apt_lock_file"
@@ -44,9 +45,12 @@ relay_apt() { # who arg... -> apt-get arg..., waiting (bounded) for locks; apt's
     DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=60 "$@" > "$log" 2>&1 || status=$?
     if [ $status = 0 ] || ! relay_apt_is_lock_error "$log"; then break; fi
     waited=$((SECONDS - started))
-    if [ $waited -ge "$limit" ]; then break; fi
+    if [ $waited -ge "$limit" ]; then
+      echo "$who: gave up waiting for apt's lock after $waited s (RELAY_APT_LOCK_WAIT=$limit)" >&2
+      break
+    fi
     echo "$who: waiting for apt's lock ($(relay_apt_error_line "$log" | cut -c4-120)); ${waited} s of $limit" >&2
-    sleep 5
+    sleep "${RELAY_APT_RETRY:-5}"
   done
   exec 8>&-
   [ $status = 0 ] || cat "$log" >&2
