@@ -53,6 +53,11 @@ public struct LaneDeframer: Sendable, Equatable {
     /// Bytes held for a value not complete yet.
     public var pendingCount: Int { pending.count }
 
+    /// The length the value not complete yet declared (nil: no length held yet).
+    public var pendingLength: Int? {
+        pending.count >= LaneFraming.headerLength ? Int(pending[0]) | Int(pending[1]) << 8 : nil
+    }
+
     /// Takes the next bytes of the lane and returns the values they complete, in order.
     public mutating func take(_ bytes: [UInt8]) throws(LaneFrameError) -> [[UInt8]] {
         pending.append(contentsOf: bytes)

@@ -34,10 +34,11 @@ struct CentralDelivery: Sendable {
         case none
         /// The lane characteristic is being read.
         case reading
-        /// The channel to `psm` is opening.
-        case opening(LanePSM)
+        /// The channel to the offer's PSM is opening.
+        case opening(LaneOffer)
         /// The channel is open: protocol 2's frames go on it, cut for `mtu`.
-        case open(LanePSM, mtu: MTU, deframer: LaneDeframer)
+        /// Its welcome counts only when it names the offer's peripheral token.
+        case open(LaneOffer, mtu: MTU, deframer: LaneDeframer)
     }
 
     let settings: DeliverySettings

@@ -49,7 +49,7 @@ enum CentralInput: Equatable, Sendable {
     /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
-    /// The lane characteristic was read (the peripheral's PSM, little-endian).
+    /// The lane characteristic was read (the peripheral's PSM and token: `LaneOffer`).
     case lanePSMRead(Result<[UInt8], BlueZError>)
     /// The L2CAP channel opened; `mtu`: the room for values on it.
     case laneOpened(MTU)

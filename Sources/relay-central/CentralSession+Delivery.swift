@@ -54,8 +54,9 @@ extension CentralSession {
         var actions = performOutbound(outbound) + performInbound(received)
         for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
         delivery.waiting = []
-        if case .open(let psm, let mtu, _) = delivery.lane {
-            actions.append(.report(.lane(.open(peripheralName, psm: psm, valueLength: mtu.maxValueLength(.lane)))))
+        if case .open(let offer, let mtu, _) = delivery.lane {
+            actions.append(
+                .report(.lane(.open(peripheralName, psm: offer.psm, valueLength: mtu.maxValueLength(.lane)))))
         }
         actions += announceReady(peer, relay, protocolVersion: 2)
         return actions + pump()

@@ -24,29 +24,30 @@ extension CentralSession {
         return [.readLanePSM(characteristic)]
     }
 
-    /// The lane characteristic's value: open a channel to the PSM it names.
+    /// The lane characteristic's value: open a channel to the PSM it names; the peripheral token
+    /// it names is what the channel's welcome must name.
     mutating func lanePSMRead(_ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
         guard delivery.lane == .reading, case .ready(let peer, let relay) = link else { return [] }
-        let psm: LanePSM
+        let offer: LaneOffer
         switch result {
         case .failure(let error):
             return laneNotUsed(.badPSM("its lane characteristic could not be read (\(error))")) + startGreeting()
         case .success(let value):
             do {
-                psm = try LanePSM(parsing: value)
+                offer = try LaneOffer(parsing: value)
             } catch {
                 return laneNotUsed(.badPSM(error.description)) + startGreeting()
             }
         }
-        delivery.lane = .opening(psm)
-        return [.openLane(peer.id, psm, relay.secure ? .high : .low)]
+        delivery.lane = .opening(offer)
+        return [.openLane(peer.id, offer.psm, relay.secure ? .high : .low)]
     }
 
     /// The channel opened: the hello goes on it.
     mutating func laneOpened(_ mtu: MTU) -> [CentralAction] {
-        guard case .opening(let psm) = delivery.lane, readyLink != nil else { return [.closeLane] }
+        guard case .opening(let offer) = delivery.lane, readyLink != nil else { return [.closeLane] }
         let cut = mtu.lane(besideAttributeMTU: readyLink?.mtu ?? .default)
-        delivery.lane = .open(psm, mtu: cut, deframer: LaneDeframer())
+        delivery.lane = .open(offer, mtu: cut, deframer: LaneDeframer())
         return startGreeting()
     }
 
@@ -56,19 +57,28 @@ extension CentralSession {
         return laneNotUsed(end) + startGreeting()
     }
 
-    /// Bytes on the channel: the values the session characteristic would carry.
+    /// Bytes on the channel: the values the session characteristic would carry. A welcome for
+    /// this central that names another peripheral token than the lane characteristic did comes
+    /// from whatever took the PSM's channels, not from the peripheral's relay: the lane is
+    /// refused (`unproven`) and the session goes on GATT.
     mutating func laneReceived(_ bytes: [UInt8]) -> [CentralAction] {
-        guard case .open(let psm, let mtu, var deframer) = delivery.lane else { return [] }
+        guard case .open(let offer, let mtu, var deframer) = delivery.lane else { return [] }
         let values: [[UInt8]]
         do {
             values = try deframer.take(bytes)
         } catch {
             return laneBroke(.malformed(error.description))
         }
-        delivery.lane = .open(psm, mtu: mtu, deframer: deframer)
+        delivery.lane = .open(offer, mtu: mtu, deframer: deframer)
         var actions: [CentralAction] = []
         for value in values {
             guard delivery.laneMTU != nil else { break }
+            if case .frame(.welcome(let welcome))? = try? SessionValue(parsing: value),
+                welcome.central == delivery.settings.token, welcome.peripheral != offer.peripheral
+            {
+                return actions + traceLaneValue(value)
+                    + laneBroke(.unproven(welcomed: welcome.peripheral, offered: offer.peripheral))
+            }
             actions += traceLaneValue(value) + sessionValue(value)
         }
         return actions

@@ -60,11 +60,12 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         let secure = driver.session.settings.secure
         let psm = driver.session.settings.lane.usesLane ? laneSockets.listen(secure: secure) : nil
+        let offer = psm.map { LaneOffer(psm: $0, peripheral: driver.session.settings.delivery.token) }
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
             services: [
                 PeripheralGattProfile.localService(
-                    notifyPath: notifyPath, sessions: sessions, secure: secure, lane: psm)
+                    notifyPath: notifyPath, sessions: sessions, secure: secure, lane: offer)
             ]
                 + (driver.session.settings.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
         if secure {

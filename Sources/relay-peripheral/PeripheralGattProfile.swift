@@ -15,9 +15,10 @@ enum PeripheralGattProfile {
     /// `secure` (`--secure`): every value needs an authenticated LE Secure Connections link
     /// (BlueZ's `secure-*` flags: security level 4), and the pairing characteristic tells relay
     /// centrals to pair before they subscribe.
-    /// `lane`: the PSM of the L2CAP lane, served in the lane characteristic (nil: no lane).
+    /// `lane`: the PSM of the L2CAP lane and this process's token, served in the lane
+    /// characteristic (nil: no lane).
     static func localService(
-        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false, lane: LanePSM? = nil
+        notifyPath: NotifyPath = .socket, sessions: Bool = true, secure: Bool = false, lane: LaneOffer? = nil
     )
         -> LocalService
     {

@@ -3,11 +3,13 @@ import RelayEndpoint
 import RelayProtocol
 
 /// One central's L2CAP channel: who opened it, the room for values on it and the bytes of a
-/// value not complete yet. Part of `PeripheralSession`.
+/// value not complete yet, with when its first bytes came. Part of `PeripheralSession`.
 struct PeripheralLane: Sendable {
     let address: BluetoothAddress
     let mtu: MTU
     var deframer = LaneDeframer()
+    /// When the bytes of the value not complete yet began to arrive (nil: none is pending).
+    var incompleteSince: Double?
 }
 
 /// The L2CAP lane on the peripheral (docs/protocol.md, "The L2CAP lane"): channels come from
@@ -19,6 +21,12 @@ extension PeripheralSession {
     /// grants no credits (a stopped process, or a peer that never reads), and everything the
     /// peripheral sends waits behind that value, counters and other centrals' welcomes too.
     static let laneStallTimeout = 5.0
+
+    /// Seconds a value on a channel may stay incomplete after its first bytes came before the
+    /// channel is closed as malformed: relay's own values come whole in one service data unit or
+    /// two, 8 KiB at most, which even the slowest radio carries in a few seconds; a peer whose
+    /// length promises bytes it never sends would otherwise hold the channel open for ever.
+    static let laneValueTimeout = 20.0
 
     /// The listener's outcome.
     mutating func laneListening(_ result: Result<LanePSM, LaneEnd>) -> [PeripheralAction] {
@@ -74,6 +82,11 @@ extension PeripheralSession {
             lanes[id] = nil
             let peer = PeerName(.central, lane.address)
             return [.closeLane(id)] + paced(.closed(peer, .malformed(error.description))) + laneGone(id)
+        }
+        if lane.deframer.pendingCount == 0 {
+            lane.incompleteSince = nil
+        } else if !values.isEmpty || lane.incompleteSince == nil {
+            lane.incompleteSince = time  // a value began in these bytes
         }
         lanes[id] = lane
         var actions: [PeripheralAction] = []
@@ -146,16 +159,29 @@ extension PeripheralSession {
         return []
     }
 
-    /// When a full channel has held a value back for `laneStallTimeout`.
+    /// When a full channel has held a value back for `laneStallTimeout`, or a value on a
+    /// channel has stayed incomplete for `laneValueTimeout`, whichever comes first.
     var laneStallDeadline: Double? {
-        sending.laneFullSince.values.min().map { $0 + Self.laneStallTimeout }
+        let full = sending.laneFullSince.values.min().map { $0 + Self.laneStallTimeout }
+        let incomplete = lanes.values.compactMap(\.incompleteSince).min().map { $0 + Self.laneValueTimeout }
+        return [full, incomplete].compactMap { $0 }.min()
     }
 
-    /// Closes the channels that have held a value back for `laneStallTimeout`: their sessions
-    /// wait for a hello (on GATT, or a new channel), and the rest goes on.
+    /// Closes the channels that have held a value back for `laneStallTimeout`, and those whose
+    /// value has stayed incomplete for `laneValueTimeout` (malformed): their sessions wait for a
+    /// hello (on GATT, or a new channel), and the rest goes on.
     mutating func closeStalledLanes() -> [PeripheralAction] {
         let stalled = sending.laneFullSince.filter { now >= $0.value + Self.laneStallTimeout }.map(\.key).sorted()
         var actions: [PeripheralAction] = []
+        let incomplete = lanes.filter { $0.value.incompleteSince.map { now >= $0 + Self.laneValueTimeout } ?? false }
+        for id in incomplete.keys.sorted() {
+            guard let lane = lanes.removeValue(forKey: id) else { continue }
+            let why = "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
+                + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)"
+            actions.append(.closeLane(id))
+            actions += paced(.closed(PeerName(.central, lane.address), .malformed(why)))
+            actions += laneGone(id)
+        }
         for id in stalled {
             sending.laneFullSince[id] = nil
             guard let lane = lanes.removeValue(forKey: id) else { continue }

@@ -16,6 +16,7 @@ final class LaneTests: XCTestCase {
                 id: laneID, uuid: RelayProfile.laneCharacteristic, serviceUUID: RelayProfile.service, flags: [.read])
         ]
     static let psm = LanePSM(0x80)!
+    static let offer = LaneOffer(psm: psm, peripheral: DeliveryTests.peripheralToken)
 
     private func settings(lane: LaneChoice = .l2cap) -> CentralSettings {
         var settings = CentralSettings()
@@ -53,7 +54,7 @@ final class LaneTests: XCTestCase {
         var harness = SessionHarness(settings: settings())
         XCTAssertEqual(setUp(&harness, characteristics: Self.characteristics), [.readLanePSM(Self.laneID)])
         XCTAssertEqual(
-            harness.feed(.lanePSMRead(.success(Self.psm.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)])
+            harness.feed(.lanePSMRead(.success(Self.offer.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)])
         let opened = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
         let hello = try XCTUnwrap(laneSends(opened).first)
         guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
@@ -79,7 +80,7 @@ final class LaneTests: XCTestCase {
         for (attribute, expected) in [(MTU(517)!, 7900), (MTU.default, 490)] {
             var harness = SessionHarness(settings: settings())
             _ = setUp(&harness, characteristics: Self.characteristics, mtu: attribute)
-            harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+            harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
             harness.feed(.laneOpened(MTU(laneChannelMTU: 65535)))
             harness.feed(.writeFinished(nil))
             harness.feed(.laneReceived(LaneFraming.encode(welcome())))
@@ -102,24 +103,52 @@ final class LaneTests: XCTestCase {
     func testABadPSMOrAChannelThatDoesNotOpenLeavesTheLinkOnGATT() {
         var harness = SessionHarness(settings: settings())
         _ = setUp(&harness, characteristics: Self.characteristics)
-        let bad = harness.feed(.lanePSMRead(.success([0x25, 0x00])))
+        let bad = harness.feed(.lanePSMRead(.success([0x25, 0x00, 1, 0, 0, 0])))
         XCTAssertEqual(
             SessionHarness.events(bad),
-            [.lane(.closed(SessionHarness.peerName, .badPSM(LanePSMError.notDynamic(0x25).description)))])
+            [.lane(.closed(SessionHarness.peerName, .badPSM(LaneOfferError.notDynamic(0x25).description)))])
         XCTAssertEqual(SessionHarness.writes(bad).count, 1, "the hello on GATT")
 
         var second = SessionHarness(settings: settings())
         _ = setUp(&second, characteristics: Self.characteristics)
-        _ = second.feed(.lanePSMRead(.success(Self.psm.encoded)))
+        _ = second.feed(.lanePSMRead(.success(Self.offer.encoded)))
         let failed = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
         XCTAssertEqual(SessionHarness.writes(failed).count, 1, "the hello on GATT")
         XCTAssertEqual(laneSends(failed), [])
     }
 
+    func testAWelcomeOnTheChannelNamingAnotherPeripheralTokenIsRefusedAndTheLinkGreetsOnGATT() throws {
+        // A local process that took the PSM's channels answers the hello with the central's own
+        // token but cannot name the peripheral's, which the lane characteristic gave over GATT.
+        var harness = SessionHarness(settings: settings())
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
+        _ = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
+        harness.feed(.writeFinished(nil))
+        let squatter = SessionToken(0xBAD)!
+        let forged = SessionFrame.welcome(
+            Welcome(
+                version: 3, session: SessionNumber(4)!, central: DeliveryTests.centralToken, peripheral: squatter,
+                window: 65536, next: TransferID(1))
+        ).encoded
+        let refused = harness.feed(.laneReceived(LaneFraming.encode(forged)))
+        XCTAssertTrue(refused.contains(.closeLane))
+        XCTAssertEqual(
+            SessionHarness.events(refused),
+            [.lane(.closed(SessionHarness.peerName, .unproven(welcomed: squatter, offered: DeliveryTests.peripheralToken)))])
+        XCTAssertFalse(SessionHarness.eventNames(refused).contains("ready"), "no session with the squatter")
+        let hello = try XCTUnwrap(SessionHarness.writes(refused).first, "the hello on GATT")
+        guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
+        // The peripheral's own welcome, notified on GATT, then sets the session up there.
+        harness.feed(.writeFinished(nil))
+        let welcomed = harness.feed(.valueChanged(DeliveryTests.sessionID, welcome()))
+        XCTAssertTrue(SessionHarness.eventNames(welcomed).contains("ready"), "\(SessionHarness.events(welcomed))")
+    }
+
     func testAnUnansweredHelloOnTheChannelFallsBackToGATT() {
         var harness = SessionHarness(settings: settings())
         _ = setUp(&harness, characteristics: Self.characteristics)
-        _ = harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+        _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
         _ = harness.feed(.laneOpened(MTU(517)!))
         harness.feed(.writeFinished(nil))
         _ = harness.feed(.tick(now: 2.1))
@@ -137,7 +166,7 @@ final class LaneTests: XCTestCase {
         ] {
             var harness = SessionHarness(settings: settings())
             _ = setUp(&harness, characteristics: Self.characteristics)
-            _ = harness.feed(.lanePSMRead(.success(Self.psm.encoded)))
+            _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
             _ = harness.feed(.laneOpened(MTU(517)!))
             harness.feed(.writeFinished(nil))
             _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))

@@ -297,6 +297,44 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(sent.contains { $0.bytes == Counter(0).encoded && $0.lanes.isEmpty }, "\(sent.map(\.bytes))")
     }
 
+    func testAValueThatNeverCompletesClosesTheChannelAsMalformed() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        // Whole values keep no deadline; a length that promises 4000 bytes and brings 100 does.
+        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(Counter(3).encoded), time: 1), at: 1)
+        XCTAssertNil(session.laneStallDeadline)
+        let promise = [0xA0, 0x0F] + [UInt8](repeating: 0x55, count: 100)
+        _ = session.handle(.laneReceived(Self.lane, promise, time: 2), at: 2)
+        XCTAssertEqual(session.laneStallDeadline, 2 + PeripheralSession.laneValueTimeout)
+        // More of the same value does not move the deadline: it counts from the value's first bytes.
+        _ = session.handle(.laneReceived(Self.lane, [UInt8](repeating: 0x55, count: 100), time: 10), at: 10)
+        XCTAssertEqual(session.laneStallDeadline, 2 + PeripheralSession.laneValueTimeout)
+        XCTAssertEqual(session.handle(.tick(now: 21.9), at: 21.9).filter { $0 == .closeLane(Self.lane) }, [])
+        let actions = session.handle(.tick(now: 22), at: 22)
+        XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
+        XCTAssertEqual(
+            laneEvents(actions),
+            [.closed(PeerName(.central, centralA), .malformed("a value of 4000 bytes was incomplete after 20 s (200 of them came)"))])
+        XCTAssertNil(session.lanes[Self.lane])
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
+        XCTAssertNil(session.laneStallDeadline)
+    }
+
+    func testAValueCompletedByItsLastBytesClearsTheDeadlineAndTheNextStartsItsOwn() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        let value = LaneFraming.encode(Counter(9).encoded)
+        _ = session.handle(.laneReceived(Self.lane, Array(value[0..<3]), time: 1), at: 1)
+        XCTAssertEqual(session.laneStallDeadline, 1 + PeripheralSession.laneValueTimeout)
+        // The rest of it, and the first byte of the next value, 15 s later.
+        _ = session.handle(.laneReceived(Self.lane, Array(value[3...]) + value[0..<1], time: 16), at: 16)
+        XCTAssertEqual(session.laneStallDeadline, 16 + PeripheralSession.laneValueTimeout)
+        _ = session.handle(.laneReceived(Self.lane, Array(value[1...]), time: 17), at: 17)
+        XCTAssertNil(session.laneStallDeadline)
+        XCTAssertEqual(session.handle(.tick(now: 40), at: 40).filter { $0 == .closeLane(Self.lane) }, [])
+        XCTAssertNotNil(session.lanes[Self.lane])
+    }
+
     func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
         var session = session()
         _ = try greetOnLane(&session)

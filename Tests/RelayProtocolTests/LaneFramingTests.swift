@@ -6,31 +6,37 @@ import XCTest
 final class LaneFramingTests: XCTestCase {
     private func vector(_ name: String) throws -> GoldenVector {
         let vectors = try ProtocolDocument.vectors().filter { $0.fields["lane"] != nil }
-        XCTAssertEqual(Set(vectors.map(\.name)), ["lane-psm", "lane-hello"])
+        XCTAssertEqual(Set(vectors.map(\.name)), ["lane-offer", "lane-hello"])
         return try XCTUnwrap(vectors.first { $0.name == name })
     }
 
-    func testThePSMExampleEncodesAndParses() throws {
-        let vector = try vector("lane-psm")
+    func testTheOfferExampleEncodesAndParses() throws {
+        let vector = try vector("lane-offer")
         let value = try XCTUnwrap(vector.hexFields["value"])
         let psm = try XCTUnwrap(LanePSM(UInt16(try XCTUnwrap(vector.integer("psm")))))
-        XCTAssertEqual(psm.encoded, value)
-        XCTAssertEqual(try LanePSM(parsing: value), psm)
+        let token = try XCTUnwrap(SessionToken(UInt32(try XCTUnwrap(vector.integer("token")))))
+        let offer = LaneOffer(psm: psm, peripheral: token)
+        XCTAssertEqual(offer.encoded, value)
+        XCTAssertEqual(try LaneOffer(parsing: value), offer)
         XCTAssertEqual(psm.description, "0x0080")
     }
 
-    func testAPSMOutsideTheDynamicRangeOrOfAnotherLengthIsRefused() {
+    func testAnOfferOutsideTheDynamicRangeOfAnotherLengthOrWithoutATokenIsRefused() {
         XCTAssertNil(LanePSM(0x7F))
         XCTAssertNil(LanePSM(0x100))
         XCTAssertNotNil(LanePSM(0xFF))
-        XCTAssertThrowsError(try LanePSM(parsing: [0x25, 0x00])) { error in
-            XCTAssertEqual(error as? LanePSMError, .notDynamic(0x25))
+        XCTAssertThrowsError(try LaneOffer(parsing: [0x25, 0x00, 1, 0, 0, 0])) { error in
+            XCTAssertEqual(error as? LaneOfferError, .notDynamic(0x25))
         }
-        XCTAssertThrowsError(try LanePSM(parsing: [0x80])) { error in
-            XCTAssertEqual(error as? LanePSMError, .wrongLength(1))
+        // The 2-byte value of the lane's first cut names no token: no lane.
+        XCTAssertThrowsError(try LaneOffer(parsing: [0x80, 0x00])) { error in
+            XCTAssertEqual(error as? LaneOfferError, .wrongLength(2))
         }
-        XCTAssertThrowsError(try LanePSM(parsing: [0x80, 0x00, 0x00])) { error in
-            XCTAssertEqual(error as? LanePSMError, .wrongLength(3))
+        XCTAssertThrowsError(try LaneOffer(parsing: [0x80, 0x00, 1, 0, 0, 0, 0])) { error in
+            XCTAssertEqual(error as? LaneOfferError, .wrongLength(7))
+        }
+        XCTAssertThrowsError(try LaneOffer(parsing: [0x80, 0x00, 0, 0, 0, 0])) { error in
+            XCTAssertEqual(error as? LaneOfferError, .noToken)
         }
     }
 

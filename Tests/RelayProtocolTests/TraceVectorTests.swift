@@ -8,7 +8,7 @@ final class TraceVectorTests: XCTestCase {
         let vectors = try ProtocolDocument.vectors()
         var traced = 0
         for vector in vectors {
-            guard vector.fields["lane"] != "psm",
+            guard vector.fields["lane"] != "offer",
                 let bytes = vector.hexFields["value"] ?? vector.hexFields["frame 0"]
             else { continue }
             let onSession = vector.fields["session-frame"] != nil || vector.fields["compact-frame"] != nil

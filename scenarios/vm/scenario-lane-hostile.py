@@ -4,14 +4,17 @@
 # hci2 (scenarios/vm/peers/hostile_lane.py) then:
 #   1. opens 10 channels to the PSM without reading the lane characteristic: each is closed by
 #      relay-peripheral, which says so at most 3 times in 5 s (`lane` refused, not-connected);
-#   2. reads the characteristic, opens a channel and writes random bytes on it: closed, reported
-#      once as malformed;
+#   2. reads the characteristic, opens a channel and writes bytes that are not relay's framing on
+#      it (the same bytes in every run: a length field of 65535 first): closed, reported once as
+#      malformed;
+#   2b. opens another and writes a value whose length promises 4000 bytes and brings 100: closed
+#      as malformed 20 s after those bytes (relay's bound for a value to complete);
 #   3. reads it and opens and closes 30 channels as fast as it can.
 # Meanwhile the honest central's lane stays open (no `lane` closed at it) and its 64 KiB message
 # and the peripheral's are delivered on it. Then relay-peripheral --secure: the stranger's
 # channel, on a link that is not paired, is refused by the kernel before relay sees it.
 # vm-controllers: 3
-# vm-timeout: 360
+# vm-timeout: 400
 import json
 
 from scenario import OUT, err_lines, expect, fail, finish, joined, passed, peer, random_file, relay, stop, values
@@ -52,6 +55,12 @@ if garbage["opened"] != 1 or garbage["closed_by_peer"] != 1:
 expect(p, "lane", "the peripheral did not report the garbage channel", timeout=10, state="closed",
        where=lambda event: event.get("reason") == "malformed")
 
+incomplete = stranger("incomplete", "--mode", "incomplete")
+if incomplete["opened"] != 1 or incomplete["closed_by_peer"] != 1 or not 18 <= incomplete["closed_after"] <= 30:
+    fail(f"the channel whose value never completed was not closed 20 s on: {incomplete}")
+expect(p, "lane", "the peripheral did not report the incomplete value", timeout=10, state="closed",
+       where=lambda event: event.get("reason") == "malformed" and "incomplete after 20 s" in event.get("message", ""))
+
 flood = stranger("flood", "--mode", "flood", "--count", 30)
 if flood["opened"] + flood["refused"] != 30:
     fail(f"the flood did not run: {flood}")
@@ -84,5 +93,6 @@ accepted_by_relay = [e for e in s.select("lane") if e.get("state") not in ("list
 if accepted_by_relay:
     fail(f"the secure peripheral took an unpaired channel: {accepted_by_relay}")
 stop(s)
-passed(f"10 unread channels refused ({len(refused)} lines), garbage closed, 30-channel flood, "
+passed(f"10 unread channels refused ({len(refused)} lines), garbage closed, an incomplete value's channel "
+       f"closed after {incomplete['closed_after']} s, 30-channel flood, "
        f"unpaired channels refused in secure mode ({unpaired['refused']} by the kernel); the honest lane carried on")

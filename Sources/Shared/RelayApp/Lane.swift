@@ -57,6 +57,10 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     case stalled(seconds: Int)
     /// relay-peripheral could not listen (the socket's call and error, as text).
     case cannotListen(String)
+    /// relay-central: the welcome on the channel named another peripheral token than the lane
+    /// characteristic read over GATT: its end is not the peripheral's relay (a local process
+    /// that took the PSM's channels first).
+    case unproven(welcomed: SessionToken, offered: SessionToken)
 
     /// The JSON `reason`: one word for scripts.
     public var code: String {
@@ -71,6 +75,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAllowed: "not-allowed"
         case .stalled: "stalled"
         case .cannotListen: "cannot-listen"
+        case .unproven: "unproven"
         }
     }
 
@@ -86,6 +91,9 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAllowed: "it is not in --allow"
         case .stalled(let seconds): "its channel took nothing for \(seconds) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"
+        case .unproven(let welcomed, let offered):
+            "the channel's end is not the peripheral's relay: its welcome names peripheral \(welcomed), "
+                + "the lane characteristic \(offered)"
         }
     }
 }

@@ -4,7 +4,12 @@
     no-read   opens channels to the lane's PSM (given with --psm) without reading the lane
               characteristic over GATT first, --count times: each must be refused;
     garbage   reads the lane characteristic, opens a channel and writes --count values of
-              random bytes on it (not relay's framing): the channel must be closed, malformed;
+              bytes that are not relay's framing on it, the same in every run: the first
+              value's length field reads 65535 (above the lane's 8192), the rest is from a
+              seeded generator; the channel must be closed, malformed;
+    incomplete  reads the lane characteristic, opens a channel and writes one value whose
+              length promises 4000 bytes and brings 100, then waits: the channel must be
+              closed (malformed) once the value has stayed incomplete for relay's 20 s;
     flood     reads the lane characteristic, then opens and closes --count channels as fast
               as it can.
 
@@ -18,7 +23,9 @@ import asyncio
 import ctypes
 import json
 import os
+import random
 import socket
+import time
 import struct
 import subprocess
 import sys
@@ -80,24 +87,32 @@ async def run(options):
         psm = options.psm
         if options.mode != "no-read":
             value = bytes(await client.read_gatt_char(LANE_UUID))
-            psm = int.from_bytes(value, "little")
+            psm = int.from_bytes(value[:2], "little")  # then the peripheral's token (4 bytes)
         report["psm"] = psm
-        for index in range(options.count if options.mode != "garbage" else 1):
+        for index in range(options.count if options.mode not in ("garbage", "incomplete") else 1):
             sock, error = open_channel(local, device.address, psm)
             if sock is None:
                 report["refused"] += 1
                 report["errors"].append(error)
                 continue
             report["opened"] += 1
+            wait = 3.0
             if options.mode == "garbage":
-                for _ in range(options.count):
+                generator = random.Random(34)
+                for index in range(options.count):
+                    value = bytes(generator.randrange(256) for _ in range(1 + generator.randrange(256)))
                     try:
-                        sock.send(os.urandom(1 + int.from_bytes(os.urandom(1), "big")))
+                        sock.send(b"\xff\xff" + value if index == 0 else value)
                     except OSError as problem:
                         report["errors"].append(f"send: {problem.strerror}")
                         break
-            if options.mode != "flood" and ends_closed(sock):
+            elif options.mode == "incomplete":
+                sock.send(struct.pack("<H", 4000) + bytes(100))
+                wait = options.wait
+            started = time.monotonic()
+            if options.mode != "flood" and ends_closed(sock, wait):
                 report["closed_by_peer"] += 1
+                report["closed_after"] = round(time.monotonic() - started, 1)
             sock.close()
     print(json.dumps(report), flush=True)
     return 0
@@ -108,7 +123,8 @@ def main():
     parser.add_argument("--adapter", default="hci2")
     parser.add_argument("--name", default=article.LOCAL_NAME)
     parser.add_argument("--scan-timeout", type=float, default=30)
-    parser.add_argument("--mode", choices=["no-read", "garbage", "flood"], required=True)
+    parser.add_argument("--mode", choices=["no-read", "garbage", "incomplete", "flood"], required=True)
+    parser.add_argument("--wait", type=float, default=35, help="incomplete: seconds to wait for the close")
     parser.add_argument("--psm", type=int, default=0x80)
     parser.add_argument("--count", type=int, default=10)
     options = parser.parse_args()
