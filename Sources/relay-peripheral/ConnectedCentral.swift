@@ -13,8 +13,9 @@ struct ConnectedCentral {
     /// Whether this central is a relay central in session (protocol 2): it hears the session
     /// characteristic only.
     var inSession = false
-    /// Hellos this central wrote on this link.
-    var hellos = 0
+    /// When this central wrote its last hellos on this link: at most
+    /// `PeripheralDelivery.maximumHellosPerWindow` + 1, the oldest first.
+    var helloTimes: [Double] = []
     /// Whether this central broke protocol 2 on this link: its session frames are not read.
     var cutOff = false
     /// Whether it read the lane characteristic on this link: only then is its L2CAP channel kept.

@@ -39,9 +39,13 @@ struct PeripheralDelivery: Sendable {
     /// put a welcome on the air ahead of every honest frame. A central waits 2 s before it says
     /// hello again.
     static let welcomeInterval = 1.0
-    /// Hellos on one link beyond which a central is cut off from protocol 2: an honest one writes
-    /// at most 5 (2 s apart) before it falls back to protocol 1.
-    static let maximumHellosPerLink = 30
+    /// Hellos on one link within `helloWindow` beyond which a central is cut off from protocol 2:
+    /// an honest one writes at most 5 (2 s apart) before it falls back to protocol 1, and one more
+    /// each time its process starts again; over a link bluetoothd keeps, restarts spread over
+    /// minutes never add up to a breach.
+    static let maximumHellosPerWindow = 30
+    /// Seconds over which hellos are counted (a sliding window).
+    static let helloWindow = 60.0
 
     let settings: DeliverySettings
     var sessions: [SessionNumber: Session] = [:]

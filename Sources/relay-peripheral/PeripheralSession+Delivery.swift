@@ -80,12 +80,18 @@ extension PeripheralSession {
     private mutating func greet(_ hello: Hello, from writer: BluetoothAddress?, lane: LaneID?) -> [PeripheralAction] {
         let address = writer ?? hello.address
         // A central cut off from protocol 2 is not heard again until it connects again; one that
-        // says hello far more often than the 5 times an honest one does on a link is cut off.
+        // says hello far more often than the 5 times an honest one does, within a minute, is cut off.
         guard centrals[address]?.cutOff != true else { return [] }
-        let hellos = (centrals[address]?.hellos ?? 0) + 1
-        centrals[address]?.hellos = hellos
-        if hellos > PeripheralDelivery.maximumHellosPerLink {
-            return cutOff(address, .helloFlood(count: hellos))
+        if var times = centrals[address]?.helloTimes {
+            times.append(now)
+            if times.count > PeripheralDelivery.maximumHellosPerWindow + 1 { times.removeFirst() }
+            centrals[address]?.helloTimes = times
+            if times.count > PeripheralDelivery.maximumHellosPerWindow,
+                now - times[0] < PeripheralDelivery.helloWindow
+            {
+                return cutOff(
+                    address, .helloFlood(count: times.count, seconds: Int(PeripheralDelivery.helloWindow)))
+            }
         }
         // A token is notified in clear in its welcome, which every subscriber hears: it says which
         // process a hello comes from, never which central may have a session. A hello with the

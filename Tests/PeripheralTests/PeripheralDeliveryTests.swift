@@ -285,7 +285,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         // As many hellos on a live link as are tolerated on one (see the next test for more):
         // answered, not reported, one welcome queued at a time.
         var lines: [PeripheralEvent] = []
-        for index in 0..<PeripheralDelivery.maximumHellosPerLink - 1 {
+        for index in 0..<PeripheralDelivery.maximumHellosPerWindow - 1 {
             let time = 1 + Double(index) * 0.001
             lines +=
                 session.handle(
@@ -351,12 +351,39 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertEqual(refused.events.filter { $0.name == "error" }, [.error(.sessionsFull, from: centralB)])
     }
 
+    func testHellosOverAKeptLinkAreCountedInAWindowNotForTheLinksWholeLife() throws {
+        // An honest relay-central restarted 40 times over a link bluetoothd keeps, a minute apart
+        // in twos: never cut off (before, the 31st hello of the link cut it off).
+        var session = session()
+        _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
+        var errors: [PeripheralEvent] = []
+        for index in 0..<40 {
+            let time = 10 + Double(index) * 3
+            let hello = hello(SessionToken(UInt32(0x2000 + index))!, centralA)
+            errors += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
+                .filter { $0.name == "error" }
+        }
+        XCTAssertEqual(errors, [])
+        XCTAssertEqual(session.centrals[centralA]?.cutOff, false)
+        // 31 within the window still cut it off.
+        var flood: [PeripheralEvent] = []
+        for index in 0...PeripheralDelivery.maximumHellosPerWindow {
+            let time = 200 + Double(index) * 1.5
+            flood += session.handle(
+                .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil, time: time), at: time
+            ).events.filter { $0.name == "error" }
+        }
+        XCTAssertEqual(
+            flood,
+            [.error(.brokeProtocol(.helloFlood(count: 31, seconds: 60)), from: centralA)])
+    }
+
     func testHellosWithEverNewTokensFromOneAddressArePaced() throws {
         var session = session()
         _ = try XCTUnwrap(greet(&session, Self.tokenA, centralA))
         var lines: [PeripheralEvent] = []
         // As many as one link tolerates, with the one that greeted and the one 2 s later.
-        for index in 0..<PeripheralDelivery.maximumHellosPerLink - 2 {
+        for index in 0..<PeripheralDelivery.maximumHellosPerWindow - 2 {
             let time = 0.5 + Double(index) * 0.005
             let hello = hello(SessionToken(UInt32(0x1000 + index))!, centralA)
             lines += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
@@ -450,7 +477,11 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         XCTAssertEqual(
             lines.filter { $0.name == "error" },
-            [.error(.brokeProtocol(.helloFlood(count: PeripheralDelivery.maximumHellosPerLink + 1)), from: centralB)],
+            [
+                .error(
+                    .brokeProtocol(.helloFlood(count: PeripheralDelivery.maximumHellosPerWindow + 1, seconds: 60)),
+                    from: centralB)
+            ],
             "reported once")
         XCTAssertEqual(lines.filter { $0.name == "failed" }.count, 1, "its message fails with its session")
         XCTAssertLessThanOrEqual(welcomes, 1, "one welcome a second until it is cut off, none after")

@@ -7,14 +7,14 @@ import RelayProtocol
 public enum ProtocolBreach: Sendable, Equatable, CustomStringConvertible {
     /// An acknowledgement claimed bytes past the end of the message it names.
     case acknowledgedBeyondTheMessage(TransferID)
-    /// More hellos on one link than an honest central ever writes.
-    case helloFlood(count: Int)
+    /// More hellos on one link within `seconds` than an honest central ever writes.
+    case helloFlood(count: Int, seconds: Int)
 
     public var description: String {
         switch self {
         case .acknowledgedBeyondTheMessage(let transfer):
             "it acknowledged bytes beyond the end of message #\(transfer.value)"
-        case .helloFlood(let count): "it said hello \(count) times on one link"
+        case .helloFlood(let count, let seconds): "it said hello \(count) times in \(seconds) s on one link"
         }
     }
 }
