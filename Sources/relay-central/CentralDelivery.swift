@@ -34,8 +34,8 @@ struct CentralDelivery: Sendable {
         case none
         /// The lane characteristic is being read.
         case reading
-        /// The channel to the offer's PSM is opening.
-        case opening(LaneOffer)
+        /// The channel to the offer's PSM is opening (`attempt`: 1, or 2 after a refusal).
+        case opening(LaneOffer, attempt: Int)
         /// The channel is open: protocol 2's frames go on it, cut for `mtu`.
         /// Its welcome counts only when it names the offer's peripheral token.
         case open(LaneOffer, mtu: MTU, deframer: LaneDeframer)

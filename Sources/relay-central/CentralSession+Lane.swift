@@ -11,6 +11,9 @@ import RelayProtocol
 extension CentralSession {
     /// Hellos on the channel before it counts as unanswered (the GATT handshake follows).
     static let laneHelloAttempts = 2
+    /// Tries to open the channel before the link stays on GATT: a peripheral whose backlog a
+    /// stranger's flood of channels filled refuses one, and the next may get through.
+    static let laneOpenAttempts = 2
 
     /// The link is set up with the session characteristic: read the lane's PSM first when the
     /// peripheral offers one, else greet on GATT.
@@ -39,21 +42,27 @@ extension CentralSession {
                 return laneNotUsed(.badPSM(error.description)) + startGreeting()
             }
         }
-        delivery.lane = .opening(offer)
-        return [.openLane(peer.id, offer.psm, relay.secure ? .high : .low)]
+        delivery.lane = .opening(offer, attempt: 1)
+        return [.openLane(peer.id, offer.psm, relay.secure ? .secureConnections : .low)]
     }
 
     /// The channel opened: the hello goes on it.
     mutating func laneOpened(_ mtu: MTU) -> [CentralAction] {
-        guard case .opening(let offer) = delivery.lane, readyLink != nil else { return [.closeLane] }
+        guard case .opening(let offer, _) = delivery.lane, readyLink != nil else { return [.closeLane] }
         let cut = mtu.lane(besideAttributeMTU: readyLink?.mtu ?? .default)
         delivery.lane = .open(offer, mtu: cut, deframer: LaneDeframer())
         return startGreeting()
     }
 
-    /// The channel did not open: greet on GATT.
+    /// The channel did not open: once more, then greet on GATT.
     mutating func laneOpenFailed(_ end: LaneEnd) -> [CentralAction] {
-        guard case .opening = delivery.lane, readyLink != nil else { return [] }
+        guard case .opening(let offer, let attempt) = delivery.lane, case .ready(let peer, let relay) = link else {
+            return []
+        }
+        if attempt < Self.laneOpenAttempts {
+            delivery.lane = .opening(offer, attempt: attempt + 1)
+            return [.openLane(peer.id, offer.psm, relay.secure ? .secureConnections : .low)]
+        }
         return laneNotUsed(end) + startGreeting()
     }
 

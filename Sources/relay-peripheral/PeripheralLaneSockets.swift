@@ -21,7 +21,7 @@ final class PeripheralLaneSockets {
     /// Listens for channels on a PSM the kernel picks (nil when it cannot: the lane is not offered).
     func listen(secure: Bool) -> LanePSM? {
         do {
-            let listener = try LaneListener(loop: loop, security: secure ? .high : .low)
+            let listener = try LaneListener(loop: loop, security: secure ? .secureConnections : .low)
             listener.onAccept = { [weak self] lane in self?.accepted(lane) }
             self.listener = listener
             driver.feed(.laneListening(.success(listener.psm)))

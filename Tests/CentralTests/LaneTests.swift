@@ -112,7 +112,13 @@ final class LaneTests: XCTestCase {
         var second = SessionHarness(settings: settings())
         _ = setUp(&second, characteristics: Self.characteristics)
         _ = second.feed(.lanePSMRead(.success(Self.offer.encoded)))
+        // A refusal (a stranger's flood filled the peripheral's backlog) is tried once more.
+        let refused = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
+        XCTAssertEqual(refused, [.openLane(SessionHarness.peerID, Self.psm, .low)])
         let failed = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
+        XCTAssertEqual(
+            SessionHarness.events(failed),
+            [.lane(.closed(SessionHarness.peerName, .couldNotOpen("connect: Connection refused")))])
         XCTAssertEqual(SessionHarness.writes(failed).count, 1, "the hello on GATT")
         XCTAssertEqual(laneSends(failed), [])
     }

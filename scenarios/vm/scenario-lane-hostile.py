@@ -81,7 +81,7 @@ if not p.running():
 stop(c)
 stop(p)
 
-# --secure: a channel on a link that is not paired is refused by the kernel (BT_SECURITY high).
+# --secure: a channel on a link that is not paired is refused by the kernel (BT_SECURITY 4, as GATT needs in secure mode).
 s = relay("secure", "relay-peripheral", "--adapter", "hci0", "--lane", "l2cap", "--secure")
 s.send("start")
 listening = expect(s, "lane", "the secure peripheral did not listen", timeout=30, state="listening")

@@ -94,6 +94,10 @@ expect(c, "paired", "the central did not pair", timeout=60)
 expect(p, "paired", "the peripheral did not report the bond", timeout=30, address=central_address)
 pair = SecurePair(p, c)
 pair.exchange_round(1, subscribe_timeout=120)
+# The bonded pair's messages go on the L2CAP lane (the default), whose channel asks the security
+# GATT needs in secure mode (level 4: LE Secure Connections, an authenticated 128-bit key).
+if not c.select("lane", state="open"):
+    fail(f"the bonded pair is not on the lane: {joined(e.text for e in c.select('lane'))}")
 
 # 3. An intruder without a bond: its write commands are dropped by bluetoothd.
 bleak = peer("bleak", "bleak_central.py", "--adapter", "hci2", "--no-subscribe", "--write", "6", "--send-bytes", "300",

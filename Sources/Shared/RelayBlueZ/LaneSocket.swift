@@ -24,8 +24,10 @@ public enum LEAddressType: UInt8, Sendable, Equatable {
 public enum LaneSecurity: UInt8, Sendable, Equatable {
     /// No encryption required (the kernel's default).
     case low = 1
-    /// An encrypted, authenticated link (`BT_SECURITY_HIGH`): what `--secure` asks.
-    case high = 3
+    /// An encrypted, authenticated LE Secure Connections link with a 128-bit key
+    /// (`BT_SECURITY_FIPS`): what `--secure` asks, the level bluetoothd's `secure-*` flags hold
+    /// GATT to.
+    case secureConnections = 4
 }
 
 /// A failed call on an L2CAP socket: which call, and its `errno`.
@@ -50,6 +52,10 @@ enum L2CAPSocket {
     static let securityOption: Int32 = 4  // BT_SECURITY
     static let sendMTUOption: Int32 = 12  // BT_SNDMTU
     static let receiveMTUOption: Int32 = 13  // BT_RCVMTU
+    /// Channels the kernel keeps accepted for relay-peripheral to take (`listen`'s backlog): a
+    /// stranger opening channels as fast as it can fills 8 between two turns of the loop, and
+    /// an honest central's channel is then refused.
+    static let backlog: Int32 = 128
     /// The largest service data unit relay takes on a channel. Until the kernel knows the
     /// socket's free space (as the channel opens, and always before the credit change of 2024)
     /// it keeps `receiveMTU / MPS + 1` credits out to the sender: at its default 672 that is 3
@@ -171,7 +177,7 @@ public final class LaneListener {
             try L2CAPSocket.setSecurity(fd, security)
             try L2CAPSocket.bind(fd, L2CAPSocket.address(nil, type: .public, psm: 0))
             try L2CAPSocket.setReceiveMTU(fd)
-            guard Glibc.listen(fd, 8) == 0 else { throw LaneSocketError("listen", code: errno) }
+            guard Glibc.listen(fd, L2CAPSocket.backlog) == 0 else { throw LaneSocketError("listen", code: errno) }
             guard let local = L2CAPSocket.localAddress(fd).flatMap(L2CAPSocket.parse),
                 let psm = LanePSM(local.psm)
             else { throw LaneSocketError("getsockname", code: EINVAL) }
