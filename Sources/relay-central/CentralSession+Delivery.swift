@@ -184,9 +184,13 @@ extension CentralSession {
             guard let session = delivery.session, data.session == session || data.session == .everyone,
                 delivery.receiver != nil
             else { return [] }
-            delivery.outgoing.sender.heardData(from: .peripheral, at: now)
             // In place: a copy of the receiver would copy the partial message on every frame.
+            let fresh = delivery.receiver!.counts.framesWithNewBytes
             let actions = delivery.receiver!.receive(data, at: now)
+            // Only a frame that brought new bytes says the peripheral is sending (a wider flight).
+            if delivery.receiver!.counts.framesWithNewBytes > fresh {
+                delivery.outgoing.sender.heardData(from: .peripheral, at: now)
+            }
             return performInbound(actions) + pump()
         case .acknowledgement(let ack):
             guard let session = delivery.session, ack.session == session else { return [] }
@@ -211,8 +215,11 @@ extension CentralSession {
                 [.report(.transfer($0))]
             } ?? []
         }
-        delivery.outgoing.sender.heardData(from: .peripheral, at: now)
+        let fresh = delivery.receiver!.counts.framesWithNewBytes
         let actions = delivery.receiver!.receive(frame, at: now)
+        if delivery.receiver!.counts.framesWithNewBytes > fresh {
+            delivery.outgoing.sender.heardData(from: .peripheral, at: now)
+        }
         return performInbound(actions) + pump()
     }
 

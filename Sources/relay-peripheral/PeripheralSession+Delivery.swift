@@ -42,14 +42,21 @@ extension PeripheralSession {
                     .compactNotAgreed, from: PeerName(.central, session.address), at: now)
                 return actions + (event.map { [.report(.transfer($0))] } ?? [])
             }
-            delivery.outgoing.sender.heardData(from: number, at: now)
+            let fresh = delivery.sessions[number]!.receiver.counts.framesWithNewBytes
             let received = delivery.sessions[number]!.receiver.receive(frame, at: now)
+            if delivery.sessions[number]!.receiver.counts.framesWithNewBytes > fresh {
+                delivery.outgoing.sender.heardData(from: number, at: now)
+            }
             return actions + performInbound(received, of: number) + startSending()
         case .frame(.data(let data)):
             guard let number = session(data.session, writtenBy: address) else { return actions }
-            delivery.outgoing.sender.heardData(from: number, at: now)
             // In place: a copy of the session would copy the partial message on every frame.
+            let fresh = delivery.sessions[number]!.receiver.counts.framesWithNewBytes
             let received = delivery.sessions[number]!.receiver.receive(data, at: now)
+            // Only a frame that brought new bytes says the central is sending (a wider flight).
+            if delivery.sessions[number]!.receiver.counts.framesWithNewBytes > fresh {
+                delivery.outgoing.sender.heardData(from: number, at: now)
+            }
             return actions + performInbound(received, of: number) + startSending()
         case .frame(.acknowledgement(let ack)):
             guard let number = session(ack.session, writtenBy: address) else { return actions }

@@ -69,6 +69,26 @@ final class TransferReceiverTests: XCTestCase {
         XCTAssertEqual(receiver.counts.delivered, 1)
     }
 
+    func testOnlyFramesThatBringNewBytesCountAsTheSenderSending() {
+        // What tells the sender beside the receiver that its peer really sends (a wider flight):
+        // new bytes in order or out of order, never a duplicate, another transfer's or one past the window.
+        let bytes = stream(Message(binary: [UInt8](repeating: 9, count: 600)))
+        var receiver = receiver(window: 300)
+        _ = receiver.receive(frame(bytes, 0..<100), at: 1)
+        XCTAssertEqual(receiver.counts.framesWithNewBytes, 1)
+        _ = receiver.receive(frame(bytes, 0..<100), at: 1.1)
+        _ = receiver.receive(frame(bytes, 50..<100), at: 1.2)
+        _ = receiver.receive(frame(bytes, 0..<100, transfer: TransferID(41)), at: 1.3)
+        _ = receiver.receive(frame(bytes, 500..<600), at: 1.4)
+        XCTAssertEqual(receiver.counts.framesWithNewBytes, 1, "duplicates, another transfer, past the window")
+        _ = receiver.receive(frame(bytes, 200..<300), at: 1.5)
+        XCTAssertEqual(receiver.counts.framesWithNewBytes, 2, "out of order, new")
+        _ = receiver.receive(frame(bytes, 200..<300), at: 1.6)
+        XCTAssertEqual(receiver.counts.framesWithNewBytes, 2, "held out of order already")
+        _ = receiver.receive(frame(bytes, 100..<200), at: 1.7)
+        XCTAssertEqual(receiver.counts.framesWithNewBytes, 3)
+    }
+
     func testAGapIsAcknowledgedAtOnceWithRangesAndFilledOutOfOrder() {
         let message = Message(binary: (0..<900).map { UInt8($0 % 7) })
         let bytes = stream(message)

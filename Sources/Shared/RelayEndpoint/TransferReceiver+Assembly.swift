@@ -41,9 +41,11 @@ extension TransferReceiver {
                 counts.fragmentedFrames += 1
                 return .kept(newGap: false)
             }
+            counts.framesWithNewBytes += 1
             return .kept(newGap: !hadGap)
         }
         // In order from `received`.
+        counts.framesWithNewBytes += 1
         start = current.received
         let from = start - Int(frame.offset)
         if let outcome = append(Array(frame.bytes[from..<(end - Int(frame.offset))]), to: &current, actions: &actions) {

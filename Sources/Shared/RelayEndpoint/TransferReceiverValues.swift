@@ -126,5 +126,9 @@ extension TransferReceiver {
         public var fragmentedFrames = 0
         /// Messages delivered.
         public var delivered = 0
+        /// Frames that brought bytes not held before: what tells the sender beside this receiver
+        /// that its peer is really sending (`TransferSender.heardData`), which a frame it ignores
+        /// or already held does not.
+        public var framesWithNewBytes = 0
     }
 }
