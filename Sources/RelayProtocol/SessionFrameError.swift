@@ -29,6 +29,9 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
     case emptyData
     /// A compact data frame from a peer whose handshake did not agree on version 3.
     case compactNotAgreed
+    /// A counter (4 bytes) on the L2CAP lane: counters go on GATT, and a channel could carry
+    /// a thousand in one service data unit, each a line and an echo.
+    case counterOnLane
 
     /// A one-line explanation.
     public var description: String {
@@ -49,6 +52,7 @@ public enum SessionFrameError: Error, Sendable, Hashable, CustomStringConvertibl
         case .badRanges: "acknowledgement with ranges out of order"
         case .emptyData: "data frame without data"
         case .compactNotAgreed: "compact data frame, but the handshake did not agree on version 3"
+        case .counterOnLane: "a counter on the L2CAP lane (counters go on GATT)"
         }
     }
 }

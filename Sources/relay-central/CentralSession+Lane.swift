@@ -88,6 +88,14 @@ extension CentralSession {
                 return actions + traceLaneValue(value)
                     + laneBroke(.unproven(welcomed: welcome.peripheral, offered: offer.peripheral))
             }
+            if case .counter? = try? SessionValue(parsing: value) {
+                // Counters go on GATT: on the channel they would be a line each, a thousand a unit.
+                actions += traceLaneValue(value)
+                if let event = delivery.inbound.protocolError(.counterOnLane, from: peripheralName, at: now) {
+                    actions.append(.report(.transfer(event)))
+                }
+                continue
+            }
             actions += traceLaneValue(value) + sessionValue(value)
         }
         return actions

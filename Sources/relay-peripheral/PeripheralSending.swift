@@ -27,8 +27,12 @@ struct PeripheralSending {
     /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
     var outbox = Outbox<Int>()
     var chunker = Chunker(carrier: .notification)
-    /// Counters for the sessions, each with the `notified` to report once it is handed over.
+    /// Counters for the sessions, each with the `notified` to report once it is handed over: at
+    /// most `maximumSessionCounters` (an echo of centrals that write faster than notifications
+    /// leave keeps the newest).
     var sessionCounters: [(Counter, PeripheralEvent?)] = []
+    /// Counters waiting for the sessions at most.
+    static let maximumSessionCounters = 64
     /// The counter `notify` sends next.
     var nextCounter = Counter(0)
     /// The last counter handed to bluetoothd (what a read of the notify characteristic returns).

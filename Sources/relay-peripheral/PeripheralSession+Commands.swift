@@ -80,6 +80,9 @@ extension PeripheralSession {
         let legacy = hasLegacySubscribers ? subscriberCount : 0
         let total = legacy + sessions
         if sessions > 0 {
+            if sending.sessionCounters.count >= PeripheralSending.maximumSessionCounters {
+                sending.sessionCounters.removeFirst()  // at most 64: the oldest echo goes
+            }
             sending.sessionCounters.append(
                 (counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
         }

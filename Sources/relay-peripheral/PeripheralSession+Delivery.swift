@@ -15,8 +15,9 @@ extension PeripheralSession {
     ) -> [PeripheralAction] {
         var actions = noteWriter(address, mtu: mtu)
         let value: SessionValue
-        do {
+        do throws(SessionFrameError) {
             value = try SessionValue(parsing: bytes)
+            if lane != nil, case .counter = value { throw .counterOnLane }
         } catch {
             if let event = delivery.strangers.protocolError(error, from: PeerName(.central, address), at: now) {
                 actions.append(.report(.transfer(event)))

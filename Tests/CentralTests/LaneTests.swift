@@ -151,6 +151,19 @@ final class LaneTests: XCTestCase {
         XCTAssertTrue(SessionHarness.eventNames(welcomed).contains("ready"), "\(SessionHarness.events(welcomed))")
     }
 
+    func testCountersOnTheChannelAreRefusedAndPaced() {
+        var harness = SessionHarness(settings: settings())
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
+        harness.feed(.laneOpened(MTU(laneChannelMTU: 8194)))
+        harness.feed(.writeFinished(nil))
+        harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+        let unit = (0..<1000).flatMap { LaneFraming.encode(Counter(UInt32($0)).encoded) }
+        let names = SessionHarness.eventNames(harness.feed(.laneReceived(unit)))
+        XCTAssertFalse(names.contains("counter"), "counters go on GATT")
+        XCTAssertTrue((1...5).contains(names.filter { $0 == "error" }.count), "\(names.prefix(8))")
+    }
+
     func testAnUnansweredHelloOnTheChannelFallsBackToGATT() {
         var harness = SessionHarness(settings: settings())
         _ = setUp(&harness, characteristics: Self.characteristics)

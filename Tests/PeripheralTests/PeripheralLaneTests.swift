@@ -335,6 +335,47 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[Self.lane])
     }
 
+    func testCountersOnTheChannelAreRefusedPacedNotALineAndAnEchoEach() throws {
+        // A thousand counters in one unit: counters go on GATT, so none is taken, and the protocol
+        // error lines are paced (at most 5 a second), nothing queued to echo.
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.lane = .l2cap
+        settings.echo = true
+        var session = PeripheralSession.advertising(settings)
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
+        _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 8194)))
+        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+        _ = drain(&session)
+        let unit = (0..<1000).flatMap { LaneFraming.encode(Counter(UInt32($0)).encoded) }
+        let actions = session.handle(.laneReceived(Self.lane, unit, time: 1), at: 1)
+        let events = actions.compactMap { if case .report(let event) = $0 { event } else { nil } }
+        XCTAssertEqual(events.filter { $0.name == "counter" }, [])
+        XCTAssertLessThanOrEqual(events.filter { $0.name == "error" }.count, 5, "\(events.prefix(8))")
+        XCTAssertGreaterThanOrEqual(events.filter { $0.name == "error" }.count, 1)
+        XCTAssertTrue(session.sending.sessionCounters.isEmpty, "nothing to echo")
+        XCTAssertNotNil(session.lanes[Self.lane], "the channel stays: its central may send frames too")
+    }
+
+    func testEchoedCountersWaitingForTheSessionsAreBounded() throws {
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.echo = true
+        var session = PeripheralSession.advertising(settings)
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517), time: 0))
+        _ = drain(&session)
+        // 500 counters written on GATT while nothing is handed over (bluetoothd is slow).
+        _ = session.handle(.sessionWritten(Counter(1).encoded, from: centralA, mtu: MTU(517), time: 1), at: 1)
+        for value in 2...500 {
+            _ = session.handle(
+                .sessionWritten(Counter(UInt32(value)).encoded, from: centralA, mtu: MTU(517), time: 1), at: 1)
+        }
+        XCTAssertEqual(session.sending.sessionCounters.count, PeripheralSending.maximumSessionCounters)
+        XCTAssertEqual(session.sending.sessionCounters.last?.0, Counter(500), "the newest is kept")
+    }
+
     func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
         var session = session()
         _ = try greetOnLane(&session)
