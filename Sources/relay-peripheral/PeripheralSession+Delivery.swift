@@ -221,7 +221,7 @@ extension PeripheralSession {
         guard var session = delivery.sessions.removeValue(forKey: number) else { return [] }
         let received = session.receiver.close(why)
         return performInbound(received, of: number, session: session)
-            + performOutbound(delivery.outgoing.sender.remove(number, why))
+            + performOutbound(delivery.outgoing.sender.remove(number, why), ended: session)
     }
 
     // MARK: Links
@@ -336,11 +336,17 @@ extension PeripheralSession {
 
     // MARK: Outcomes
 
-    /// The sender's `actions`: events, and centrals that broke protocol 2 cut off.
-    private mutating func performOutbound(_ actions: [TransferSender<SessionNumber>.Action]) -> [PeripheralAction] {
+    /// The sender's `actions`: events, and centrals that broke protocol 2 cut off. `ended`: a
+    /// session just removed, whose failures still name its central.
+    private mutating func performOutbound(
+        _ actions: [TransferSender<SessionNumber>.Action], ended: PeripheralDelivery.Session? = nil
+    ) -> [PeripheralAction] {
         let sessions = delivery.sessions
         let outcomes = delivery.outgoing.absorb(
-            actions, name: { number in PeerName(.central, sessions[number]?.address) }, session: { $0 })
+            actions,
+            name: { number in
+                PeerName(.central, sessions[number]?.address ?? (ended?.number == number ? ended?.address : nil))
+            }, session: { $0 })
         var result: [PeripheralAction] = []
         for outcome in outcomes {
             switch outcome {

@@ -509,6 +509,9 @@ final class PeripheralDeliveryTests: XCTestCase {
             events.filter { $0.name == "error" },
             [.error(.brokeProtocol(.acknowledgedBeyondTheMessage(TransferID(1))), from: centralB)])
         XCTAssertEqual(events.filter { $0.name == "failed" }.count, 1)
+        for case .transfer(.failed(_, let to, _)) in events {
+            XCTAssertEqual(to, PeerName(.central, centralB), "the failure names the central cut off")
+        }
         XCTAssertNil(session.delivery.sessions[hostile])
         XCTAssertTrue(
             session.handle(.sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: 3), at: 3)
