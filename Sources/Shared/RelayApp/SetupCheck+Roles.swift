@@ -24,7 +24,8 @@ extension SetupCheck {
             return finish(false)
         }
         let advertisement = LEAdvertisement(
-            client: client, path: "/org/relay/check/advertisement", data: AdvertisementData(kind: .peripheral))
+            // Non-connectable (a broadcast): nobody in the room can connect to the check.
+            client: client, path: "/org/relay/check/advertisement", data: AdvertisementData(kind: .broadcast))
         self.advertisement = advertisement
         calling()
         advertisement.register(adapter: adapter.id) { [weak self] result in

@@ -180,12 +180,17 @@ public final class SetupCheck {
         step.run(self, finish)
     }
 
+    /// The end of the steps (a step that timed out included): answers still in flight are
+    /// waited for (at most `settleTimeout`) before what was registered is removed, as in `stop`.
     private func end() {
         steps = []
-        cleanUp { [weak self] in
-            guard let self, let completion = self.completion else { return }
-            self.completion = nil
-            completion(CheckSummary(program: self.role.program, findings: self.findings))
+        afterCalls { [weak self] in
+            guard let self else { return }
+            self.cleanUp { [weak self] in
+                guard let self, let completion = self.completion else { return }
+                self.completion = nil
+                completion(CheckSummary(program: self.role.program, findings: self.findings))
+            }
         }
     }
 
