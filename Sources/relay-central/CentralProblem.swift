@@ -42,6 +42,8 @@ enum CentralProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case alreadyDisconnecting(Peer)
     case uartTextOnly(UARTRefusal)
     case messageTooLarge
+    /// `send` while `DeliverySettings.maximumMessagesOnTheirWay` messages are on their way.
+    case queueFull
     case readInProgress
     /// `send` of text that is empty once cut for a UART device.
     case nothingToSend
@@ -115,6 +117,7 @@ enum CentralProblem: Error, Equatable, Sendable, CustomStringConvertible {
             case .file(let command): return "\(command): \(textOnly) (files and binary need a relay peripheral)"
             }
         case .messageTooLarge: return "message too large: a relay message is shorter than 4 GiB"
+        case .queueFull: return DeliverySettings.queueFullReason
         case .readInProgress: return "a read is already in progress: wait for it"
         case .nothingToSend: return "send: nothing to send"
         case .pairNotConnected: return "pair: not connected: connect to the peripheral first"

@@ -47,6 +47,10 @@ extension CentralSession {
         guard message.length <= Int(UInt32.max) - 300 else {
             return [.finish(token, .messageTooLarge)]
         }
+        // As on relay-peripheral: at most 256 messages on their way (each a stream, a file
+        // descriptor for a file), protocol 2's and those waiting for the welcome together.
+        guard delivery.outgoing.streams.count + delivery.waiting.count < DeliverySettings.maximumMessagesOnTheirWay
+        else { return [.finish(token, .queueFull)] }
         let number = writing.nextMessageNumber
         writing.nextMessageNumber += 1
         switch delivery.phase {

@@ -92,6 +92,20 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.outcome(of: 2, in: welcomed), .success, "connect completes at ready")
     }
 
+    func testMessagesOnTheirWayAreBoundedAsOnThePeripheral() {
+        // A peripheral that never acknowledges: at most 256 messages (each a stream, a file
+        // descriptor for a file) wait; the next send is refused with the peripheral's reason.
+        var harness = SessionHarness(settings: settings())
+        ready(&harness)
+        for index in 0..<DeliverySettings.maximumMessagesOnTheirWay {
+            let (token, actions) = harness.command(.send(Message(text: "message \(index)")))
+            XCTAssertNotEqual(
+                SessionHarness.outcome(of: token, in: actions), .failure(DeliverySettings.queueFullReason), "\(index)")
+        }
+        let (token, refused) = harness.command(.send(Message(text: "one more")))
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: refused), .failure(DeliverySettings.queueFullReason))
+    }
+
     func testAMessageIsSentInDataFramesAndDeliveredOnItsAcknowledgement() throws {
         var harness = SessionHarness(settings: settings())
         ready(&harness)
