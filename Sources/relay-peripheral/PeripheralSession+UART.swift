@@ -1,4 +1,5 @@
 import RelayApp
+import RelayEndpoint
 import RelayProtocol
 
 /// Phone UART apps on the Nordic UART Service: who they are, the lines they are writing, and
@@ -17,6 +18,12 @@ struct UARTPeers: Equatable, Sendable {
     var queue: [[UInt8]] = []
     /// Lines received, from every UART app (numbers the `message` events).
     var received = 0
+    /// Each UART app's lines shown one a message: `linesPerSecond`, then the rest of each write
+    /// joined into one message (a burst of 20 writes of 255 one-character lines was 5 100 lines
+    /// on the presenter's screen in a tenth of a second).
+    var pace: [BluetoothAddress?: RateLimiter] = [:]
+    /// Lines a UART app's writes become one message each, per second; more join into one.
+    static let linesPerSecond = 20
 }
 
 extension PeripheralSession {
@@ -33,7 +40,14 @@ extension PeripheralSession {
         var assembler = uart.lines[from] ?? UARTLineAssembler()
         let lines = assembler.receive(bytes, at: time)
         uart.lines[from] = assembler
-        return actions + lines.map { deliverUARTLine($0, from: from) }
+        var pace = uart.pace[from] ?? RateLimiter(limit: UARTPeers.linesPerSecond, per: 1)
+        var shown = 0
+        while shown < lines.count, case .allow = pace.admit(now: time) { shown += 1 }
+        uart.pace[from] = pace
+        actions += lines[..<shown].map { deliverUARTLine($0, from: from) }
+        // The rest of this write's lines, nothing lost: one message, its lines as they came.
+        if shown < lines.count { actions.append(deliverUARTLine(lines[shown...].joined(separator: "\n"), from: from)) }
+        return actions
     }
 
     /// TX notifications went on (with the central when bluetoothd named it).
@@ -65,6 +79,7 @@ extension PeripheralSession {
     /// A UART app left: the line it was writing ends.
     mutating func uartCentralLeft(_ address: BluetoothAddress) -> [PeripheralAction] {
         uart.centrals.remove(address)
+        uart.pace[address] = nil
         guard var assembler = uart.lines.removeValue(forKey: address) else { return [] }
         return assembler.tick(at: .infinity).map { deliverUARTLine($0, from: address) }
     }

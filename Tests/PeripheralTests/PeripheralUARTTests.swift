@@ -34,6 +34,25 @@ final class PeripheralUARTTests: XCTestCase {
             "a phone that leaves ends its line; invalid UTF-8 is shown escaped")
     }
 
+    func testABurstOfLinesFromOneAppIsShownBoundedAndNothingIsLost() {
+        // 20 writes of 254 bytes, "a\n" over and over, in a tenth of a second: 20 lines are a
+        // message each, then each write's remaining lines one message; every line is there.
+        var session = PeripheralSession.advertising()
+        var texts: [String] = []
+        for index in 0..<20 {
+            let time = 1 + Double(index) * 0.005
+            let write: [UInt8] = (0..<254).map { $0 % 2 == 0 ? 0x61 : 0x0A }
+            texts += arrivals(session.handle(.uartWritten(write, from: phone, mtu: MTU(517), time: time), at: time))
+                .compactMap(\.text)
+        }
+        XCTAssertLessThanOrEqual(texts.count, 40, "not a line each")
+        XCTAssertEqual(texts.joined(separator: "\n").split(separator: "\n").count, 20 * 127, "every line is there")
+        // A second later, lines are a message each again.
+        let later = arrivals(
+            session.handle(.uartWritten(Array("one\ntwo\n".utf8), from: phone, mtu: nil, time: 3), at: 3))
+        XCTAssertEqual(later.map(\.text), ["one", "two"])
+    }
+
     func testSendReachesAUARTAppAsUTF8SplitForItsLinkWithTheLineEnding() throws {
         var session = PeripheralSession.advertising()
         XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0), "nobody listens yet")

@@ -8,7 +8,7 @@
 /// case .suppress: break
 /// }
 /// ```
-public struct RateLimiter: Sendable {
+public struct RateLimiter: Sendable, Equatable {
     /// Whether to report.
     public enum Admission: Sendable, Equatable {
         /// Report; `suppressed` reports were dropped since the last one let through.
