@@ -50,7 +50,9 @@ public struct LaneOffer: Sendable, Hashable {
     /// The characteristic's value.
     public var encoded: [UInt8] {
         let token = peripheral.value
-        return psm.encoded + [UInt8(token & 0xFF), UInt8(token >> 8 & 0xFF), UInt8(token >> 16 & 0xFF), UInt8(token >> 24)]
+        return psm.encoded + [
+            UInt8(token & 0xFF), UInt8(token >> 8 & 0xFF), UInt8(token >> 16 & 0xFF), UInt8(token >> 24),
+        ]
     }
 
     /// Reads the characteristic's value: exactly 6 bytes, a dynamic PSM and a token.

@@ -176,7 +176,8 @@ extension PeripheralSession {
         let incomplete = lanes.filter { $0.value.incompleteSince.map { now >= $0 + Self.laneValueTimeout } ?? false }
         for id in incomplete.keys.sorted() {
             guard let lane = lanes.removeValue(forKey: id) else { continue }
-            let why = "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
+            let why =
+                "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
                 + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)"
             actions.append(.closeLane(id))
             actions += paced(.closed(PeerName(.central, lane.address), .malformed(why)))

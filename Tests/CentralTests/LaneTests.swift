@@ -54,7 +54,8 @@ final class LaneTests: XCTestCase {
         var harness = SessionHarness(settings: settings())
         XCTAssertEqual(setUp(&harness, characteristics: Self.characteristics), [.readLanePSM(Self.laneID)])
         XCTAssertEqual(
-            harness.feed(.lanePSMRead(.success(Self.offer.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)])
+            harness.feed(.lanePSMRead(.success(Self.offer.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)]
+        )
         let opened = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
         let hello = try XCTUnwrap(laneSends(opened).first)
         guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
@@ -141,7 +142,11 @@ final class LaneTests: XCTestCase {
         XCTAssertTrue(refused.contains(.closeLane))
         XCTAssertEqual(
             SessionHarness.events(refused),
-            [.lane(.closed(SessionHarness.peerName, .unproven(welcomed: squatter, offered: DeliveryTests.peripheralToken)))])
+            [
+                .lane(
+                    .closed(
+                        SessionHarness.peerName, .unproven(welcomed: squatter, offered: DeliveryTests.peripheralToken)))
+            ])
         XCTAssertFalse(SessionHarness.eventNames(refused).contains("ready"), "no session with the squatter")
         let hello = try XCTUnwrap(SessionHarness.writes(refused).first, "the hello on GATT")
         guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }

@@ -314,7 +314,11 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
         XCTAssertEqual(
             laneEvents(actions),
-            [.closed(PeerName(.central, centralA), .malformed("a value of 4000 bytes was incomplete after 20 s (200 of them came)"))])
+            [
+                .closed(
+                    PeerName(.central, centralA),
+                    .malformed("a value of 4000 bytes was incomplete after 20 s (200 of them came)"))
+            ])
         XCTAssertNil(session.lanes[Self.lane])
         XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
         XCTAssertNil(session.laneStallDeadline)
