@@ -213,7 +213,9 @@ extension PeripheralSession {
         for session in delivery.sessions.values where session.address == address {
             actions += endSession(session.number, because: "it broke protocol 2")
         }
-        return actions
+        // Its L2CAP channels close with it, and no new one is kept until it connects again: what
+        // it writes there would only be read to be ignored.
+        return actions + lanesLinkDown(at: address)
     }
 
     /// Ends a session for good: its messages fail, its partial message is dropped.

@@ -51,6 +51,8 @@ extension PeripheralSession {
         let refusal: LaneEnd?
         if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
             refusal = .notConnected
+        } else if centrals[address]?.cutOff == true {
+            refusal = .cutOff
         } else if !admitsWriter(address) {
             refusal = .notAllowed
         } else {
@@ -91,7 +93,8 @@ extension PeripheralSession {
         lanes[id] = lane
         var actions: [PeripheralAction] = []
         for value in values {
-            // A lane that closed for a breach on the way takes no more of its values.
+            // A lane that closed for a breach on the way (its central cut off from protocol 2)
+            // takes no more of its values.
             guard lanes[id] != nil else { break }
             actions += traceLaneValue(value, from: lane.address)
             actions += sessionWritten(value, from: lane.address, mtu: nil, time: time, lane: id)

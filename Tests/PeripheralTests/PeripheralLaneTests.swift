@@ -380,6 +380,27 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.sending.sessionCounters.last?.0, Counter(500), "the newest is kept")
     }
 
+    func testACentralCutOffFromProtocol2LosesItsChannelUntilItConnectsAgain() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        var actions: [PeripheralAction] = []
+        for index in 0...PeripheralDelivery.maximumHellosPerWindow {
+            let time = 1 + Double(index) * 0.1
+            actions += session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: time), at: time)
+        }
+        XCTAssertTrue(actions.contains(.closeLane(Self.lane)), "its channel closes with its session")
+        XCTAssertNil(session.lanes[Self.lane])
+        let again = session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(laneChannelMTU: 672)), at: 5)
+        XCTAssertEqual(again.first, .closeLane(LaneID(2)))
+        XCTAssertNil(session.lanes[LaneID(2)])
+        // Connected again, it may have a channel again.
+        _ = session.handle(.disconnected(centralA), at: 6)
+        _ = session.handle(.connected(centralA), at: 7)
+        _ = session.handle(.lanePSMRead(by: centralA), at: 7)
+        XCTAssertEqual(session.handle(.laneOpened(LaneID(3), from: centralA, mtu: MTU(laneChannelMTU: 672)), at: 8), [])
+        XCTAssertNotNil(session.lanes[LaneID(3)])
+    }
+
     func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
         var session = session()
         _ = try greetOnLane(&session)

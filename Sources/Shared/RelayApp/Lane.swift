@@ -53,6 +53,9 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     case notConnected
     /// relay-peripheral: the central is not in `--allow`.
     case notAllowed
+    /// relay-peripheral: the central broke protocol 2 on this link (its channels close with its
+    /// session; none is kept until it connects again).
+    case cutOff
     /// relay-peripheral: the channel stayed full, holding a value back, for this long.
     case stalled(seconds: Int)
     /// relay-peripheral could not listen (the socket's call and error, as text).
@@ -73,6 +76,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed: "malformed"
         case .notConnected: "not-connected"
         case .notAllowed: "not-allowed"
+        case .cutOff: "cut-off"
         case .stalled: "stalled"
         case .cannotListen: "cannot-listen"
         case .unproven: "unproven"
@@ -89,6 +93,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .malformed(let why): "it broke the lane's framing: \(why)"
         case .notConnected: "it did not read the lane characteristic over GATT first"
         case .notAllowed: "it is not in --allow"
+        case .cutOff: "it broke protocol 2 on this link"
         case .stalled(let seconds): "its channel took nothing for \(seconds) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"
         case .unproven(let welcomed, let offered):
