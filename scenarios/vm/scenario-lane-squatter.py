@@ -12,10 +12,10 @@
 # own message reaches the central too.
 # vm-controllers: 2
 # vm-timeout: 240
-from scenario import OUT, expect, fail, passed, peer, random_file, relay, stop, values
+from scenario import OUT, exchange_files, expect, fail, passed, peer, random_file, relay, stop
 
-central_sent = random_file(f"{OUT}/c.bin", 20000)
-peripheral_sent = random_file(f"{OUT}/p.bin", 20000)
+random_file(f"{OUT}/c.bin", 20000)
+random_file(f"{OUT}/p.bin", 20000)
 
 squatter = peer("squatter", "psm_squatter.py", "--adapter", "hci0", "--psm", 0x80, "--seconds", 200,
                 merge_stderr=False)
@@ -37,14 +37,7 @@ expect(c, "ready", "the central did not set the session up on GATT", timeout=30)
 if c.select("lane", state="open"):
     fail("the central took the squatter's channel as its lane")
 
-c.send(f"send-file {OUT}/c.bin")
-expect(p, "message", "the central's file did not reach the real peripheral", timeout=60)
-expect(c, "delivered", "the central's file was not confirmed", timeout=30)
-p.send(f"send-file {OUT}/p.bin")
-expect(c, "message", "the peripheral's file did not reach the central", timeout=60)
-expect(p, "delivered", "the peripheral's file was not confirmed", timeout=30)
-if values(p, "message", "sha256") != [central_sent] or values(c, "message", "sha256") != [peripheral_sent]:
-    fail("a file arrived changed")
+exchange_files(p, c, f"{OUT}/c.bin", f"{OUT}/p.bin")
 stop(c)
 stop(p)
 

@@ -172,6 +172,21 @@ def expect_text(program, pattern, reason, timeout=30, since=0):
         fail(f"{_reason(reason)} ({problem})")
 
 
+def exchange_files(peripheral, central, to_peripheral, to_central, timeout=60):
+    """The central sends the file TO_PERIPHERAL, then the peripheral TO_CENTRAL: each arrives
+    (TIMEOUT s) and is confirmed `delivered`, and each side's messages are exactly that file
+    (sha256), or the scenario fails."""
+    central.send(f"send-file {to_peripheral}")
+    expect(peripheral, "message", "the central's file did not reach the peripheral", timeout=timeout)
+    expect(central, "delivered", "the central's file was not confirmed", timeout=30)
+    peripheral.send(f"send-file {to_central}")
+    expect(central, "message", "the peripheral's file did not reach the central", timeout=timeout)
+    expect(peripheral, "delivered", "the peripheral's file was not confirmed", timeout=30)
+    if values(peripheral, "message", "sha256") != [sha256(to_peripheral)] or \
+            values(central, "message", "sha256") != [sha256(to_central)]:
+        fail("a file arrived changed")
+
+
 def values(program, event, field, **fields):
     """FIELD of every EVENT of PROGRAM so far that has it (and those FIELDS), in order."""
     return [e[field] for e in program.select(event, **fields) if field in e]
