@@ -28,6 +28,11 @@ extension PeripheralSession {
     /// length promises bytes it never sends would otherwise hold the channel open for ever.
     static let laneValueTimeout = 20.0
 
+    /// The smallest channel MTU kept: room for values of 490 bytes, the smallest relay cuts data
+    /// in. Frames sent on the channels are cut for the smallest of them, so one channel with an
+    /// MTU of 23 would cut every central's values to 21 bytes.
+    static let smallestLaneMTU = 492
+
     /// The listener's outcome.
     mutating func laneListening(_ result: Result<LanePSM, LaneEnd>) -> [PeripheralAction] {
         switch result {
@@ -53,6 +58,8 @@ extension PeripheralSession {
             refusal = .notConnected
         } else if centrals[address]?.cutOff == true {
             refusal = .cutOff
+        } else if mtu.value < Self.smallestLaneMTU {
+            refusal = .tooSmall(mtu.value)
         } else if !admitsWriter(address) {
             refusal = .notAllowed
         } else {

@@ -401,6 +401,18 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[LaneID(3)])
     }
 
+    func testAChannelTooSmallForTheLanesValuesIsRefused() {
+        // One channel of MTU 23 would cut every central's frames to 21 bytes.
+        var session = session()
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.lanePSMRead(by: centralA))
+        let actions = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 23)))
+        XCTAssertEqual(actions.first, .closeLane(Self.lane))
+        XCTAssertEqual(laneEvents(actions), [.refused(PeerName(.central, centralA), .tooSmall(23))])
+        XCTAssertTrue(session.lanes.isEmpty)
+        XCTAssertEqual(session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(laneChannelMTU: 492))), [])
+    }
+
     func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
         var session = session()
         _ = try greetOnLane(&session)

@@ -56,6 +56,8 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     /// relay-peripheral: the central broke protocol 2 on this link (its channels close with its
     /// session; none is kept until it connects again).
     case cutOff
+    /// relay-peripheral: the channel's MTU leaves less room for a value than the lane needs.
+    case tooSmall(Int)
     /// relay-peripheral: the channel stayed full, holding a value back, for this long.
     case stalled(seconds: Int)
     /// relay-peripheral could not listen (the socket's call and error, as text).
@@ -77,6 +79,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notConnected: "not-connected"
         case .notAllowed: "not-allowed"
         case .cutOff: "cut-off"
+        case .tooSmall: "too-small"
         case .stalled: "stalled"
         case .cannotListen: "cannot-listen"
         case .unproven: "unproven"
@@ -94,6 +97,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notConnected: "it did not read the lane characteristic over GATT first"
         case .notAllowed: "it is not in --allow"
         case .cutOff: "it broke protocol 2 on this link"
+        case .tooSmall(let mtu): "its channel's MTU is \(mtu) bytes; the lane needs 492 (values of 490)"
         case .stalled(let seconds): "its channel took nothing for \(seconds) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"
         case .unproven(let welcomed, let offered):
