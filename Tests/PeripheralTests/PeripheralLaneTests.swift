@@ -386,7 +386,8 @@ final class PeripheralLaneTests: XCTestCase {
         var actions: [PeripheralAction] = []
         for index in 0...PeripheralDelivery.maximumHellosPerWindow {
             let time = 1 + Double(index) * 0.1
-            actions += session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: time), at: time)
+            actions += session.handle(
+                .laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: time), at: time)
         }
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)), "its channel closes with its session")
         XCTAssertNil(session.lanes[Self.lane])
