@@ -57,8 +57,11 @@ def main():
     parser.add_argument("--bind", choices=["adapter", "any"], default="adapter")
     parser.add_argument("--seconds", type=float, default=180)
     options = parser.parse_args()
-    with open(f"/sys/class/bluetooth/{options.adapter}/address") as file:
-        address = file.read().strip().upper()
+    # The test bed names each controller's address (the kernel's sysfs does not show it).
+    address = os.environ.get(f"RELAY_VM_{options.adapter.upper()}_ADDRESS", "").upper()
+    if not address:
+        print(json.dumps({"event": "squatter", "error": f"no address for {options.adapter}"}), flush=True)
+        return 1
     os.setgroups([])
     os.setgid(65534)
     os.setuid(65534)
