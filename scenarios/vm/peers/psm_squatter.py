@@ -93,7 +93,8 @@ def main():
             except OSError:
                 data = b""
             if not data:
-                channels.pop(sock).close()
+                channels.pop(sock)
+                sock.close()
                 continue
             values, channels[sock] = lane_values(channels[sock] + data)
             for value in values:
