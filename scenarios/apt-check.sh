@@ -38,7 +38,7 @@ run() { # name -> a fresh stub state; runs the rest with the stub first on PATH
   export APT_STUB_STATE=$work/$name
   mkdir -p "$APT_STUB_STATE"
   : > "$APT_STUB_STATE/calls"
-  PATH=$work/bin:$PATH RELAY_APT_LOCK=$work/relay-apt.lock RELAY_APT_RETRY=0.2 "$@"
+  PATH=$work/bin:$PATH RELAY_APT_LOCK=${RELAY_APT_LOCK:-$work/relay-apt.lock} RELAY_APT_RETRY=0.2 "$@"
 }
 # shellcheck source=../scripts/apt.sh
 source "$repo/scripts/apt.sh"
@@ -88,4 +88,15 @@ run side relay_apt two update 2> "$work/side2.err" || fail "a call beside anothe
 wait $one || fail "a call beside another failed: $(cat "$work/side1.err")"
 [ ! -s "$work/side/overlaps" ] || fail "two apt calls ran at once"
 [ "$(wc -l < "$work/side/calls")" -ge 1 ] || fail "the stand-in was not called"
-echo "apt-check: 4 passed, 0 failed"
+# 5. The lock's folder missing (a fresh root whose /run/lock is not made yet) is made; a lock that
+# cannot be opened at all is one line saying so, not a wait that never was.
+status=0
+RELAY_APT_LOCK=$work/no/such/folder/lock run folder relay_apt test check 2> "$work/folder.err" || status=$?
+[ $status = 0 ] || fail "a missing lock folder failed the call: $(cat "$work/folder.err")"
+status=0
+RELAY_APT_LOCK=/proc/no-such/lock run unusable relay_apt test update 2> "$work/unusable.err" || status=$?
+[ $status = 1 ] || fail "an unusable lock did not fail the call (status $status)"
+grep -q "^test: apt-get update failed: cannot open relay's apt lock /proc/no-such/lock" "$work/unusable.err" ||
+  fail "an unusable lock is not said as such: $(cat "$work/unusable.err")"
+! grep -q "waiting" "$work/unusable.err" || fail "an unusable lock was reported as a wait"
+echo "apt-check: 5 passed, 0 failed"

@@ -28,12 +28,19 @@ relay_apt() { # who arg... -> apt-get arg..., waiting (bounded) for locks; apt's
   # relay's own steps take this lock around each apt call (flock: released when the process ends)
   local relay_apt_lock_file=${RELAY_APT_LOCK:-/var/lock/relay-apt.lock}
   shift
+  relay_apt_last_error="apt-get was not run"
+  mkdir -p "$(dirname "$relay_apt_lock_file")" 2> /dev/null || true
+  if ! { exec 8> "$relay_apt_lock_file"; } 2> /dev/null; then
+    relay_apt_last_error="cannot open relay's apt lock $relay_apt_lock_file"
+    echo "$who: apt-get $1 failed: $relay_apt_last_error (RELAY_APT_LOCK names another file)" >&2
+    return 1
+  fi
   log=$(mktemp)
-  exec 8> "$relay_apt_lock_file"
   if ! flock -n 8; then
     echo "$who: waiting for another relay step's apt call to finish (lock $relay_apt_lock_file)" >&2
     if ! flock -w "$limit" 8; then
-      echo "$who: apt-get $1 failed: another relay step held $relay_apt_lock_file for $limit s; is an install stuck? (ps -ef | grep apt)" >&2
+      relay_apt_last_error="another relay step held $relay_apt_lock_file for $limit s"
+      echo "$who: apt-get $1 failed: $relay_apt_last_error; is an install stuck? (ps -ef | grep apt)" >&2
       exec 8>&-
       rm -f "$log"
       return 1
