@@ -9,7 +9,7 @@
 # The system holds only what a user's laptop has for relay: its release's kernel, bluez, dbus
 # and the package's dependencies, plus the guest harness's needs (bash, kmod, procps, iproute2) and python3 for
 # the third-party peers: bleak and bless (the versions scripts/python-env.sh pins) are put in
-# /opt/relay-peers for that python3 by the host's pip, and /usr/local/bin/relay-python runs
+# /opt/relay-peers for that python3 by the pip of the project's venv, and /usr/local/bin/relay-python runs
 # python3 with them (bluez-vm --root makes it the scenarios' $python). No Swift and no -dev
 # package. Built with mmdebstrap from deb.debian.org under
 # $RELAY_VM_CACHE/rootfs/RELEASE-<hash of the package and this list>; older ones are removed.
@@ -56,9 +56,10 @@ if ls "$root.partial/usr/lib" | grep -qi swift || [ -n "$(find "$root.partial/us
   echo "build-rootfs: a Swift library is in the root file system" >&2
   exit 1
 fi
-# The peers for the system's own python3 (its minor version picks the wheels).
+# The peers for the system's own python3 (its minor version picks the wheels), fetched by the
+# project's venv's pip (a fresh Debian's python3 has no pip module; scripts/python-env.sh).
 python=$(basename "$(ls -d "$root.partial"/usr/lib/python3.[0-9]* | sort -V | tail -n 1)")
-python3 -m pip install -q --disable-pip-version-check --target "$root.partial/opt/relay-peers" \
+"$("$here/../python-env.sh")" -m pip install -q --disable-pip-version-check --target "$root.partial/opt/relay-peers" \
   --python-version "${python#python}" --implementation cp --only-binary=:all: \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
   $peers >&2 2> >(grep -v 'Running pip as the' >&2)
