@@ -19,8 +19,9 @@ public enum RelayProfile {
     /// no security while every other access does (docs/protocol.md, "Secure mode").
     public static let pairingCharacteristic = BluetoothUUID("3C1F2E9A-5B7D-4E61-9A0C-8D2F6B41E7C5")!
     /// Read-only, served with `--lane l2cap|auto`: the PSM of the peripheral's L2CAP lane as a
-    /// little-endian UInt16 (`LanePSM`), under the UUID Core Bluetooth apps look for
-    /// (`CBUUIDL2CAPPSMCharacteristicString`), so an iPhone app can open the channel too.
+    /// little-endian UInt16, then the peripheral's token (`LaneOffer`, 6 bytes), under the UUID
+    /// Core Bluetooth apps look for (`CBUUIDL2CAPPSMCharacteristicString`), so an iPhone app can
+    /// open the channel too.
     public static let laneCharacteristic = BluetoothUUID("ABDD3056-28FA-441D-A470-55A75A52553A")!
 }
 
