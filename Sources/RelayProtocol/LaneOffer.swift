@@ -49,10 +49,9 @@ public struct LaneOffer: Sendable, Hashable {
 
     /// The characteristic's value.
     public var encoded: [UInt8] {
-        let token = peripheral.value
-        return psm.encoded + [
-            UInt8(token & 0xFF), UInt8(token >> 8 & 0xFF), UInt8(token >> 16 & 0xFF), UInt8(token >> 24),
-        ]
+        var bytes = psm.encoded
+        appendLittleEndian(peripheral.value, to: &bytes)
+        return bytes
     }
 
     /// Reads the characteristic's value: exactly 6 bytes, a dynamic PSM and a token.
@@ -60,7 +59,7 @@ public struct LaneOffer: Sendable, Hashable {
         guard bytes.count == Self.encodedLength else { throw .wrongLength(bytes.count) }
         let value = UInt16(bytes[0]) | UInt16(bytes[1]) << 8
         guard let psm = LanePSM(value) else { throw .notDynamic(value) }
-        let token = bytes[2..<6].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        let token = bytes.withUnsafeBytes { loadLittleEndianUInt32($0, at: 2) }
         guard let peripheral = SessionToken(token) else { throw .noToken }
         self.init(psm: psm, peripheral: peripheral)
     }

@@ -82,13 +82,14 @@ extension CentralSession {
         var actions: [CentralAction] = []
         for value in values {
             guard delivery.laneMTU != nil else { break }
-            if case .frame(.welcome(let welcome))? = try? SessionValue(parsing: value),
+            // Only a welcome's length is parsed here; data frames go straight on.
+            if value.count == Welcome.length, case .welcome(let welcome)? = try? SessionFrame(parsing: value),
                 welcome.central == delivery.settings.token, welcome.peripheral != offer.peripheral
             {
                 return actions + traceLaneValue(value)
                     + laneBroke(.unproven(welcomed: welcome.peripheral, offered: offer.peripheral))
             }
-            if case .counter? = try? SessionValue(parsing: value) {
+            if value.count == Counter.encodedLength {
                 // Counters go on GATT: on the channel they would be a line each, a thousand a unit.
                 actions += traceLaneValue(value)
                 if let event = delivery.inbound.protocolError(.counterOnLane, from: peripheralName, at: now) {
