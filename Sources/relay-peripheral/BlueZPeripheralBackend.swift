@@ -95,8 +95,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     // MARK: The L2CAP lane
 
-    func sendOnLanes(_ bytes: [UInt8], to ids: [LaneID]) {
-        laneSockets.send(bytes, to: ids)
+    func sendOnLane(_ id: LaneID, _ units: [[UInt8]]) {
+        laneSockets.send(units, on: id)
     }
 
     func closeLane(_ id: LaneID) {

@@ -21,9 +21,9 @@ enum PeripheralAction: Equatable, Sendable {
     case note(String)
     /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
     case notify([UInt8], on: RelayCharacteristic)
-    /// Send one value (lane-framed) on each of these channels; answer `.lanesTook` (the full
-    /// ones; then `.notifyWritable`).
-    case sendOnLanes([UInt8], to: [LaneID])
+    /// Send these service data units, in order, on the channel until its socket is full; answer
+    /// `.laneTook` (then `.laneWritable` when it was full), or `.laneClosed` when it failed.
+    case sendOnLane(LaneID, [[UInt8]])
     /// Close a channel (no `.laneClosed` follows).
     case closeLane(LaneID)
     /// Set what a read of `of` (the write or the notify characteristic) returns.

@@ -13,9 +13,9 @@ protocol PeripheralBackend: AnyObject {
     func unregisterAdvertisement()
     /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
-    /// Send `bytes` on each channel; answer `.lanesTook` with the ones that were full (then
-    /// `.notifyWritable` when one can take more), and `.laneClosed` for one that failed.
-    func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID])
+    /// Send `units` in order on the channel until its socket is full; answer `.laneTook` (then
+    /// `.laneWritable` when it can take more), or `.laneClosed` when it failed.
+    func sendOnLane(_ id: LaneID, _ units: [[UInt8]])
     /// Close a channel.
     func closeLane(_ lane: LaneID)
     /// Set the value a read of `characteristic` (the write or the notify characteristic) returns.

@@ -30,7 +30,7 @@ final class PeripheralPerformer: ActionPerformer {
         case .note(let text): driver.console.print(text)
         case .notify(let value, let characteristic): backend.notify(value, on: characteristic)
         case .setReadValue(let value, let characteristic): backend.setReadValue(value, of: characteristic)
-        case .sendOnLanes(let bytes, let lanes): backend.sendOnLanes(bytes, to: lanes)
+        case .sendOnLane(let id, let units): backend.sendOnLane(id, units)
         case .closeLane(let lane): backend.closeLane(lane)
         case .pauseSending(let seconds): driver.startTimer(.sendPause, after: seconds)
         case .deliver(let arrival): driver.deliver(arrival)

@@ -43,7 +43,7 @@ enum PeripheralInput: Equatable, Sendable {
     case notifyStopped(from: BluetoothAddress?)
     /// The outcome of the last `.notify`.
     case notifyOutcome(NotifyOutcome)
-    /// The notification socket can take more after `.wouldBlock`.
+    /// The notification socket can take more after `.wouldBlock` (a channel's: `.laneWritable`).
     case notifyWritable
     /// The pause asked for with `.pauseSending` is over (`PeripheralTimer.sendPause`).
     case sendTimerFired
@@ -59,9 +59,11 @@ enum PeripheralInput: Equatable, Sendable {
     case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU)
     /// Bytes arrived on a channel at monotonic `time`.
     case laneReceived(LaneID, [UInt8], time: Double)
-    /// The outcome of the last `.sendOnLanes`: the channels that were full and did not take the
-    /// value (empty: every one took it).
-    case lanesTook(full: [LaneID])
+    /// The outcome of `.sendOnLane`: the channel's socket took the first `taken` units, and
+    /// refused the next one as full (then `.laneWritable`) or took them all.
+    case laneTook(LaneID, taken: Int, full: Bool)
+    /// A channel's socket can take more after it was full.
+    case laneWritable(LaneID)
     /// A channel hung up or failed (the backend has closed it).
     case laneClosed(LaneID)
     /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.

@@ -40,7 +40,7 @@ final class PeripheralLaneSockets {
             guard let self else { return }
             switch event {
             case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
-            case .writable: self.driver.feed(.notifyWritable)
+            case .writable: self.driver.feed(.laneWritable(id))
             case .closed:
                 self.lanes[id] = nil
                 self.driver.feed(.laneClosed(id))
@@ -49,24 +49,25 @@ final class PeripheralLaneSockets {
         driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu))
     }
 
-    /// `bytes` on each of the channels `ids`; the driver hears which were full, and a channel that
-    /// refused them for another reason is closed as if it hung up.
-    func send(_ bytes: [UInt8], to ids: [LaneID]) {
-        var full: [LaneID] = []
-        var failed: [LaneID] = []
-        for id in ids {
-            guard let link = lanes[id] else { continue }  // its hang-up is on its way
-            switch link.send(bytes) {
-            case .sent: break
-            case .wouldBlock: full.append(id)
-            case .failed: failed.append(id)
+    /// `units` in order on channel `id` until its socket is full; the driver hears how many it
+    /// took, and a channel that refused one for another reason is closed as if it hung up.
+    func send(_ units: [[UInt8]], on id: LaneID) {
+        guard let link = lanes[id] else { return }  // its hang-up is on its way
+        var taken = 0
+        for unit in units {
+            switch link.send(unit) {
+            case .sent:
+                taken += 1
+                continue
+            case .wouldBlock:
+                driver.feed(.laneTook(id, taken: taken, full: true))
+            case .failed:
+                lanes.removeValue(forKey: id)?.close()
+                driver.feed(.laneClosed(id))
             }
+            return
         }
-        driver.feed(.lanesTook(full: full))
-        for id in failed {
-            lanes.removeValue(forKey: id)?.close()
-            driver.feed(.laneClosed(id))
-        }
+        driver.feed(.laneTook(id, taken: taken, full: false))
     }
 
     /// Closes channel `id` (no report: the session asked for it).

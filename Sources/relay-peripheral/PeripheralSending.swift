@@ -13,8 +13,7 @@ struct OutgoingValue: Equatable, Sendable {
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
     /// The centrals' L2CAP channels it goes on instead of the session characteristic (nil:
-    /// notified), the route it was cut for; while full channels hold it back, the ones that have
-    /// not taken it yet.
+    /// notified), the route it was cut for.
     var lanes: [LaneID]? = nil
     /// Whether it goes on channels.
     var onLanes: Bool { lanes != nil }
@@ -22,7 +21,7 @@ struct OutgoingValue: Equatable, Sendable {
 
 /// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters
 /// for the sessions), the counter and the numbers of messages, and where handing values to
-/// bluetoothd stands, one at a time. Part of `PeripheralSession` (see `PeripheralSession+Sending`).
+/// bluetoothd stands, one at a time (the L2CAP channels' own queues are in `PeripheralLane`). Part of `PeripheralSession` (see `PeripheralSession+Sending`).
 struct PeripheralSending {
     /// Values waiting to be notified; a message's tag is unused (its report is made when sent).
     var outbox = Outbox<Int>()
@@ -47,8 +46,6 @@ struct PeripheralSending {
     var paused = false
     /// Values handed over in the current unpaced burst.
     var burst = 0
-    /// Since when each full channel has held a value back (see `PeripheralSession+Lanes`).
-    var laneFullSince: [LaneID: Double] = [:]
 
     /// The link that would carry the value on its way is gone: nothing is on its way any more.
     mutating func forgetHandOver() {

@@ -2,14 +2,17 @@ import RelayApp
 import RelayEndpoint
 import RelayProtocol
 
-/// One central's L2CAP channel: who opened it, the room for values on it and the bytes of a
-/// value not complete yet, with when its first bytes came. Part of `PeripheralSession`.
+/// One central's L2CAP channel: who opened it, the room for values on it, the bytes of a value
+/// not complete yet (with when its first bytes came) and what waits to go on it. Part of
+/// `PeripheralSession`.
 struct PeripheralLane: Sendable {
     let address: BluetoothAddress
+    /// The room for values relay sends on it (cut into the channel's service data units).
     let mtu: MTU
     var deframer = LaneDeframer()
     /// When the bytes of the value not complete yet began to arrive (nil: none is pending).
     var incompleteSince: Double?
+    var outbox: LaneOutbox
 }
 
 /// The L2CAP lane on the peripheral (docs/protocol.md, "The L2CAP lane"): channels come from
@@ -17,20 +20,16 @@ struct PeripheralLane: Sendable {
 /// characteristic's values from that central, and a session whose last hello came on a channel
 /// is sent to on it.
 extension PeripheralSession {
-    /// Seconds a channel may stay full, holding a value back, before it is closed: its central
-    /// grants no credits (a stopped process, or a peer that never reads), and everything the
-    /// peripheral sends waits behind that value, counters and other centrals' welcomes too.
-    static let laneStallTimeout = 5.0
-
     /// Seconds a value on a channel may stay incomplete after its first bytes came before the
     /// channel is closed as malformed: relay's own values come whole in one service data unit or
     /// two, 8 KiB at most, which even the slowest radio carries in a few seconds; a peer whose
     /// length promises bytes it never sends would otherwise hold the channel open for ever.
     static let laneValueTimeout = 20.0
 
-    /// The smallest channel MTU kept: room for values of 490 bytes, the smallest relay cuts data
-    /// in. Frames sent on the channels are cut for the smallest of them, so one channel with an
-    /// MTU of 23 would cut every central's values to 21 bytes.
+    /// The smallest channel MTU kept: room for values of 490 bytes in one service data unit. relay
+    /// cuts its values for the lane, not for each channel (a value longer than a channel's MTU
+    /// goes in several units), so a small channel costs only its own central more units; 23
+    /// would cost 390 of them for one value.
     static let smallestLaneMTU = 492
 
     /// The listener's outcome.
@@ -76,8 +75,8 @@ extension PeripheralSession {
             actions.append(.closeLane(old))
             actions += laneGone(old)
         }
-        let cut = mtu.lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
-        lanes[id] = PeripheralLane(address: address, mtu: cut)
+        let cut = MTU(laneChannelMTU: MTU.laneMaximum).lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
+        lanes[id] = PeripheralLane(address: address, mtu: cut, outbox: LaneOutbox(unitSize: mtu.value))
         return actions
     }
 
@@ -90,7 +89,7 @@ extension PeripheralSession {
         } catch {
             lanes[id] = nil
             let peer = PeerName(.central, lane.address)
-            return [.closeLane(id)] + paced(.closed(peer, .malformed(error.description))) + laneGone(id)
+            return [.closeLane(id)] + closure(id, .closed(peer, .malformed(error.description))) + laneGone(id)
         }
         if lane.deframer.pendingCount == 0 {
             lane.incompleteSince = nil
@@ -125,6 +124,12 @@ extension PeripheralSession {
         return [.report(.lane(event))]
     }
 
+    /// The closure of channel `id`: always said when it carried a session (its central's lane is
+    /// gone, however many close at once), else paced as a stranger's.
+    private mutating func closure(_ id: LaneID, _ event: LaneEvent) -> [PeripheralAction] {
+        delivery.sessions.values.contains { $0.lane == id } ? [.report(.lane(event))] : paced(event)
+    }
+
     /// A channel is gone: a session on it waits for its central's next hello (on GATT, or on a
     /// new channel), as after a link drop, and resumes then.
     mutating func laneGone(_ id: LaneID) -> [PeripheralAction] {
@@ -136,68 +141,69 @@ extension PeripheralSession {
             delivery.sessions[number]?.receiver.linkDown(at: now)
             delivery.outgoing.sender.linkDown(number, at: now)
         }
-        return letGo(of: [id]) + startSending()
+        return startSending()
     }
 
-    /// A value full channels held back waits for their writable readiness, which a closed
-    /// channel never gives: the closed ones are taken off it, and once none is left it is let
-    /// go (protocol 2 sends its bytes again where they are due; what it completes is reported,
-    /// as it was handed over to the others).
-    private mutating func letGo(of ids: [LaneID]) -> [PeripheralAction] {
-        for id in ids { sending.laneFullSince[id] = nil }
-        guard var held = sending.blocked, let pending = held.lanes else { return [] }
-        let left = pending.filter { !ids.contains($0) }
-        guard left.isEmpty else {
-            held.lanes = left
-            sending.blocked = held
-            return []
+    /// Queues `value` (lane-framed) on each of the channels `route` that is still open and hands
+    /// the channels that can take it their units: each channel goes at its own pace.
+    mutating func queueOnLanes(_ value: [UInt8], route: [LaneID]) -> [PeripheralAction] {
+        let framed = LaneFraming.encode(value)
+        var actions: [PeripheralAction] = []
+        for id in route {
+            guard lanes[id]?.outbox.add(framed) == true else { continue }
+            actions += pumpLane(id)
         }
-        sending.blocked = nil
-        return (held.completion.map { [.report($0)] } ?? []) + held.alsoReport.map { .report($0) }
+        return actions
     }
 
-    /// The outcome of `.sendOnLanes`: the full channels hold the value back (only they get it
-    /// again); the others took it.
-    mutating func lanesTook(full: [LaneID]) -> [PeripheralAction] {
-        guard var value = sending.inFlight else { return [] }
-        sending.laneFullSince = sending.laneFullSince.filter { full.contains($0.key) }
-        guard !full.isEmpty else { return notifyFinished(.sent(throughSocket: true)) }
-        for id in full where sending.laneFullSince[id] == nil { sending.laneFullSince[id] = now }
-        sending.inFlight = nil
-        value.lanes = full
-        sending.blocked = value
-        return []
+    /// Hands channel `id` what waits for it, unless the socket is full or still has units.
+    private mutating func pumpLane(_ id: LaneID) -> [PeripheralAction] {
+        guard let units = lanes[id]?.outbox.takeUnsent() else { return [] }
+        return [.sendOnLane(id, units)]
     }
 
-    /// When a full channel has held a value back for `laneStallTimeout`, or a value on a
-    /// channel has stayed incomplete for `laneValueTimeout`, whichever comes first.
+    /// The outcome of `.sendOnLane`: the socket took `taken` units, and was full (or not).
+    mutating func laneTook(_ id: LaneID, taken: Int, full: Bool) -> [PeripheralAction] {
+        lanes[id]?.outbox.took(taken, full: full, at: now)
+        return pumpLane(id)
+    }
+
+    /// The channel's socket can take more after it was full.
+    mutating func laneWritable(_ id: LaneID) -> [PeripheralAction] {
+        lanes[id]?.outbox.writable(at: now)
+        return pumpLane(id)
+    }
+
+    /// When a full channel could count as stalled (`LaneOutbox.stallSeconds` full within its
+    /// window), or a value on a channel has stayed incomplete for `laneValueTimeout`, whichever
+    /// comes first.
     var laneStallDeadline: Double? {
-        let full = sending.laneFullSince.values.min().map { $0 + Self.laneStallTimeout }
+        let full = lanes.values.compactMap { $0.outbox.stallDeadline(at: now) }.min()
         let incomplete = lanes.values.compactMap(\.incompleteSince).min().map { $0 + Self.laneValueTimeout }
         return [full, incomplete].compactMap { $0 }.min()
     }
 
-    /// Closes the channels that have held a value back for `laneStallTimeout`, and those whose
-    /// value has stayed incomplete for `laneValueTimeout` (malformed): their sessions wait for a
-    /// hello (on GATT, or a new channel), and the rest goes on.
+    /// Closes the channels that were full for `LaneOutbox.stallSeconds` of the last
+    /// `LaneOutbox.stallWindow` (stalled), and those whose value has stayed incomplete for
+    /// `laneValueTimeout` (malformed): their sessions wait for a hello (on GATT, or a new channel),
+    /// and the rest goes on.
     mutating func closeStalledLanes() -> [PeripheralAction] {
-        let stalled = sending.laneFullSince.filter { now >= $0.value + Self.laneStallTimeout }.map(\.key).sorted()
         var actions: [PeripheralAction] = []
-        let incomplete = lanes.filter { $0.value.incompleteSince.map { now >= $0 + Self.laneValueTimeout } ?? false }
-        for id in incomplete.keys.sorted() {
-            guard let lane = lanes.removeValue(forKey: id) else { continue }
-            let why =
-                "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
-                + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)"
+        for id in lanes.keys.sorted() {
+            guard let lane = lanes[id] else { continue }
+            let end: LaneEnd
+            if let since = lane.incompleteSince, now >= since + Self.laneValueTimeout {
+                end = .malformed(
+                    "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
+                        + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)")
+            } else if lane.outbox.isStalled(at: now) {
+                end = .stalled(seconds: Int(LaneOutbox.stallSeconds), window: Int(LaneOutbox.stallWindow))
+            } else {
+                continue
+            }
             actions.append(.closeLane(id))
-            actions += paced(.closed(PeerName(.central, lane.address), .malformed(why)))
-            actions += laneGone(id)
-        }
-        for id in stalled {
-            sending.laneFullSince[id] = nil
-            guard let lane = lanes.removeValue(forKey: id) else { continue }
-            actions.append(.closeLane(id))
-            actions += paced(.closed(PeerName(.central, lane.address), .stalled(seconds: Int(Self.laneStallTimeout))))
+            actions += closure(id, .closed(PeerName(.central, lane.address), end))
+            lanes[id] = nil
             actions += laneGone(id)
         }
         return actions
@@ -208,7 +214,7 @@ extension PeripheralSession {
         let gone = lanes.filter { $0.value.address == address }.map(\.key).sorted()
         guard !gone.isEmpty else { return [] }
         for id in gone { lanes[id] = nil }
-        return gone.map { .closeLane($0) } + letGo(of: gone) + startSending()
+        return gone.map { .closeLane($0) } + startSending()
     }
 
     /// The channels the session characteristic's next value goes on instead: every linked

@@ -4,7 +4,8 @@ import RelayProtocol
 
 /// Handing queued notifications to bluetoothd, one value at a time: as fast as the
 /// `AcquireNotify` socket takes them (it says when it is full), else in bursts with short pauses
-/// (`PropertiesChanged` signals have no flow control).
+/// (`PropertiesChanged` signals have no flow control). Values for the L2CAP channels go into each
+/// channel's own outbox (`LaneOutbox`) and count as handed over there.
 extension PeripheralSession {
     /// Values handed over per burst when nothing paces them (`PropertiesChanged`).
     static let unpacedBurst = 8
@@ -15,7 +16,7 @@ extension PeripheralSession {
     /// every session is done with them).
     var hasPendingValues: Bool {
         !sending.outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sending.sessionCounters.isEmpty
-            || delivery.isBusy || !uart.queue.isEmpty
+            || delivery.isBusy || !uart.queue.isEmpty || lanes.values.contains { $0.outbox.bytes > 0 }
     }
 
     /// Counters and messages queued (a message partly sent counts as one).
@@ -32,21 +33,27 @@ extension PeripheralSession {
     /// The next value: the session characteristic's welcomes, acknowledgements and counters
     /// first, then the outbox (counters and version-1 frames), then version-2 data.
     private mutating func handOverNext() -> [PeripheralAction] {
-        guard
-            let value = sending.blocked ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
-                ?? nextSessionValue(afterOutbox: true) ?? takeUARTValue()
-        else {
-            sending.burst = 0
-            return []
+        var actions: [PeripheralAction] = []
+        while true {
+            guard
+                let value = sending.blocked ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
+                    ?? nextSessionValue(afterOutbox: true) ?? takeUARTValue()
+            else {
+                sending.burst = 0
+                return actions
+            }
+            sending.blocked = nil
+            // Protocol 2's frames go on the channels they were cut for (when every linked session
+            // was on one), each channel at its own pace: handed over once queued there.
+            if let route = value.lanes {
+                actions += traceSentOnLanes(value.bytes) + queueOnLanes(value.bytes, route: route)
+                actions += value.completion.map { [.report($0)] } ?? []
+                actions += value.alsoReport.map { .report($0) }
+                continue
+            }
+            sending.inFlight = value
+            return actions + [.notify(value.bytes, on: value.target)]
         }
-        sending.blocked = nil
-        sending.inFlight = value
-        // Protocol 2's frames go on the channels they were cut for (when every linked session was
-        // on one); a value full channels held back goes again to those only.
-        if let route = value.lanes {
-            return [.sendOnLanes(LaneFraming.encode(value.bytes), to: route)]
-        }
-        return [.notify(value.bytes, on: value.target)]
     }
 
     private mutating func takeNextValue() -> OutgoingValue? {

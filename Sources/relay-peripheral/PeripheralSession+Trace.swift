@@ -2,7 +2,8 @@ import RelayApp
 import RelayProtocol
 
 /// `--trace`: a `trace` event for every value a central wrote and every value handed to
-/// bluetoothd as a notification (once it took it), paced by `TraceReports`.
+/// bluetoothd as a notification (once it took it) or queued on the L2CAP channels, paced by
+/// `TraceReports`.
 extension PeripheralSession {
     /// The trace events `input` brings; `handedOver` is the value that was in flight before it.
     mutating func traceReports(for input: PeripheralInput, handedOver: OutgoingValue?) -> [PeripheralAction] {
@@ -14,11 +15,11 @@ extension PeripheralSession {
             events = trace(bytes, .incoming, .session, peer: from)
         case .uartWritten(let bytes, let from, _, _):
             events = trace(bytes, .incoming, .uartRX, peer: from)
-        case .notifyOutcome(.sent), .lanesTook(full: []):
+        case .notifyOutcome(.sent):
             guard let value = handedOver else { return [] }
             let characteristic: TracedCharacteristic
             switch value.target {
-            case .session: characteristic = value.onLanes ? .lane : .session
+            case .session: characteristic = .session
             case .uartTX: characteristic = .uartTX
             case .write, .notify: characteristic = .notify
             }
@@ -29,6 +30,11 @@ extension PeripheralSession {
             return []
         }
         return events.map { .report(.trace($0)) }
+    }
+
+    /// The trace event of a value queued on the centrals' L2CAP channels.
+    mutating func traceSentOnLanes(_ value: [UInt8]) -> [PeripheralAction] {
+        trace(value, .outgoing, .lane, peer: nil).map { .report(.trace($0)) }
     }
 
     /// The trace event of a value that arrived on `central`'s L2CAP channel.

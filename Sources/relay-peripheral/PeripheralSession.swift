@@ -148,8 +148,10 @@ struct PeripheralSession {
             return laneReceived(id, bytes, time: time)
         case .laneClosed(let id):
             return laneClosed(id)
-        case .lanesTook(let full):
-            return lanesTook(full: full)
+        case .laneTook(let id, let taken, let full):
+            return laneTook(id, taken: taken, full: full)
+        case .laneWritable(let id):
+            return laneWritable(id)
         }
     }
 

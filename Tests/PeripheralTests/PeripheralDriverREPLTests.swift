@@ -66,9 +66,9 @@ final class FakePeripheralBackend: PeripheralBackend {
         notified.append(value)
         return .sent(throughSocket: pacesItself)
     }
-    func sendOnLanes(_ bytes: [UInt8], to lanes: [LaneID]) {
-        calls.append("sendOnLanes \(lanes)")
-        driver.feed(.lanesTook(full: []))
+    func sendOnLane(_ lane: LaneID, _ units: [[UInt8]]) {
+        calls.append("sendOnLane \(lane)")
+        driver.feed(.laneTook(lane, taken: units.count, full: false))
     }
     func closeLane(_ lane: LaneID) { calls.append("closeLane \(lane)") }
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {

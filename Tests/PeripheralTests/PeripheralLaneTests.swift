@@ -26,14 +26,29 @@ final class PeripheralLaneTests: XCTestCase {
             .encoded
     }
 
-    /// Hands over what waits, as the backend would: the values and the channels each went on
-    /// (empty: notified on GATT).
+    /// Hands over what waits, as the backend would: the values and the channel each went on
+    /// (empty: notified on GATT), a value on two channels twice.
     private func drain(_ session: inout PeripheralSession) -> [(bytes: [UInt8], lanes: [LaneID])] {
         var out: [(bytes: [UInt8], lanes: [LaneID])] = []
         _ = session.startSending()
-        while let value = session.sending.inFlight {
-            out.append((value.bytes, value.onLanes ? session.laneRoute ?? [] : []))
-            _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+        while true {
+            if let value = session.sending.inFlight {
+                out.append((value.bytes, []))
+                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+                continue
+            }
+            // Units handed to a channel (by actions the caller dropped, or just now).
+            guard
+                let (id, lane) = session.lanes.sorted(by: { $0.key < $1.key }).first(where: {
+                    $0.value.outbox.handedOver > 0
+                })
+            else { break }
+            var deframer = LaneDeframer()
+            let units = Array(lane.outbox.waiting.prefix(lane.outbox.handedOver))
+            for unit in units {
+                out += (try? deframer.take(unit))?.map { ($0, [id]) } ?? []
+            }
+            _ = session.handle(.laneTook(id, taken: units.count, full: false))
         }
         return out
     }
@@ -43,8 +58,9 @@ final class PeripheralLaneTests: XCTestCase {
     }
 
     /// `centralA` connects, opens channel `Self.lane` and says hello on it; the welcome's session.
-    private func greetOnLane(_ session: inout PeripheralSession) throws -> SessionNumber {
+    private func greetOnLane(_ session: inout PeripheralSession, attMTU: MTU? = nil) throws -> SessionNumber {
         _ = session.handle(.connected(centralA))
+        if let attMTU { _ = session.handle(.mtu(centralA, attMTU)) }
         _ = session.handle(.lanePSMRead(by: centralA))
         XCTAssertEqual(session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 672))), [])
         _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
@@ -223,14 +239,14 @@ final class PeripheralLaneTests: XCTestCase {
             PeripheralAction.closeLane(Self.lane))
     }
 
-    func testAValueAFullChannelHeldIsLetGoWhenTheChannelGoes() throws {
+    func testWhatAFullChannelHoldsGoesWithItAndTheMessageGoesOnOnGATT() throws {
         for end in ["hang-up", "disconnect"] {
             var session = session()
             let number = try greetOnLane(&session)
-            _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
-            XCTAssertEqual(session.sending.inFlight?.onLanes, true)
-            _ = session.handle(.lanesTook(full: [Self.lane]))
-            XCTAssertNotNil(session.sending.blocked, end)
+            let queued = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
+            XCTAssertTrue(queued.contains { if case .sendOnLane(Self.lane, _) = $0 { true } else { false } }, end)
+            _ = session.handle(.laneTook(Self.lane, taken: 0, full: true))
+            XCTAssertGreaterThan(session.lanes[Self.lane]?.outbox.bytes ?? 0, 3000, end)
             if end == "hang-up" {
                 _ = session.handle(.laneClosed(Self.lane))
             } else {
@@ -238,7 +254,8 @@ final class PeripheralLaneTests: XCTestCase {
                 _ = session.handle(.connected(centralA))
                 _ = session.handle(.lanePSMRead(by: centralA))
             }
-            XCTAssertNil(session.sending.blocked, "\(end): no writable readiness will come for it")
+            XCTAssertTrue(session.lanes.isEmpty, end)
+            XCTAssertFalse(session.hasPendingValues && session.sending.inFlight != nil, end)
             // The central's hello on GATT is welcomed on GATT, and the message goes on there.
             _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
             let sent = drain(&session)
@@ -276,25 +293,139 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(session.lanes.isEmpty)
     }
 
-    func testAChannelThatStaysFullIsClosedAndTheRestGoesOn() throws {
+    func testAChannelThatStaysFullHoldsBackNoCounterAndIsClosedAfterTwentySecondsFull() throws {
         var session = session()
         let number = try greetOnLane(&session)
         _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
-        _ = session.handle(.lanesTook(full: [Self.lane]), at: 1)
-        XCTAssertEqual(session.laneStallDeadline, 1 + PeripheralSession.laneStallTimeout)
-        // Counters wait behind the held value meanwhile.
-        _ = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: 2)
-        XCTAssertNil(session.sending.inFlight)
-        XCTAssertEqual(session.handle(.tick(now: 5.9), at: 5.9).filter { $0 == .closeLane(Self.lane) }, [])
-        let actions = session.handle(.tick(now: 6.1), at: 6.1)
+        _ = session.handle(.laneTook(Self.lane, taken: 0, full: true), at: 1)
+        XCTAssertEqual(session.laneStallDeadline, 1 + LaneOutbox.stallSeconds)
+        // A counter goes on GATT at once: the full channel holds back only what is its own.
+        let counter = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: 2)
+        XCTAssertTrue(counter.contains(.notify(Counter(0).encoded, on: .session)), "\(counter)")
+        _ = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: 2)
+        XCTAssertEqual(session.handle(.tick(now: 20.9), at: 20.9).filter { $0 == .closeLane(Self.lane) }, [])
+        let actions = session.handle(.tick(now: 21.1), at: 21.1)
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
-        XCTAssertEqual(laneEvents(actions), [.closed(PeerName(.central, centralA), .stalled(seconds: 5))])
+        XCTAssertEqual(
+            laneEvents(actions), [.closed(PeerName(.central, centralA), .stalled(seconds: 20, window: 30))])
         XCTAssertNil(session.lanes[Self.lane])
         XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
         XCTAssertNil(session.laneStallDeadline)
-        // The counter went on GATT.
-        let sent = drain(&session)
-        XCTAssertTrue(sent.contains { $0.bytes == Counter(0).encoded && $0.lanes.isEmpty }, "\(sent.map(\.bytes))")
+    }
+
+    /// Centrals A (channel 1) and B (channel 2) in session on the lane.
+    private func twoOnLanes(mtuB: Int = 8194) throws -> PeripheralSession {
+        // Both links have data length extension (an ATT MTU of 517).
+        var session = session()
+        _ = try greetOnLane(&session, attMTU: MTU(517)!)
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.mtu(centralB, MTU(517)!))
+        _ = session.handle(.lanePSMRead(by: centralB))
+        XCTAssertEqual(session.handle(.laneOpened(LaneID(2), from: centralB, mtu: MTU(laneChannelMTU: mtuB))), [])
+        let helloB = SessionFrame.hello(
+            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
+        _ = session.handle(.laneReceived(LaneID(2), LaneFraming.encode(helloB.encoded), time: 0))
+        _ = drain(&session)
+        XCTAssertEqual(session.laneRoute, [Self.lane, LaneID(2)])
+        return session
+    }
+
+    func testAFullChannelHoldsBackOnlyItsOwnValues() throws {
+        var session = try twoOnLanes()
+        _ = session.handle(.laneTook(LaneID(2), taken: 0, full: true), at: 0.5)
+        var taken = 0
+        var actions = try session.send(Message(binary: [UInt8](repeating: 1, count: 20_000)), at: 1)
+        // Channel 1 takes everything it is handed, value after value; channel 2 takes nothing.
+        for _ in 0..<50 {
+            var next: [PeripheralAction] = []
+            for case .sendOnLane(let id, let units) in actions {
+                XCTAssertEqual(id, Self.lane, "the full channel is handed nothing more")
+                taken += units.count
+                next += session.handle(.laneTook(id, taken: units.count, full: false), at: 1)
+            }
+            actions = next
+            if actions.isEmpty { break }
+        }
+        XCTAssertGreaterThan(taken, 1)
+        let held = session.lanes[LaneID(2)]?.outbox.bytes ?? 0
+        XCTAssertGreaterThan(held, 0)
+        XCTAssertEqual(session.lanes[Self.lane]?.outbox.bytes, 0, "channel 1 is not held behind channel 2")
+        // Channel 2 can take more: it is handed what waits for it, in order.
+        let again = session.handle(.laneWritable(LaneID(2)), at: 2)
+        guard case .sendOnLane(LaneID(2), let units)? = again.first else { return XCTFail("\(again)") }
+        XCTAssertEqual(units.reduce(0) { $0 + $1.count }, held)
+        // Central B leaves: its channel and what waited for it go.
+        let left = session.handle(.disconnected(centralB), at: 2.1)
+        XCTAssertTrue(left.contains(.closeLane(LaneID(2))))
+        XCTAssertNil(session.lanes[LaneID(2)])
+    }
+
+    func testAChannelGrantingOneValueNowAndThenIsClosedOverTheWindowAndTheOtherKeepsItsPace() throws {
+        // Issue 46 item 3: credits for one value every 4.9 s used to restart a 5 s stall limit
+        // for ever while every other value waited behind it.
+        var session = try twoOnLanes()
+        var first = try session.send(Message(binary: [UInt8](repeating: 2, count: 60_000)), at: 1)
+        var time = 1.0
+        var closedAt: Double?
+        var unitsOn1 = 0
+        var counterWent = false
+        while time < 40, closedAt == nil {
+            time += 0.1
+            var actions = session.handle(.tick(now: time), at: time) + first
+            first = []
+            // Every 4.9 s the trickler takes one unit and is full again.
+            if (time - 1).truncatingRemainder(dividingBy: 4.9) < 0.1, session.lanes[LaneID(2)] != nil {
+                actions += session.handle(.laneWritable(LaneID(2)), at: time)
+            }
+            if abs(time - 10) < 0.05 {
+                let counter = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: time)
+                counterWent = counter.contains(.notify(Counter(0).encoded, on: .session))
+                actions += counter + session.handle(.notifyOutcome(.sent(throughSocket: true)), at: time)
+            }
+            for _ in 0..<20 where !actions.isEmpty {
+                var next: [PeripheralAction] = []
+                for action in actions {
+                    if case .closeLane(LaneID(2)) = action { closedAt = time }
+                    guard case .sendOnLane(let id, let units) = action else { continue }
+                    if id == Self.lane { unitsOn1 += units.count }
+                    next += session.handle(
+                        .laneTook(id, taken: id == Self.lane ? units.count : 1, full: id != Self.lane), at: time)
+                }
+                actions = next
+            }
+        }
+        let closed = try XCTUnwrap(closedAt, "the trickler's channel was never closed")
+        XCTAssertEqual(closed, 21, accuracy: 1.5, "full for 20 s of the last 30")
+        XCTAssertTrue(counterWent, "a counter went at once while the trickler held its channel")
+        XCTAssertGreaterThan(unitsOn1, 1)
+        XCTAssertEqual(session.lanes[Self.lane]?.outbox.bytes, 0, "channel 1 kept its pace meanwhile")
+    }
+
+    func testAChannelWithASmallMTUCutsNoOtherChannelsValues() throws {
+        // A channel's MTU of 672 used to cut every central's lane values to 670 bytes.
+        var session = try twoOnLanes(mtuB: 672)
+        var actions = try session.send(Message(binary: [UInt8](repeating: 3, count: 20_000)), at: 1)
+        var valuesOn1: [Int] = []
+        var unitsOn2: [Int] = []
+        var deframer = LaneDeframer()
+        var valuesOn2: [Int] = []
+        for _ in 0..<50 where !actions.isEmpty {
+            var next: [PeripheralAction] = []
+            for case .sendOnLane(let id, let units) in actions {
+                if id == Self.lane {
+                    var one = LaneDeframer()
+                    valuesOn1 += units.flatMap { (try? one.take($0)) ?? [] }.map(\.count)
+                } else {
+                    unitsOn2 += units.map(\.count)
+                    valuesOn2 += units.flatMap { (try? deframer.take($0)) ?? [] }.map(\.count)
+                }
+                next += session.handle(.laneTook(id, taken: units.count, full: false), at: 1)
+            }
+            actions = next
+        }
+        XCTAssertGreaterThan(valuesOn1.max() ?? 0, 4000, "values are cut for the lane: \(valuesOn1)")
+        XCTAssertEqual(valuesOn1, valuesOn2, "both channels carry the same values")
+        XCTAssertLessThanOrEqual(unitsOn2.max() ?? 0, 672, "in units of the small channel's MTU")
     }
 
     func testAValueThatNeverCompletesClosesTheChannelAsMalformed() throws {
@@ -414,30 +545,6 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(laneChannelMTU: 492))), [])
     }
 
-    func testAHeldValueGoesAgainOnlyToTheChannelsThatDidNotTakeIt() throws {
-        var session = session()
-        _ = try greetOnLane(&session)
-        _ = session.handle(.connected(centralB))
-        _ = session.handle(.lanePSMRead(by: centralB))
-        _ = session.handle(.laneOpened(LaneID(2), from: centralB, mtu: MTU(517)!))
-        let helloB = SessionFrame.hello(
-            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
-        _ = session.handle(.laneReceived(LaneID(2), LaneFraming.encode(helloB.encoded), time: 0))
-        _ = drain(&session)
-        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 1)
-        XCTAssertEqual(session.sending.inFlight?.lanes, [Self.lane, LaneID(2)])
-        _ = session.handle(.lanesTook(full: [LaneID(2)]), at: 1)
-        let again = session.handle(.notifyWritable, at: 1.1)
-        guard case .sendOnLanes(_, let to)? = again.first else { return XCTFail("\(again)") }
-        XCTAssertEqual(to, [LaneID(2)])
-        // Central B leaves: nothing waits for its channel any more.
-        _ = session.handle(.lanesTook(full: [LaneID(2)]), at: 1.2)
-        let left = session.handle(.disconnected(centralB), at: 1.3)
-        XCTAssertTrue(left.contains(.closeLane(LaneID(2))))
-        XCTAssertNil(session.sending.blocked)
-        XCTAssertNil(session.laneStallDeadline)
-    }
-
     func testABondedCentralsChannelNamedByItsIdentityIsItsOwn() {
         var settings = PeripheralSettings()
         settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
@@ -462,13 +569,13 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.lanePSMRead(by: centralA))
         _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
         let received = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0), at: 0)
-        let welcome = session.handle(.lanesTook(full: []), at: 0.1)
         func traced(_ actions: [PeripheralAction]) -> [TraceEvent] {
             actions.compactMap { if case .report(.trace(.value(let event))) = $0 { event } else { nil } }
         }
-        XCTAssertEqual(traced(received).map(\.characteristic), [.lane])
-        XCTAssertEqual(traced(received).map(\.direction), [.incoming])
-        XCTAssertEqual(traced(welcome).map(\.characteristic), [.lane])
-        XCTAssertTrue(traced(welcome).first?.meaning.hasPrefix("welcome") ?? false, "\(traced(welcome))")
+        // The hello that came, then the welcome queued on the channel.
+        XCTAssertEqual(traced(received).map(\.characteristic), [.lane, .lane])
+        XCTAssertEqual(traced(received).map(\.direction), [.incoming, .outgoing])
+        XCTAssertTrue(traced(received).last?.meaning.hasPrefix("welcome") ?? false, "\(traced(received))")
+        XCTAssertTrue(received.contains { if case .sendOnLane(Self.lane, _) = $0 { true } else { false } })
     }
 }

@@ -58,8 +58,9 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     case cutOff
     /// relay-peripheral: the channel's MTU leaves less room for a value than the lane needs.
     case tooSmall(Int)
-    /// relay-peripheral: the channel stayed full, holding a value back, for this long.
-    case stalled(seconds: Int)
+    /// relay-peripheral: the channel's socket was full, taking too little of what waited for it,
+    /// for `seconds` of the last `window` seconds.
+    case stalled(seconds: Int, window: Int)
     /// relay-peripheral could not listen (the socket's call and error, as text).
     case cannotListen(String)
     /// relay-central: the welcome on the channel named another peripheral token than the lane
@@ -98,7 +99,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAllowed: "it is not in --allow"
         case .cutOff: "it broke protocol 2 on this link"
         case .tooSmall(let mtu): "its channel's MTU is \(mtu) bytes; the lane needs 492 (values of 490)"
-        case .stalled(let seconds): "its channel took nothing for \(seconds) s"
+        case .stalled(let seconds, let window): "its channel was full for \(seconds) s of the last \(window) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"
         case .unproven(let welcomed, let offered):
             "the channel's end is not the peripheral's relay: its welcome names peripheral \(welcomed), "

@@ -11,7 +11,12 @@
               length promises 4000 bytes and brings 100, then waits: the channel must be
               closed (malformed) once the value has stayed incomplete for relay's 20 s;
     flood     reads the lane characteristic, then opens and closes --count channels as fast
-              as it can.
+              as it can;
+    trickle   reads the lane characteristic, opens a channel with the smallest receive buffer
+              the kernel allows (it grants credits only as the buffer empties), says hello on it
+              (its own token, --address), then reads one value every --every seconds for at
+              most --wait seconds: the peripheral must not hold anything else back behind it,
+              and closes the channel as stalled.
 
 The channel is the kernel's sequenced-packet LE L2CAP socket, bound to the adapter's address
 (Python 3.11's socket module cannot name an LE address type, so bind and connect go through
@@ -54,9 +59,11 @@ def adapter_address(adapter):
     return os.environ.get(f"RELAY_VM_{adapter.upper()}_ADDRESS")
 
 
-def open_channel(local, peer, psm, timeout=5.0):
+def open_channel(local, peer, psm, timeout=5.0, receive_buffer=None):
     """A connected channel socket, or the errno text of why not."""
     sock = socket.socket(AF_BLUETOOTH, socket.SOCK_SEQPACKET, BTPROTO_L2CAP)
+    if receive_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
     for call, address in (("bind", sockaddr_l2(local, 0)), ("connect", sockaddr_l2(peer, psm))):
         buffer = ctypes.create_string_buffer(address, len(address))
         function = libc.bind if call == "bind" else libc.connect
@@ -66,6 +73,37 @@ def open_channel(local, peer, psm, timeout=5.0):
             return None, f"{call}: {os.strerror(error)}"
     sock.settimeout(timeout)
     return sock, None
+
+
+def hello(token, address):
+    """A protocol-2 hello (docs/protocol.md, "Session frames"), lane-framed."""
+    frame = (bytes([0xB2, 1, 2, 0]) + struct.pack("<I", token) + bytes.fromhex(address.replace(":", ""))
+             + struct.pack("<IH", 1 << 20, 1))
+    return struct.pack("<H", len(frame)) + frame
+
+
+def trickle(sock, local, every, wait, report):
+    """Says hello, then takes one value's worth of bytes every EVERY seconds until the peer
+    closes the channel or WAIT seconds pass."""
+    sock.send(hello(0x7C1C_7C1C, local))
+    started = time.monotonic()
+    report["reads"] = 0
+    report["bytes_read"] = 0
+    while time.monotonic() - started < wait:
+        sock.settimeout(every)
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            data = b""
+        if not data:
+            report["closed_by_peer"] += 1
+            report["closed_after"] = round(time.monotonic() - started, 1)
+            return
+        report["reads"] += 1
+        report["bytes_read"] += len(data)
+        time.sleep(every)
 
 
 def ends_closed(sock, seconds=3.0):
@@ -89,8 +127,9 @@ async def run(options):
             value = bytes(await client.read_gatt_char(LANE_UUID))
             psm = int.from_bytes(value[:2], "little")  # then the peripheral's token (4 bytes)
         report["psm"] = psm
-        for index in range(options.count if options.mode not in ("garbage", "incomplete") else 1):
-            sock, error = open_channel(local, device.address, psm)
+        for index in range(options.count if options.mode not in ("garbage", "incomplete", "trickle") else 1):
+            sock, error = open_channel(local, device.address, psm,
+                                       receive_buffer=1 if options.mode == "trickle" else None)
             if sock is None:
                 report["refused"] += 1
                 report["errors"].append(error)
@@ -109,6 +148,11 @@ async def run(options):
             elif options.mode == "incomplete":
                 sock.send(struct.pack("<H", 4000) + bytes(100))
                 wait = options.wait
+            elif options.mode == "trickle":
+                print(json.dumps({"event": "trickling", "psm": psm}), flush=True)
+                trickle(sock, local, options.every, options.wait, report)
+                sock.close()
+                continue
             started = time.monotonic()
             if options.mode != "flood" and ends_closed(sock, wait):
                 report["closed_by_peer"] += 1
@@ -123,8 +167,10 @@ def main():
     parser.add_argument("--adapter", default="hci2")
     parser.add_argument("--name", default=article.LOCAL_NAME)
     parser.add_argument("--scan-timeout", type=float, default=30)
-    parser.add_argument("--mode", choices=["no-read", "garbage", "incomplete", "flood"], required=True)
-    parser.add_argument("--wait", type=float, default=35, help="incomplete: seconds to wait for the close")
+    parser.add_argument("--mode", choices=["no-read", "garbage", "incomplete", "flood", "trickle"], required=True)
+    parser.add_argument("--wait", type=float, default=35,
+                        help="incomplete, trickle: seconds to wait for the close")
+    parser.add_argument("--every", type=float, default=4.9, help="trickle: seconds between reads")
     parser.add_argument("--psm", type=int, default=0x80)
     parser.add_argument("--count", type=int, default=10)
     options = parser.parse_args()

@@ -1,0 +1,119 @@
+/// What waits to go on one central's L2CAP channel, and how long the channel has been full lately.
+/// Part of `PeripheralLane`; no I/O.
+///
+/// Each channel has its own: a channel that takes nothing (a stopped process, a stranger granting
+/// credits one value at a time, a central starved by a radio shared with fourteen others) holds
+/// back only what is queued for it, never another channel, a counter or an acknowledgement.
+/// Values are queued whole, cut into the channel's service data units (a lane value may span
+/// several: the reader's `LaneDeframer` joins them), and the bytes kept for a channel are bounded:
+/// what comes beyond `limit` is not queued for it (protocol 2 repairs a frame that did not arrive).
+struct LaneOutbox: Sendable, Equatable {
+    /// Bytes kept for one channel: twice the window a relay-central announces, so an honest
+    /// central's flight never reaches it.
+    static let limit = 128 * 1024
+    /// A channel full for this long, in all, within the last `stallWindow` seconds stalled: it
+    /// took too little of what waited for it to be worth the memory (a dead peer is closed after
+    /// that long; a central that waited its turn on a busy radio drains long before).
+    static let stallSeconds = 20.0
+    /// Seconds over which time full is counted (a sliding window: granting credits for one value
+    /// now and then does not restart it).
+    static let stallWindow = 30.0
+
+    /// The largest service data unit the channel takes (its send MTU).
+    let unitSize: Int
+    private var units: [[UInt8]] = []
+    private var head = 0
+    /// Bytes queued and not taken yet.
+    private(set) var bytes = 0
+    /// Values not queued because `limit` was reached.
+    private(set) var dropped = 0
+    /// The units handed to the socket and not answered yet (`.sendOnLane` to `.laneTook`).
+    private(set) var handedOver = 0
+    /// Since when the socket has been full (nil: it takes what it is given).
+    private(set) var fullSince: Double?
+    /// Stretches the socket was full, ended, that may still count in the window.
+    private var fullStretches: [ClosedRange<Double>] = []
+
+    init(unitSize: Int) {
+        precondition(unitSize > 0)
+        self.unitSize = unitSize
+    }
+
+    /// The units not taken yet, the ones handed over first.
+    var waiting: ArraySlice<[UInt8]> { units[head...] }
+
+    /// Whether units wait that the socket has not been handed.
+    var hasUnsent: Bool { units.count - head > handedOver }
+
+    /// Queues a lane-framed value; false (and counted in `dropped`) when the channel already
+    /// holds `limit` bytes.
+    mutating func add(_ framed: [UInt8]) -> Bool {
+        guard bytes < Self.limit else {
+            dropped += 1
+            return false
+        }
+        var start = 0
+        while start < framed.count {
+            let end = min(framed.count, start + unitSize)
+            units.append(Array(framed[start..<end]))
+            start = end
+        }
+        bytes += framed.count
+        return true
+    }
+
+    /// The units to hand to the socket now (nil: none, or the socket is full or still has some).
+    mutating func takeUnsent() -> [[UInt8]]? {
+        guard handedOver == 0, fullSince == nil, hasUnsent else { return nil }
+        let batch = Array(units[head...])
+        handedOver = batch.count
+        return batch
+    }
+
+    /// The socket took the first `count` units handed over; `full`: it refused the next one.
+    mutating func took(_ count: Int, full: Bool, at now: Double) {
+        let taken = min(count, handedOver, units.count - head)
+        for index in head..<(head + taken) { bytes -= units[index].count }
+        head += taken
+        handedOver = 0
+        if head > 64, head * 2 > units.count {
+            units.removeFirst(head)
+            head = 0
+        }
+        if full {
+            if fullSince == nil { fullSince = now }
+        } else {
+            writable(at: now)
+        }
+    }
+
+    /// The socket can take more.
+    mutating func writable(at now: Double) {
+        guard let since = fullSince else { return }
+        fullSince = nil
+        fullStretches.append(since...max(since, now))
+        fullStretches.removeAll { $0.upperBound < now - Self.stallWindow }
+    }
+
+    /// Seconds the socket was full within the `stallWindow` seconds before `now`.
+    func fullSeconds(at now: Double) -> Double {
+        let start = now - Self.stallWindow
+        var total = 0.0
+        for stretch in fullStretches + (fullSince.map { [$0...max($0, now)] } ?? []) {
+            total += max(0, stretch.upperBound - max(stretch.lowerBound, start))
+        }
+        return total
+    }
+
+    /// Whether the channel counts as stalled at `now` (see `stallSeconds`).
+    func isStalled(at now: Double) -> Bool {
+        fullSeconds(at: now) >= Self.stallSeconds - 1e-6
+    }
+
+    /// When to look again whether it stalled, while it is full (nil: it is not): the earliest it
+    /// could be (not before half a second from now).
+    func stallDeadline(at now: Double) -> Double? {
+        guard fullSince != nil else { return nil }
+        return now + max(0.5, Self.stallSeconds - fullSeconds(at: now))
+    }
+}
