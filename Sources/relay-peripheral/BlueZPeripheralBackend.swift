@@ -148,6 +148,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         guard selected.hasGattManager, selected.advertising != nil else {
             return driver.feed(.adapter(.unavailable(.noLowEnergy(adapter: selected.name)), info))
         }
+        // The lane listens on this adapter's own address before anything is registered on it.
+        if let psm = laneSockets.settle(on: selected.addressType == "public" ? selected.address : nil) {
+            let offer = LaneOffer(psm: psm, peripheral: driver.session.settings.delivery.token)
+            application?.setValue(offer.encoded, for: RelayProfile.laneCharacteristic)
+        }
         if selected.powered { StartupTrace.once("adapter found, powered") }
         driver.feed(.adapter(selected.powered ? .poweredOn : .poweredOff, info))
         if selected.powered {

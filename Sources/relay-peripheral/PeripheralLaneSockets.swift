@@ -10,6 +10,11 @@ final class PeripheralLaneSockets {
     private unowned let driver: PeripheralDriver
     private let loop: EventLoop
     private var listener: LaneListener?
+    /// The adapter address the listener is bound to (nil: every adapter's).
+    private var boundAdapter: BluetoothAddress?
+    private var security = LaneSecurity.low
+    /// Whether `.laneListening` was fed.
+    private var announced = false
     private var lanes: [LaneID: AcquiredLink] = [:]
     private var nextLane = 1
 
@@ -18,18 +23,50 @@ final class PeripheralLaneSockets {
         self.loop = loop
     }
 
-    /// Listens for channels on a PSM the kernel picks (nil when it cannot: the lane is not offered).
+    /// Listens for channels on every adapter, on a PSM the kernel picks (nil when it cannot: the
+    /// lane is not offered). Said once `settle(on:)` has moved it onto the adapter in use.
     func listen(secure: Bool) -> LanePSM? {
+        security = secure ? .secureConnections : .low
         do {
-            let listener = try LaneListener(loop: loop, security: secure ? .secureConnections : .low)
+            let listener = try LaneListener(loop: loop, security: security)
             listener.onAccept = { [weak self] lane in self?.accepted(lane) }
             self.listener = listener
-            driver.feed(.laneListening(.success(listener.psm)))
             return listener.psm
         } catch {
             driver.feed(.laneListening(.failure(.cannotListen(error.description))))
             return nil
         }
+    }
+
+    /// Moves the listener onto the adapter of public address `adapter` (nil: it has none; the
+    /// listener stays on every adapter), on the same PSM when no other socket holds it on that
+    /// address, else on one the kernel picks; says where it listens the first time and when the
+    /// PSM changed. Returns the new PSM when it changed (the lane characteristic must say it).
+    ///
+    /// Bound to the adapter's own address, the listener wins that adapter's channels over a socket
+    /// bound to every adapter, and no other socket can bind its PSM there: a local process that
+    /// bound the PSM first (on every adapter, or on this one, which moves relay to another PSM)
+    /// never gets a central's channel.
+    func settle(on adapter: BluetoothAddress?) -> LanePSM? {
+        guard let current = listener else { return nil }
+        var changed: LanePSM?
+        if let adapter, adapter != boundAdapter {
+            let moved =
+                (try? LaneListener(loop: loop, security: security, adapter: adapter, psm: current.psm))
+                ?? (try? LaneListener(loop: loop, security: security, adapter: adapter))
+            if let moved {
+                moved.onAccept = { [weak self] lane in self?.accepted(lane) }
+                current.close()
+                listener = moved
+                boundAdapter = adapter
+                if moved.psm != current.psm { changed = moved.psm }
+            }
+        }
+        if !announced || changed != nil, let psm = listener?.psm {
+            announced = true
+            driver.feed(.laneListening(.success(psm)))
+        }
+        return changed
     }
 
     private func accepted(_ opened: OpenedLane) {

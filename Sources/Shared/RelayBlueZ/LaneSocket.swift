@@ -158,8 +158,11 @@ public struct OpenedLane {
     public let mtu: MTU
 }
 
-/// relay-peripheral's lane listener: a sequenced-packet L2CAP socket bound to any adapter's LE
-/// address on a dynamic PSM the kernel picks, accepting channels as they come. Owns the
+/// relay-peripheral's lane listener: a sequenced-packet L2CAP socket bound to its adapter's
+/// address (or every adapter's) on a dynamic PSM the kernel picks, accepting channels as they
+/// come. Bound to the adapter's own address, it wins that adapter's channels over a socket bound
+/// to every adapter, and the kernel picks a PSM no other socket holds on that address, so a
+/// local process cannot take its centrals' channels. Owns the
 /// descriptor; each accepted channel is handed on and owned by whoever takes it.
 public final class LaneListener {
     /// The PSM the kernel gave.
@@ -170,12 +173,16 @@ public final class LaneListener {
     /// Each channel accepted, on the loop's thread.
     public var onAccept: ((OpenedLane) -> Void)?
 
-    /// Listens with `security` on a PSM the kernel picks (`bind` with PSM 0).
-    public init(loop: EventLoop, security: LaneSecurity) throws(LaneSocketError) {
+    /// Listens with `security` on the adapter of public address `adapter` (nil: every adapter),
+    /// on `psm`, or on a PSM the kernel picks (nil: `bind` with PSM 0). `psm` held on that
+    /// address by another socket throws `EADDRINUSE`.
+    public init(
+        loop: EventLoop, security: LaneSecurity, adapter: BluetoothAddress? = nil, psm wanted: LanePSM? = nil
+    ) throws(LaneSocketError) {
         let fd = try L2CAPSocket.open()
         do throws(LaneSocketError) {
             try L2CAPSocket.setSecurity(fd, security)
-            try L2CAPSocket.bind(fd, L2CAPSocket.address(nil, type: .public, psm: 0))
+            try L2CAPSocket.bind(fd, L2CAPSocket.address(adapter, type: .public, psm: wanted?.value ?? 0))
             try L2CAPSocket.setReceiveMTU(fd)
             guard Glibc.listen(fd, L2CAPSocket.backlog) == 0 else { throw LaneSocketError("listen", code: errno) }
             guard let local = L2CAPSocket.localAddress(fd).flatMap(L2CAPSocket.parse),
