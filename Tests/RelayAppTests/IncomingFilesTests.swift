@@ -108,4 +108,44 @@ final class IncomingFilesTests: XCTestCase {
             transferred.last?.receipt(saved: transferred.last!.perform(files: IncomingFiles()).problem == nil)?.saved,
             false)
     }
+
+    func testSendersWhoseAddressChangesShareOneBudget() {
+        // Issue 46 item 10: each new address used to bring a fresh budget of 60.
+        var arrivals = MessageArrivals(saveDirectory: directory)
+        var saved = 0
+        var refusals: Set<String> = []
+        for sender in 0..<10 {
+            let address = BluetoothAddress(String(format: "4A:00:00:00:00:%02X", sender))
+            for index in 0..<60 {
+                let arrival = arrivals.next(
+                    Message(text: "m"), id: index, from: PeerName(.central, address), at: 10 + Double(sender) / 100)
+                if let refusal = arrival.refusal { refusals.insert(refusal) } else { saved += 1 }
+            }
+        }
+        XCTAssertEqual(saved, MessageArrivals.savesPerMinuteFromAll)
+        XCTAssertEqual(refusals, ["not saved: more than 300 messages a minute came from all senders"])
+        // Five a second come back for everyone.
+        let later = arrivals.next(
+            Message(text: "n"), id: 0, from: PeerName(.central, BluetoothAddress("4A:00:00:00:01:00")), at: 10.1)
+        XCTAssertNotNil(later.refusal)
+        let afterASecond = (0..<6).map {
+            arrivals.next(
+                Message(text: "n"), id: $0, from: PeerName(.central, BluetoothAddress("4A:00:00:00:02:00")), at: 11.2)
+        }
+        XCTAssertTrue((5...6).contains(afterASecond.filter { $0.refusal == nil }.count), "about five a second")
+    }
+
+    func testNoFileIsCreatedOnAFileSystemShortOfInodes() throws {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0, info.f_files > 0 else {
+            throw XCTSkip("this file system does not count inodes")
+        }
+        // Asking to keep more inodes free than the file system has: nothing is created.
+        let result = PartFile.create(in: directory, minimumInodes: Int(info.f_favail) + 1_000_000) { "i\($0).bin" }
+        guard case .failure(let failure) = result else { return XCTFail("created: \(result)") }
+        XCTAssertTrue(failure.reason.hasPrefix("its file system would keep fewer than "), failure.reason)
+        XCTAssertEqual(listing, [])
+        XCTAssertNoThrow(try FileWriter.writeNew([1], in: directory) { "j\($0).bin" }.get(), "the real reserve")
+        XCTAssertEqual(listing, ["j0.bin"])
+    }
 }

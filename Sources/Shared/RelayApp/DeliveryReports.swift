@@ -42,7 +42,7 @@ public struct InboundReports: Sendable {
     /// for it may change later: a resume from another address, a new peer's welcome).
     private var fileKeys: [TransferID: IncomingFileKey] = [:]
     /// Files not saved because their sender is over `MessageArrivals.savesPerMinute`.
-    private var refusedFiles: Set<TransferID> = []
+    private var refusedFiles: [TransferID: String] = [:]
 
     public init() {}
 
@@ -61,12 +61,12 @@ public struct InboundReports: Sendable {
                 starts[transfer] = (now, 0)
                 names[transfer] = header.name.isEmpty ? nil : String(decoding: header.name, as: UTF8.self)
                 if !header.name.isEmpty, let directory {
-                    if arrivals.admitSave(from: from, at: now) {
+                    if let refusal = arrivals.saveRefusal(from: from, at: now) {
+                        refusedFiles[transfer] = refusal
+                    } else {
                         let key = IncomingFileKey(from: from, transfer: transfer)
                         fileKeys[transfer] = key
                         outcomes.append(.file(.open(key, directory: directory, name: ReceivedFileName(header.name))))
-                    } else {
-                        refusedFiles.insert(transfer)
                     }
                 }
                 guard case .allow = receivingReports.admit(now: now) else { continue }
@@ -91,7 +91,7 @@ public struct InboundReports: Sendable {
                     .deliver(arrivals.next(message, id: Int(transfer.value), from: from, transfer: transfer, at: now)))
             case .deliverFile(let transfer, let header, let sha256):
                 let key = fileKeys[transfer] ?? IncomingFileKey(from: from, transfer: transfer)
-                let refused = refusedFiles.contains(transfer)
+                let refused = refusedFiles[transfer]
                 forget(transfer)
                 outcomes.append(
                     .deliver(arrivals.nextFile(key, header: header, sha256: sha256, from: from, refused: refused)))
@@ -132,7 +132,7 @@ public struct InboundReports: Sendable {
         starts[transfer] = nil
         names[transfer] = nil
         fileKeys[transfer] = nil
-        refusedFiles.remove(transfer)
+        refusedFiles[transfer] = nil
     }
 
     /// A session frame from `from` that could not be parsed, reported unless too many came this second.

@@ -110,11 +110,17 @@ public struct MessageArrivals: Equatable, Sendable {
     public let saveDirectory: String?
     /// Each sender's saves: a burst of `savesPerMinute`, then one a second.
     private var saveBudgets: [BluetoothAddress?: SaveBudget] = [:]
+    /// Everyone's saves: a burst of `savesPerMinuteFromAll`, then five a second.
+    private var allSaves: SaveBudget?
 
     /// The most messages saved from one sender in a minute (a burst of this many, then one a
     /// second): a peer writing one-byte messages, or one UART write of 255 lines, cannot fill
     /// the folder with files.
     public static let savesPerMinute = 60
+    /// The most messages saved from all senders together in a minute: a stranger whose address
+    /// changes (a resolvable private address per connection) gets a new sender's budget each
+    /// time, but not more of the folder.
+    public static let savesPerMinuteFromAll = 300
 
     public init(saveDirectory: String?) {
         self.saveDirectory = saveDirectory
@@ -129,36 +135,41 @@ public struct MessageArrivals: Equatable, Sendable {
         count += 1
         var arrival = MessageArrival(
             message, id: id, from: from, number: count, saveDirectory: saveDirectory, via: via, transfer: transfer)
-        if saveDirectory != nil, !admitSave(from: from, at: now) { arrival.refusal = Self.refusal(from) }
+        if saveDirectory != nil, let refusal = saveRefusal(from: from, at: now) { arrival.refusal = refusal }
         return arrival
     }
 
-    /// The next message: a file written as it came.
+    /// The next message: a file written as it came (`refused`: why it was not saved).
     public mutating func nextFile(
-        _ key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName, refused: Bool = false
+        _ key: IncomingFileKey, header: MessageHeader, sha256: SHA256.Digest, from: PeerName, refused: String? = nil
     ) -> MessageArrival {
         count += 1
         var arrival = MessageArrival(
             file: key, header: header, sha256: sha256, from: from, saveDirectory: saveDirectory)
-        if refused { arrival.refusal = Self.refusal(from) }
+        if let refused { arrival.refusal = refused }
         return arrival
     }
 
-    /// Whether `from` may have one more message saved at `now` (taken from its budget if so).
-    public mutating func admitSave(from: PeerName, at now: Double) -> Bool {
+    /// Why `from` may not have one more message saved at `now`; nil when it may (taken from its
+    /// budget and everyone's then).
+    public mutating func saveRefusal(from: PeerName, at now: Double) -> String? {
         let limit = Double(Self.savesPerMinute)
-        var budget = saveBudgets[from.address] ?? SaveBudget(tokens: limit, at: now)
-        budget.tokens = min(limit, budget.tokens + max(0, now - budget.at) * limit / 60)
-        budget.at = now
+        var budget = (saveBudgets[from.address] ?? SaveBudget(tokens: limit, at: now)).refilled(limit, at: now)
+        var all = (allSaves ?? SaveBudget(tokens: Double(Self.savesPerMinuteFromAll), at: now))
+            .refilled(Double(Self.savesPerMinuteFromAll), at: now)
         // Full budgets are forgotten: senders that come and go leave nothing behind.
-        saveBudgets = saveBudgets.filter { $0.value.tokens + (now - $0.value.at) * limit / 60 < limit }
-        guard budget.tokens >= 1 else {
+        saveBudgets = saveBudgets.filter { $0.value.refilled(limit, at: now).tokens < limit }
+        defer {
             saveBudgets[from.address] = budget
-            return false
+            allSaves = all
+        }
+        guard budget.tokens >= 1 else { return Self.refusal(from) }
+        guard all.tokens >= 1 else {
+            return "not saved: more than \(Self.savesPerMinuteFromAll) messages a minute came from all senders"
         }
         budget.tokens -= 1
-        saveBudgets[from.address] = budget
-        return true
+        all.tokens -= 1
+        return nil
     }
 
     static func refusal(_ from: PeerName) -> String {
@@ -170,4 +181,9 @@ public struct MessageArrivals: Equatable, Sendable {
 private struct SaveBudget: Equatable, Sendable {
     var tokens: Double
     var at: Double
+
+    /// The budget at `now`, refilled at `limit` a minute up to `limit`.
+    func refilled(_ limit: Double, at now: Double) -> SaveBudget {
+        SaveBudget(tokens: min(limit, tokens + max(0, now - at) * limit / 60), at: max(at, now))
+    }
 }

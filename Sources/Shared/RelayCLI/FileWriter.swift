@@ -19,6 +19,18 @@ public enum FileWriter {
     /// not written on (its part file is removed).
     public static let minimumFreeBytes = 64 << 20
 
+    /// The free inodes a received file never takes: with fewer left on its file system, no file
+    /// is created (a flood of small files runs out of inodes long before bytes on some disks).
+    public static let minimumFreeInodes = 4096
+
+    /// Inodes an unprivileged writer may still use on the file system of `fd`; nil when unknown
+    /// or not counted (btrfs and others report no total).
+    static func freeInodes(_ fd: Int32) -> Int? {
+        var info = statvfs()
+        guard fstatvfs(fd, &info) == 0, info.f_files > 0 else { return nil }
+        return Int(info.f_favail)
+    }
+
     /// The disk's free space is asked again each time a file grows by this much.
     static let freeSpaceCheckInterval = 1 << 20
 
@@ -124,10 +136,12 @@ public final class PartFile {
         if !done { discard() }
     }
 
-    /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`; it is written
-    /// on only while its disk keeps `minimumFree` bytes free.
+    /// A new, empty `NAME.part` in `directory` for the first free `candidate(n)`, unless its file
+    /// system keeps fewer than `minimumInodes` inodes free; it is written on only while its disk
+    /// keeps `minimumFree` bytes free.
     public static func create(
-        in directory: String, minimumFree: Int = FileWriter.minimumFreeBytes, candidate: @escaping (Int) -> String
+        in directory: String, minimumFree: Int = FileWriter.minimumFreeBytes,
+        minimumInodes: Int = FileWriter.minimumFreeInodes, candidate: @escaping (Int) -> String
     ) -> Result<
         PartFile, FileWriter.Failure
     > {
@@ -135,6 +149,13 @@ public final class PartFile {
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard folderFD >= 0 else {
             return .failure(FileWriter.Failure(path: folder + candidate(0), reason: String(cString: strerror(errno))))
+        }
+        if let inodes = FileWriter.freeInodes(folderFD), inodes < minimumInodes {
+            close(folderFD)
+            return .failure(
+                FileWriter.Failure(
+                    path: folder + candidate(0),
+                    reason: "its file system would keep fewer than \(minimumInodes) free inodes (\(inodes) left)"))
         }
         for attempt in 0..<FileWriter.maximumAttempts {
             let name = candidate(attempt)
