@@ -103,6 +103,14 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         laneSockets.close(id)
     }
 
+    func disconnect(_ address: BluetoothAddress) {
+        guard let client else { return }
+        // A link that is already going needs nothing more; bluetoothd says when it has gone.
+        for (device, known) in connectedDevices where known == address {
+            client.disconnect(device: device) { _ in }
+        }
+    }
+
     // MARK: Adapter
 
     private func handleBlueZ(_ event: BlueZEvent) {

@@ -26,6 +26,8 @@ enum PeripheralAction: Equatable, Sendable {
     case sendOnLane(LaneID, [[UInt8]])
     /// Close a channel (no `.laneClosed` follows).
     case closeLane(LaneID)
+    /// End the link of the central at this address (`Device1.Disconnect`; `.disconnected` follows).
+    case disconnect(BluetoothAddress)
     /// Set what a read of `of` (the write or the notify characteristic) returns.
     case setReadValue([UInt8], of: RelayCharacteristic)
     /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).

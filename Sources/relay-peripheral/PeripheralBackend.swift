@@ -16,6 +16,8 @@ protocol PeripheralBackend: AnyObject {
     /// Send `units` in order on the channel until its socket is full; answer `.laneTook` (then
     /// `.laneWritable` when it can take more), or `.laneClosed` when it failed.
     func sendOnLane(_ id: LaneID, _ units: [[UInt8]])
+    /// Ends the link of the central at `address`, if it is connected (`.disconnected` follows).
+    func disconnect(_ address: BluetoothAddress)
     /// Close a channel.
     func closeLane(_ lane: LaneID)
     /// Set the value a read of `characteristic` (the write or the notify characteristic) returns.

@@ -31,6 +31,7 @@ final class PeripheralPerformer: ActionPerformer {
         case .notify(let value, let characteristic): backend.notify(value, on: characteristic)
         case .setReadValue(let value, let characteristic): backend.setReadValue(value, of: characteristic)
         case .sendOnLane(let id, let units): backend.sendOnLane(id, units)
+        case .disconnect(let address): backend.disconnect(address)
         case .closeLane(let lane): backend.closeLane(lane)
         case .pauseSending(let seconds): driver.startTimer(.sendPause, after: seconds)
         case .deliver(let arrival): driver.deliver(arrival)

@@ -86,7 +86,7 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
             let more = suppressed > 0 ? " (\(suppressed) more refused since the last report)" : ""
             return "hello refused: it carries the token of \(owner)'s session (a session stays with its central)\(more)"
         case .brokeProtocol(let breach):
-            return "cut off from protocol 2 until it connects again: \(breach) (its session ends, its messages fail)"
+            return "cut off from protocol 2 and disconnected: \(breach) (its session ends, its messages fail)"
         case .notAllowed(let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
             return "value dropped: this central is not in --allow\(more)"

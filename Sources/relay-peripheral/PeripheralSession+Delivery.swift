@@ -204,8 +204,10 @@ extension PeripheralSession {
     }
 
     /// The central at `address` broke protocol 2: reported once, its session ended (its messages
-    /// fail, its partial message is dropped) and nothing more of its session frames read until it
-    /// connects again.
+    /// fail, its partial message is dropped) and its link ended: no honest relay breaks protocol 2,
+    /// and what a broken or hostile one writes still comes through bluetoothd, each value a
+    /// `WriteValue` call to read and answer (199 a second cost relay-peripheral half a CPU second a
+    /// second in the test bed). Nothing of its session frames is read until it connects again.
     private mutating func cutOff(_ address: BluetoothAddress, _ breach: ProtocolBreach) -> [PeripheralAction] {
         guard centrals[address]?.cutOff != true else { return [] }
         centrals[address]?.cutOff = true
@@ -215,7 +217,7 @@ extension PeripheralSession {
         }
         // Its L2CAP channels close with it, and no new one is kept until it connects again: what
         // it writes there would only be read to be ignored.
-        return actions + lanesLinkDown(at: address)
+        return actions + lanesLinkDown(at: address) + [.disconnect(address)]
     }
 
     /// Ends a session for good: its messages fail, its partial message is dropped.

@@ -463,13 +463,13 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = drain(&session)
         var lines: [PeripheralEvent] = []
         var welcomes = 0
+        var disconnects: [BluetoothAddress] = []
         for index in 0..<200 {
             let time = 2 + Double(index) * 0.01
-            lines +=
-                session.handle(
-                    .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time
-                )
-                .events
+            let actions = session.handle(
+                .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time)
+            lines += actions.events
+            disconnects += actions.compactMap { if case .disconnect(let address) = $0 { address } else { nil } }
             welcomes +=
                 sessionFrames(drain(&session).values).filter {
                     if case .welcome(let welcome) = $0 { welcome.central == Self.tokenB } else { false }
@@ -485,6 +485,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             "reported once")
         XCTAssertEqual(lines.filter { $0.name == "failed" }.count, 1, "its message fails with its session")
         XCTAssertLessThanOrEqual(welcomes, 1, "one welcome a second until it is cut off, none after")
+        XCTAssertEqual(disconnects, [centralB], "its link is ended, once: what it writes costs nothing more")
         XCTAssertNil(session.delivery.sessions[hostile])
         // Its frames are not read any more; the honest central's message is delivered.
         let ack = SessionFrame.acknowledgement(

@@ -71,6 +71,7 @@ final class FakePeripheralBackend: PeripheralBackend {
         driver.feed(.laneTook(lane, taken: units.count, full: false))
     }
     func closeLane(_ lane: LaneID) { calls.append("closeLane \(lane)") }
+    func disconnect(_ address: BluetoothAddress) { calls.append("disconnect \(address)") }
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {
         if characteristic == .notify { notifyReadValue = value } else { writeReadValue = value }
     }

@@ -16,7 +16,8 @@
 #   - the peripheral's three messages fail for the hostile central together, at one delivery
 #     time-out (`no progress`), not one per time-out;
 #   - a `subscribed` line for the hostile central at most every 5 s in spite of its hellos, and
-#     one line saying it is cut off from protocol 2 (after 30 hellos on one link); the peripheral's
+#     one line saying it is cut off from protocol 2 (after 30 hellos on one link), and its link
+#     ended (the rest of its 200 hellos cannot be written); the peripheral's
 #     `error` and `dropped` lines about it at most 5 a second and one summary line;
 #   - both programs' peak resident memory under 40 MB;
 #   - the honest counter round trip (the central's `write` to its echo coming back) while the
@@ -96,6 +97,8 @@ if not p.count("error", where=lambda e: re.search("hello refused.*" + re.escape(
     fail(f"the takeover hello was not refused: {' '.join(e.text for e in p.select('error')[:2])}")
 if not p.count("error", where=lambda e: "did not agree on version 3" in e.text and hostile in e.text):
     fail("the hostile central's compact frames were not reported as protocol errors")
+if '"disconnected_in_flood": true' not in summary:
+    fail(f"the hostile central's link was not ended once it was cut off: {summary}")
 if '"welcomes_for_victims_after_takeover": 0' not in summary:
     fail(f"the taker heard a welcome for the victim's token: {summary}")
 from_honest = p.select("message", **{"from": honest})

@@ -14,8 +14,8 @@ clear):
      claiming bytes never sent within the message (one byte in two, as ranges);
   6. it never acknowledges honestly, so the peripheral's messages never reach it;
   9. once every transfer it heard was aborted (the peripheral gave them up for it), or --linger
-     seconds passed without a data frame: 200 hellos with its own token on its live link (the
-     peripheral cuts it off from protocol 2 after 30).
+     seconds passed without a data frame: up to 200 hellos with its own token on its live link (the
+     peripheral cuts it off from protocol 2 after 30 and ends the link).
 Prints one JSON line: the frames written of each sort, the welcomes heard for its own and the
 victims' tokens (after the takeover hello), and the transfers it heard and saw aborted. Exit status 0 when every phase was written.
 """
@@ -139,11 +139,18 @@ async def run(options) -> int:
             base = 1 + 8 * (written.get("false-ack", 0) % 100)
             spans = [(base + 2 * k, base + 2 * k + 1) for k in range(4)]
             await write(client, session_char, ack(session, transfer, 0, spans), "false-ack")
-        # 9: hellos on a live link.
+        # 9: hellos on a live link, until the peripheral ends it (it cuts a central off from
+        # protocol 2, and disconnects it, after 30 hellos within 60 s).
         flood_at = time.monotonic()
+        disconnected = False
         for _ in range(200):
-            await write(client, session_char, hello(TOKEN, options.address), "flood-hello")
+            try:
+                await write(client, session_char, hello(TOKEN, options.address), "flood-hello")
+            except Exception:  # noqa: BLE001 - the link ended under the write
+                disconnected = True
+                break
         await asyncio.sleep(2)
+        disconnected = disconnected or not client.is_connected
         after = {token: sum(1 for at, _ in welcomes if at >= takeover_at) for token, welcomes in heard.welcomes.items()}
         print(json.dumps({
             "written": written, "victims": len(victims),
@@ -151,7 +158,7 @@ async def run(options) -> int:
             "welcomes_for_itself": len(heard.welcomes.get(TOKEN, [])),
             "welcomes_during_flood": sum(1 for at, _ in heard.welcomes.get(TOKEN, []) if at >= flood_at),
             "transfers": sorted(heard.transfers), "aborted": sorted(heard.aborted),
-            "data_frames": heard.data_frames,
+            "data_frames": heard.data_frames, "disconnected_in_flood": disconnected,
         }), flush=True)
     article.log(ROLE, "done")
     return 0
