@@ -13,18 +13,12 @@
 import os
 import time
 
-from scenario import OUT, expect, fail, finish, passed, peer, random_file, relay, stop, values
+from scenario import OUT, expect, fail, finish, lane_pair, passed, peer, random_file, stop, values
 
 stranger_address = os.environ.get("RELAY_VM_HCI2_ADDRESS") or "00:AA:01:02:00:02"
 files = {name: random_file(f"{OUT}/{name}.bin", 20000) for name in ("c1", "p1", "c2", "p2")}
 
-p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--lane", "l2cap")
-p.send("start")
-expect(p, "lane", "the peripheral did not listen for channels", timeout=30, state="listening")
-c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample", "--lane",
-          "l2cap")
-expect(c, "lane", "the honest central's lane did not open", timeout=90, state="open")
-expect(c, "ready", "the honest central is not ready", timeout=30)
+p, c = lane_pair()
 
 
 def exchange(tag, count):

@@ -15,17 +15,11 @@
 import statistics
 import time
 
-from scenario import OUT, event_time, expect, fail, finish, passed, peer, random_file, relay, stop, values
+from scenario import OUT, event_time, expect, fail, finish, lane_pair, passed, peer, random_file, stop, values
 
 sent = random_file(f"{OUT}/p.bin", 20000)
 
-p = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--lane", "l2cap")
-p.send("start")
-expect(p, "lane", "the peripheral did not listen for channels", timeout=30, state="listening")
-c = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample", "--lane",
-          "l2cap")
-expect(c, "lane", "the honest central's lane did not open", timeout=90, state="open")
-expect(c, "ready", "the honest central is not ready", timeout=30)
+p, c = lane_pair()
 
 stranger = peer("trickler", "hostile_lane.py", "--adapter", "hci2", "--mode", "trickle", "--every", 4.9, "--wait", 60,
                 merge_stderr=False, log_suffix=".out")

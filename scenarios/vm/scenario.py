@@ -309,3 +309,15 @@ def wait_progress(program, direction, least, timeout=60, since=0):
     except WaitFailed:
         return None
 
+
+def lane_pair():
+    """relay-peripheral on hci0 and an honest relay-central on hci1, both `--lane l2cap`, the
+    central's lane open and the central ready; the two programs."""
+    peripheral = relay("peripheral", "relay-peripheral", "--adapter", "hci0", "--lane", "l2cap")
+    peripheral.send("start")
+    expect(peripheral, "lane", "the peripheral did not listen for channels", timeout=30, state="listening")
+    central = relay("central", "relay-central", "--scan-timeout", "60", "--adapter", "hci1", "--connect", "sample",
+                    "--lane", "l2cap")
+    expect(central, "lane", "the honest central's lane did not open", timeout=90, state="open")
+    expect(central, "ready", "the honest central is not ready", timeout=30)
+    return peripheral, central

@@ -2,6 +2,7 @@
 
 Shared by the third-party peers in this folder (the scenarios and benchmarks/ble use them).
 """
+import asyncio
 import hashlib
 import json
 import struct
@@ -107,3 +108,13 @@ def send_report(role: str, data: bytes, seconds: float, **extra) -> str:
         "role": role, "direction": "sent", "bytes": len(data), "seconds": round(seconds, 6),
         "goodput_bytes_per_second": round(len(data) / seconds, 1) if seconds > 0 else None,
         "sha256": hashlib.sha256(data).hexdigest(), **extra})
+
+
+def run_peer(role: str, run, options) -> int:
+    """Runs the coroutine function RUN(OPTIONS) to its end: its exit status, or 1 with the
+    peer's one `failed` line when it raised."""
+    try:
+        return asyncio.run(run(options))
+    except Exception as problem:  # noqa: BLE001 - reported as the peer's one line
+        log(role, f"failed: {problem!r}")
+        return 1

@@ -72,12 +72,7 @@ def main():
     parser.add_argument("--name", default=article.LOCAL_NAME)
     parser.add_argument("--scan-timeout", type=float, default=30)
     parser.add_argument("--seconds", type=float, default=30)
-    options = parser.parse_args()
-    try:
-        return asyncio.run(run(options))
-    except Exception as problem:  # noqa: BLE001 - reported as the peer's one line
-        article.log(ROLE, f"failed: {problem!r}")
-        return 1
+    return article.run_peer(ROLE, run, parser.parse_args())
 
 
 if __name__ == "__main__":

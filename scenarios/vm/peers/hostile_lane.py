@@ -24,7 +24,6 @@ libc with a struct sockaddr_l2). Prints one JSON line: what it did and how each 
 Exit status 0 when it ran through (whatever the peripheral did), 1 when it could not start.
 """
 import argparse
-import asyncio
 import ctypes
 import json
 import os
@@ -173,12 +172,7 @@ def main():
     parser.add_argument("--every", type=float, default=4.9, help="trickle: seconds between reads")
     parser.add_argument("--psm", type=int, default=0x80)
     parser.add_argument("--count", type=int, default=10)
-    options = parser.parse_args()
-    try:
-        return asyncio.run(run(options))
-    except Exception as problem:  # noqa: BLE001 - reported as the peer's one line
-        article.log(ROLE, f"failed: {problem!r}")
-        return 1
+    return article.run_peer(ROLE, run, parser.parse_args())
 
 
 if __name__ == "__main__":
