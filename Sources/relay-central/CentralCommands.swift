@@ -128,7 +128,10 @@ enum CentralCommands {
                     """,
                 shape: .words(min: 0, max: 1)
             ) { [unowned driver] context in try driver.run(command(context), context) },
-            MessageCommands.send(chunking: "chunked at min(MTU-3, 510) bytes and paced so nothing is lost") {
+            MessageCommands.send(
+                chunking:
+                    "cut for the link (values of up to 8192 bytes on the L2CAP lane, min(MTU-3, 510) on GATT) and paced so nothing is lost"
+            ) {
                 [unowned driver] message, context in driver.run(.send(message), context)
             },
             MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },

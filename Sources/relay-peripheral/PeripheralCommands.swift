@@ -45,7 +45,7 @@ enum PeripheralCommands {
             ) { [unowned driver] context in driver.run(.notify(value: try context.uint32(0, "N")), context) },
             MessageCommands.send(
                 chunking:
-                    "chunked at min(MTU-3, 510) bytes of the smallest MTU among the subscribed centrals and paced so nothing is dropped"
+                    "cut for the links (values of up to 8192 bytes on the L2CAP lanes, min(MTU-3, 510) of the smallest MTU among the subscribed centrals on GATT) and paced so nothing is dropped"
             ) { [unowned driver] message, context in driver.run(.send(message), context) },
             MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },
             CommandSpec(
