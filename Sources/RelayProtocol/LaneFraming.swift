@@ -11,8 +11,9 @@
 public enum LaneFraming {
     /// Bytes before each value.
     public static let headerLength = 2
-    /// The longest value relay reads on the lane, and the longest it sends (it cuts values for
-    /// the channel's MTU, `MTU(laneChannelMTU:)`; data goes in values of 7900 bytes).
+    /// The longest value relay reads on the lane, and the longest it sends (relay-central cuts
+    /// values for its channel's MTU, `MTU(laneChannelMTU:)`; relay-peripheral sends a longer
+    /// value in several service data units; data goes in values of 7900 bytes).
     public static let largestValue = 8192
 
     /// `value` with its length in front.

@@ -25,8 +25,6 @@ struct LaneOutbox: Sendable, Equatable {
     private var head = 0
     /// Bytes queued and not taken yet.
     private(set) var bytes = 0
-    /// Values not queued because `limit` was reached.
-    private(set) var dropped = 0
     /// The units handed to the socket and not answered yet (`.sendOnLane` to `.laneTook`).
     private(set) var handedOver = 0
     /// Since when the socket has been full (nil: it takes what it is given).
@@ -45,13 +43,9 @@ struct LaneOutbox: Sendable, Equatable {
     /// Whether units wait that the socket has not been handed.
     var hasUnsent: Bool { units.count - head > handedOver }
 
-    /// Queues a lane-framed value; false (and counted in `dropped`) when the channel already
-    /// holds `limit` bytes.
+    /// Queues a lane-framed value; false when the channel already holds `limit` bytes.
     mutating func add(_ framed: [UInt8]) -> Bool {
-        guard bytes < Self.limit else {
-            dropped += 1
-            return false
-        }
+        guard bytes < Self.limit else { return false }
         var start = 0
         while start < framed.count {
             let end = min(framed.count, start + unitSize)

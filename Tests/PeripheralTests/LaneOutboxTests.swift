@@ -30,7 +30,6 @@ final class LaneOutboxTests: XCTestCase {
         var queued = 0
         for _ in 0..<40 where outbox.add(value) { queued += 1 }
         XCTAssertEqual(queued, (LaneOutbox.limit + 8001) / 8002)
-        XCTAssertEqual(outbox.dropped, 40 - queued)
         XCTAssertLessThan(outbox.bytes, LaneOutbox.limit + 8002)
     }
 
