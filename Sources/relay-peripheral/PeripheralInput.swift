@@ -56,7 +56,7 @@ enum PeripheralInput: Equatable, Sendable {
     /// A central read the lane characteristic (the PSM) over GATT (nil: bluetoothd did not say who).
     case lanePSMRead(by: BluetoothAddress?)
     /// A central opened an L2CAP channel (`mtu`: the room for values on it).
-    case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU)
+    case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU, connection: ConnectionHandle? = nil)
     /// Bytes arrived on a channel at monotonic `time`.
     case laneReceived(LaneID, [UInt8], time: Double)
     /// The outcome of `.sendOnLane`: the channel's socket took the first `taken` units, and

@@ -83,7 +83,7 @@ final class PeripheralLaneSockets {
                 self.driver.feed(.laneClosed(id))
             }
         }
-        driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu))
+        driver.feed(.laneOpened(id, from: opened.peer, mtu: opened.mtu, connection: opened.connection))
     }
 
     /// `units` in order on channel `id` until its socket is full; the driver hears how many it

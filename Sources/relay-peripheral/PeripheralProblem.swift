@@ -58,6 +58,8 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case notAllowed(suppressed: Int)
     /// `--secure`: bluetoothd refused the pairing agent (no passkey can be shown).
     case agent(BlueZError)
+    /// Two links answer to the central's address: nothing from it is taken until both have gone.
+    case addressContested(AddressClaim)
 
     var description: String {
         switch self {
@@ -90,6 +92,15 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
         case .notAllowed(let suppressed):
             let more = suppressed > 0 ? " (\(suppressed) more dropped since the last report)" : ""
             return "value dropped: this central is not in --allow\(more)"
+        case .addressContested(let claim):
+            let how =
+                switch claim {
+                case .pairedAs(let claimant):
+                    "central \(claimant) paired giving this central's address as its own"
+                case .secondLink: "an L2CAP channel with this central's address came on a second link"
+                }
+            return "\(how): nothing from either link is taken and both are disconnected "
+                + "(a pairing proves no address; its session resumes when it connects alone)"
         case .agent(let error):
             return "cannot register the pairing agent: \(error) (--secure shows passkeys through it: "
                 + "is another program the default agent, e.g. bluetoothctl?)"

@@ -1,4 +1,5 @@
 import RelayApp
+import RelayBlueZ
 import RelayEndpoint
 import RelayProtocol
 
@@ -7,6 +8,8 @@ import RelayProtocol
 /// `PeripheralSession`.
 struct PeripheralLane: Sendable {
     let address: BluetoothAddress
+    /// The link it came on (nil: the kernel did not say).
+    let connection: ConnectionHandle?
     /// The room for values relay sends on it (cut into the channel's service data units).
     let mtu: MTU
     var deframer = LaneDeframer()
@@ -47,13 +50,19 @@ extension PeripheralSession {
     }
 
     /// A channel opened: kept when its central read the lane characteristic over GATT on its
-    /// current link and is admitted, else closed.
-    mutating func laneOpened(_ id: LaneID, from peer: BluetoothAddress, mtu: MTU) -> [PeripheralAction] {
+    /// current link and is admitted, else closed. One from another link than its central's open
+    /// channel is a second link answering to the address: a contest.
+    mutating func laneOpened(
+        _ id: LaneID, from peer: BluetoothAddress, mtu: MTU, connection: ConnectionHandle? = nil
+    ) -> [PeripheralAction] {
         // The kernel names a bonded central by its identity address; relay, by the address it
         // connected with (`--secure` keeps the pair in `identities`).
         let address = centrals[peer] != nil ? peer : identities.first { $0.value == peer }?.key ?? peer
         let refusal: LaneEnd?
-        if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
+        if contests.contains(address) {
+            contests.drop()
+            refusal = .contested
+        } else if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
             refusal = .notConnected
         } else if centrals[address]?.cutOff == true {
             refusal = .cutOff
@@ -68,6 +77,14 @@ extension PeripheralSession {
             refusals.notAllowedValues += refusal == .notAllowed ? 1 : 0
             return [.closeLane(id)] + paced(.refused(PeerName(.central, address), refusal))
         }
+        // A central's channels close when its link goes (`lanesLinkDown`), before its next link
+        // can read the lane characteristic: an open one of the same address on another link is
+        // another link's.
+        if let connection,
+            lanes.values.contains(where: { $0.address == address && $0.connection.map { $0 != connection } == true })
+        {
+            return [.closeLane(id)] + contest([address], .secondLink, named: address)
+        }
         var actions: [PeripheralAction] = []
         // One channel per central: the newer one is the one its relay-central uses.
         for (old, lane) in lanes.sorted(by: { $0.key < $1.key }) where lane.address == address {
@@ -76,7 +93,8 @@ extension PeripheralSession {
             actions += laneGone(old)
         }
         let cut = MTU(laneChannelMTU: MTU.laneMaximum).lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
-        lanes[id] = PeripheralLane(address: address, mtu: cut, outbox: LaneOutbox(unitSize: mtu.value))
+        lanes[id] = PeripheralLane(
+            address: address, connection: connection, mtu: cut, outbox: LaneOutbox(unitSize: mtu.value))
         return actions
     }
 

@@ -47,6 +47,8 @@ struct PeripheralSession {
     var trace: TraceReports?
     /// Centrals' L2CAP channels (see `PeripheralSession+Lanes`).
     var lanes: [LaneID: PeripheralLane] = [:]
+    /// Addresses two links answer to (see `PeripheralSession+Contests`).
+    var contests = AddressContests()
 
     init(settings: PeripheralSettings = PeripheralSettings()) {
         self.settings = settings
@@ -83,32 +85,34 @@ struct PeripheralSession {
         case .advertisementReleased:
             return advertisementReleased()
         case .connected(let address):
+            guard !contests.contains(address) else { return contestedReconnected(address) }
             return ensureCentral(address)
         case .disconnected(let address):
+            // When no link of its contest remains, its addresses are taken again (their centrals
+            // resume their sessions with their next hello).
+            contests.gone(address)
             return disconnect(address, reason: "disconnected") + pairingLeft(address)
         case .identityResolved(let address, let identity):
-            // The identity address is the one the central itself distributed when it paired: it
-            // says who the central is only when the pairing was authenticated, which `--secure`
-            // demands (its characteristics need an authenticated link, its agent shows the
-            // passkey). An open-mode pairing is just-works: any central can claim any identity
-            // that way, so it is neither allowed by it nor taken for the central it names.
-            if settings.secure { identities[address] = identity }
-            return []
+            return identityResolved(address, identity: identity)
         case .pairing(let change):
             return pairingChanged(change)
         case .mtu(let address, let mtu):
+            guard !contests.contains(address) else { return [] }
             return ensureCentral(address) + learnMTU(mtu, of: address)
         case .written(let bytes, let from, let mtu, let time):
+            guard !contests.contains(from) else { return dropContested() }
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return received(bytes, from: from, mtu: mtu, time: time)
         case .sessionWritten(let bytes, let from, let mtu, let time):
+            guard !contests.contains(from) else { return dropContested() }
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return sessionWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartWritten(let bytes, let from, let mtu, let time):
+            guard !contests.contains(from) else { return dropContested() }
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return uartWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartNotifyStarted(let from, let mtu):
-            return uartNotifyStarted(from: from, mtu: mtu)
+            return uartNotifyStarted(from: contests.contains(from) ? nil : from, mtu: mtu)
         case .uartNotifyStopped:
             return uartNotifyStopped()
         case .sessionNotifyStarted(let mtu):
@@ -120,7 +124,7 @@ struct PeripheralSession {
             subscriptions.sessionLinkMTU = nil
             return sessionNotifyStopped()
         case .notifyStarted(let from, let mtu):
-            return notifyStarted(from: from, mtu: mtu)
+            return notifyStarted(from: contests.contains(from) ? nil : from, mtu: mtu)
         case .notifyStopped(let from):
             return notifyStopped(from: from)
         case .notifyOutcome(let outcome):
@@ -140,10 +144,10 @@ struct PeripheralSession {
         case .laneListening(let result):
             return laneListening(result)
         case .lanePSMRead(let address):
-            guard let address else { return [] }
+            guard let address, !contests.contains(address) else { return [] }
             return ensureCentral(address) + laneCharacteristicRead(by: address)
-        case .laneOpened(let id, let address, let mtu):
-            return laneOpened(id, from: address, mtu: mtu)
+        case .laneOpened(let id, let address, let mtu, let connection):
+            return laneOpened(id, from: address, mtu: mtu, connection: connection)
         case .laneReceived(let id, let bytes, let time):
             return laneReceived(id, bytes, time: time)
         case .laneClosed(let id):

@@ -9,11 +9,11 @@ import XCTest
 /// The L2CAP lane on the peripheral (docs/protocol.md, "The L2CAP lane"): which channels it
 /// keeps, what it reads from them, where its frames go, and what a channel's end does.
 final class PeripheralLaneTests: XCTestCase {
-    private struct NoWelcome: Error {}
-    private static let token = SessionToken(0xA)!
-    private static let lane = LaneID(1)
+    struct NoWelcome: Error {}
+    static let token = SessionToken(0xA)!
+    static let lane = LaneID(1)
 
-    private func session(lane: LaneChoice = .l2cap, allow: Set<BluetoothAddress>? = nil) -> PeripheralSession {
+    func session(lane: LaneChoice = .l2cap, allow: Set<BluetoothAddress>? = nil) -> PeripheralSession {
         var settings = PeripheralSettings()
         settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
         settings.lane = lane
@@ -21,14 +21,14 @@ final class PeripheralLaneTests: XCTestCase {
         return PeripheralSession.advertising(settings)
     }
 
-    private func hello(_ address: BluetoothAddress) -> [UInt8] {
+    func hello(_ address: BluetoothAddress) -> [UInt8] {
         SessionFrame.hello(Hello(version: 3, token: Self.token, address: address, window: 65536, next: TransferID(1)))
             .encoded
     }
 
     /// Hands over what waits, as the backend would: the values and the channel each went on
     /// (empty: notified on GATT), a value on two channels twice.
-    private func drain(_ session: inout PeripheralSession) -> [(bytes: [UInt8], lanes: [LaneID])] {
+    func drain(_ session: inout PeripheralSession) -> [(bytes: [UInt8], lanes: [LaneID])] {
         var out: [(bytes: [UInt8], lanes: [LaneID])] = []
         _ = session.startSending()
         while true {
@@ -53,20 +53,26 @@ final class PeripheralLaneTests: XCTestCase {
         return out
     }
 
-    private func laneEvents(_ actions: [PeripheralAction]) -> [LaneEvent] {
+    func laneEvents(_ actions: [PeripheralAction]) -> [LaneEvent] {
         actions.compactMap { if case .report(.lane(let event)) = $0 { event } else { nil } }
     }
 
-    /// `centralA` connects, opens channel `Self.lane` and says hello on it; the welcome's session.
-    private func greetOnLane(_ session: inout PeripheralSession, attMTU: MTU? = nil) throws -> SessionNumber {
+    /// `centralA` connects, opens channel `lane` (on link `connection`) and says hello on it; the
+    /// welcome's session.
+    func greetOnLane(
+        _ session: inout PeripheralSession, attMTU: MTU? = nil, lane: LaneID = PeripheralLaneTests.lane,
+        connection: ConnectionHandle? = nil
+    ) throws -> SessionNumber {
         _ = session.handle(.connected(centralA))
         if let attMTU { _ = session.handle(.mtu(centralA, attMTU)) }
         _ = session.handle(.lanePSMRead(by: centralA))
-        XCTAssertEqual(session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 672))), [])
-        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+        XCTAssertEqual(
+            session.handle(.laneOpened(lane, from: centralA, mtu: MTU(laneChannelMTU: 672), connection: connection)), []
+        )
+        _ = session.handle(.laneReceived(lane, LaneFraming.encode(hello(centralA)), time: session.now))
         for value in drain(&session) {
             if case .frame(.welcome(let welcome)) = try SessionValue(parsing: value.bytes) {
-                XCTAssertEqual(value.lanes, [Self.lane], "the welcome goes back on the channel")
+                XCTAssertEqual(value.lanes, [lane], "the welcome goes back on the channel")
                 return welcome.session
             }
         }

@@ -56,6 +56,9 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
     /// relay-peripheral: the central broke protocol 2 on this link (its channels close with its
     /// session; none is kept until it connects again).
     case cutOff
+    /// relay-peripheral: two links answer to the central's address (a pairing gave it as another
+    /// link's identity): nothing named by it is taken until they have gone.
+    case contested
     /// relay-peripheral: the channel's MTU leaves less room for a value than the lane needs.
     case tooSmall(Int)
     /// relay-peripheral: the channel's socket was full, taking too little of what waited for it,
@@ -80,6 +83,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notConnected: "not-connected"
         case .notAllowed: "not-allowed"
         case .cutOff: "cut-off"
+        case .contested: "contested"
         case .tooSmall: "too-small"
         case .stalled: "stalled"
         case .cannotListen: "cannot-listen"
@@ -98,6 +102,7 @@ public enum LaneEnd: Error, Equatable, Sendable, CustomStringConvertible {
         case .notConnected: "it did not read the lane characteristic over GATT first"
         case .notAllowed: "it is not in --allow"
         case .cutOff: "it broke protocol 2 on this link"
+        case .contested: "two links answer to its address"
         case .tooSmall(let mtu): "its channel's MTU is \(mtu) bytes; the lane needs 492 (values of 490)"
         case .stalled(let seconds, let window): "its channel was full for \(seconds) s of the last \(window) s"
         case .cannotListen(let why): "no L2CAP listener (\(why))"

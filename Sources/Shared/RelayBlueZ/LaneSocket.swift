@@ -52,6 +52,8 @@ enum L2CAPSocket {
     static let securityOption: Int32 = 4  // BT_SECURITY
     static let sendMTUOption: Int32 = 12  // BT_SNDMTU
     static let receiveMTUOption: Int32 = 13  // BT_RCVMTU
+    static let l2capLevel: Int32 = 6  // SOL_L2CAP
+    static let connectionInfoOption: Int32 = 2  // L2CAP_CONNINFO
     /// Channels the kernel keeps accepted for relay-peripheral to take (`listen`'s backlog): a
     /// stranger opening channels as fast as it can fills 8 between two turns of the loop, and
     /// an honest central's channel is then refused.
@@ -138,6 +140,18 @@ enum L2CAPSocket {
         return Int(value)
     }
 
+    /// The HCI handle of the link a connected channel is on (`L2CAP_CONNINFO`: the handle, in
+    /// host order, then the link's 3-byte class of device).
+    static func connectionHandle(_ fd: Int32) -> ConnectionHandle? {
+        var info = [UInt8](repeating: 0, count: 6)
+        var length = socklen_t(info.count)
+        let rc = info.withUnsafeMutableBytes {
+            getsockopt(fd, l2capLevel, connectionInfoOption, $0.baseAddress, &length)
+        }
+        guard rc == 0, length >= 2 else { return nil }
+        return ConnectionHandle(info.withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) })
+    }
+
     /// The local address of a bound socket.
     static func localAddress(_ fd: Int32) -> [UInt8]? {
         var bytes = [UInt8](repeating: 0, count: addressLength)
@@ -149,6 +163,17 @@ enum L2CAPSocket {
     }
 }
 
+/// The HCI connection handle of the link a channel came on (`L2CAP_CONNINFO`): the kernel names a
+/// channel by its peer's address, which a just-works pairing can rename to another central's, so
+/// two channels of one name on two handles are two links.
+public struct ConnectionHandle: Hashable, Sendable, CustomStringConvertible {
+    public let value: UInt16
+
+    public init(_ value: UInt16) { self.value = value }
+
+    public var description: String { "link \(value)" }
+}
+
 /// A channel that opened: the socket (as an `AcquiredLink`: one value's bytes per datagram
 /// read, flow control by writable readiness, hang-up), the peer and the room for values.
 public struct OpenedLane {
@@ -156,6 +181,8 @@ public struct OpenedLane {
     public let peer: BluetoothAddress
     /// The MTU whose written-value room is the channel's (see `MTU(laneChannelMTU:)`).
     public let mtu: MTU
+    /// The link it came on (nil: the kernel did not say).
+    public let connection: ConnectionHandle?
 }
 
 /// relay-peripheral's lane listener: a sequenced-packet L2CAP socket bound to its adapter's
@@ -243,7 +270,7 @@ public final class LaneListener {
             onAccept?(
                 OpenedLane(
                     link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU),
-                    peer: peer.address, mtu: mtu))
+                    peer: peer.address, mtu: mtu, connection: L2CAPSocket.connectionHandle(channel)))
         }
     }
 }
@@ -316,7 +343,7 @@ public final class LaneConnector {
             .success(
                 OpenedLane(
                     link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU),
-                    peer: peer, mtu: mtu)))
+                    peer: peer, mtu: mtu, connection: L2CAPSocket.connectionHandle(channel))))
     }
 
     private func finish(_ result: Result<OpenedLane, LaneSocketError>) {
