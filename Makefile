@@ -49,11 +49,17 @@ test:
 # The code style (.swift-format): swift format ships with the toolchain. The Python of the
 # scenarios, benchmarks and scripts is checked by pyflakes (names undefined or unused: a scenario's
 # typo otherwise shows only in the VM); the peers are left out (their D-Bus signature annotations,
-# "s" and the like, read as undefined names to it).
-.PHONY: lint format
-lint:
+# "s" and the like, read as undefined names to it). The docs check: every option, command, event,
+# JSON key, file, make target, code name, UUID and sourced number the docs give exists in the code,
+# and every option, command and event is in docs/cli.md; its self-test shows a stale copy failing.
+.PHONY: lint format docs-check
+lint: docs-check
 	$(SWIFT) format lint --strict --recursive Sources Tests benchmarks/codec
 	$$(scripts/python-env.sh) -m pyflakes scenarios/*.py scenarios/vm/*.py benchmarks scripts/demo-flow scripts/*.py
+
+docs-check:
+	python3 scripts/docs-check.py
+	python3 scripts/docs-check.py --self-test
 
 format:
 	$(SWIFT) format format --in-place --recursive Sources Tests benchmarks/codec
