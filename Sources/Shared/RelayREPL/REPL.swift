@@ -264,6 +264,7 @@ public final class REPL {
         }
         let (name, _) = CommandLineSplitter.head(of: text)
         if name.isEmpty || name.hasPrefix("#") { return }
+        if configuration.showsCommands, !isInteractive { console.print(prompt + text) }
         let table = commands
         let invocation: CommandTable.Invocation
         do {

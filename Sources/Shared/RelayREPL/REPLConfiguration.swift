@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Settings for a ``REPL``, chosen by the program at start-up.
 public struct REPLConfiguration {
     /// The program name: names the history file and readline's `$if` conditionals.
@@ -24,9 +30,13 @@ public struct REPLConfiguration {
     public var historyPath: String?
     /// The longest the shutdown hook may take before the REPL exits anyway.
     public var shutdownTimeout: Double = 5
+    /// Scripted input shows each command after the prompt, as a terminal shows it typed
+    /// (`RELAY_SHOW_COMMANDS=1`: the docs' transcripts are recorded so, scripts/transcripts.py).
+    public var showsCommands = false
 
-    /// Defaults for `programName`.
+    /// Defaults for `programName`; `showsCommands` from the environment.
     public init(programName: String) {
         self.programName = programName
+        self.showsCommands = getenv("RELAY_SHOW_COMMANDS").map { String(cString: $0) == "1" } ?? false
     }
 }
