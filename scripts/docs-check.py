@@ -18,7 +18,8 @@ Each backticked name and code block of the docs is read for what it names, and e
 - a UUID: one of Sources;
 - a number with one source (`FACTS`: a lane's stall, its queue's bound, the free inodes a save
   needs, ...): the constant's value.
-And the other way: every option, REPL command and event name of the programs is in docs/cli.md.
+And the other way: every option, REPL command and event name of the programs is in docs/cli.md;
+and every JSON key the programs write is lowerCamelCase (but the old names kept for a release).
 A failure is one line: the doc, its line, what it names and why it is not there.
 """
 
@@ -237,11 +238,29 @@ def facts(docs: dict[str, str]) -> list[str]:
     return problems
 
 
+# JSON keys are lowerCamelCase (docs/cli.md, "Events"); these old names are still sent beside
+# their new ones for a release.
+OLD_JSON_KEYS = {"max_value"}
+
+
+def key_style(code: Code) -> list[str]:
+    """Every JSON key the programs write (`("key", .value)` in Sources) is lowerCamelCase."""
+    problems = []
+    for path, text in sorted(code.sources.items()):
+        if not path.startswith("Sources/") or "/RelayBlueZ/" in path or "/RelayDBus/" in path:
+            continue  # bluetoothd's dictionaries have their own keys
+        for number, line in enumerate(text.split("\n"), 1):
+            for key in re.findall(r'\("([A-Za-z0-9_]+)", *\.', line):
+                if key not in OLD_JSON_KEYS and not re.fullmatch(r"[a-z][a-zA-Z0-9]*", key):
+                    problems.append(f"{path}:{number}: JSON key {key!r} is not lowerCamelCase")
+    return problems
+
+
 def run(root_docs: dict[str, str], code: Code) -> list[str]:
     problems: list[str] = []
     for doc, text in root_docs.items():
         problems += check_doc(doc, text, code)
-    return problems + reverse(code, root_docs) + facts(root_docs)
+    return problems + reverse(code, root_docs) + facts(root_docs) + key_style(code)
 
 
 def self_test(code: Code, docs: dict[str, str]) -> int:

@@ -29,6 +29,15 @@ final class EventRenderingTests: XCTestCase {
         XCTAssertTrue(ready.humanDescription.hasSuffix("protocol 2: delivery confirmed, messages on the L2CAP lane"))
     }
 
+    func testTheLaneOpenEventHasLowerCamelCaseKeysAndTheOldMaxValueBesideIt() {
+        let event = CentralEvent.lane(
+            .open(PeerName(.peripheral, BluetoothAddress("00:AA:01:00:00:00")!), psm: LanePSM(128), valueLength: 8192))
+        XCTAssertEqual(
+            console.jsonLine(name: event.name, fields: event.fields),
+            #"{"event":"lane","time":"T","state":"open","address":"00:AA:01:00:00:00","psm":128,"maxValue":8192,"#
+                + #""max_value":8192}"#)
+    }
+
     func testReadyMessageAndDisconnectedFields() {
         let peer = Peer(id: DeviceID(path: "/d")!, address: BluetoothAddress("00:AA:01:00:00:00")!, name: "sample")
         let ready = CentralEvent.ready(peer, mtu: MTU(517)!, path: .socket, notify: .socket, protocolVersion: 1)

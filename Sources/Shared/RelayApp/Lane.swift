@@ -131,7 +131,10 @@ public enum LaneEvent: Equatable, Sendable {
         switch self {
         case .open(let peer, let psm, let length):
             return [("state", .string("open")), ("address", peer.json)]
-                + (psm.map { [("psm", .integer(Int64($0.value)))] } ?? []) + [("max_value", .integer(Int64(length)))]
+                + (psm.map { [("psm", .integer(Int64($0.value)))] } ?? [])
+                // JSON keys are lowerCamelCase (docs/cli.md, "Events"); `max_value`, this key's
+                // name in 0.3, is sent too until the release after 0.4.
+                + [("maxValue", .integer(Int64(length))), ("max_value", .integer(Int64(length)))]
         case .closed(let peer, let end):
             return [
                 ("state", .string("closed")), ("address", peer.json), ("reason", .string(end.code)),

@@ -61,7 +61,7 @@ public struct TraceSummary: Equatable, Sendable, ReportableEvent {
         self.leftOut = leftOut
     }
     public var name: String { "trace-summary" }
-    public var fields: [(String, JSONValue)] { [("left_out", .integer(Int64(leftOut)))] }
+    public var fields: [(String, JSONValue)] { [("leftOut", .integer(Int64(leftOut)))] }
     public var humanDescription: String {
         "trace: \(leftOut) more value\(leftOut == 1 ? "" : "s") not shown (at most \(TraceReports.humanLimit) lines a second)"
     }
