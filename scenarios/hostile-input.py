@@ -6,6 +6,10 @@
 # naming its line, the good lines around it must still run, and the program must end by
 # itself (no hang: a 20 s limit; no crash: exit status 1 from the failed lines, not a signal).
 # Each bad command-line option must give exit status 64 and one line on stderr.
+# The bad lines include lines over 64 KiB (one of 2 MB), a NUL byte, hex and exponent numbers,
+# unknown events and send-file on /dev/zero (the unreadable file is tried as an unprivileged user
+# when the tests run as root); the bad options: negative, huge, zero and malformed values, and a
+# 100 KB option.
 #   scenarios/hostile-input.py            (run by make test; RELAY_BIN selects the binaries)
 # Both programs are driven through scenarios/relay_driver.py (RelayProgram). Standard library only.
 import os

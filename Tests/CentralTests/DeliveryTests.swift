@@ -292,6 +292,8 @@ final class DeliveryTests: XCTestCase {
     /// A hello the full write socket had not taken when the greeting gave up: it goes with the
     /// sockets, and the link speaks protocol 1 (it used to stay in flight for ever, and nothing
     /// more was written on the link).
+    /// (The link falls back when the peripheral never welcomed, or broke protocol 2.) Found while moving the
+    /// blocked value from the backend into the session (issue 31).
     func testAHelloBlockedInAFullSocketWhenTheLinkFallsBackToProtocol1DoesNotStayInFlight() {
         var harness = SessionHarness(settings: settings())
         var pending = SessionHarness.writes(greeted(&harness))

@@ -101,6 +101,7 @@ final class LaneTests: XCTestCase {
         XCTAssertEqual(SessionHarness.events(setUp(&quiet, characteristics: DeliveryTests.characteristics)), [])
     }
 
+    /// relay-central tries a channel that did not open once more before it stays on GATT.
     func testABadPSMOrAChannelThatDoesNotOpenLeavesTheLinkOnGATT() {
         var harness = SessionHarness(settings: settings())
         _ = setUp(&harness, characteristics: Self.characteristics)
@@ -124,6 +125,12 @@ final class LaneTests: XCTestCase {
         XCTAssertEqual(laneSends(failed), [])
     }
 
+    /// Should anything but relay-peripheral answer on the PSM, its forged welcome names the central's own
+    /// token but not the peripheral token the lane characteristic served over GATT: the channel is closed
+    /// (`unproven`) and the link greets on GATT (issue 46, item 2). relay-central used to check only its own
+    /// token, and a squatter's `delivered` came for files the peripheral never got. What the token does not
+    /// stop: a local process with a radio accomplice in range that reads the open-mode characteristic
+    /// (docs/protocol.md, "What the token proves").
     func testAWelcomeOnTheChannelNamingAnotherPeripheralTokenIsRefusedAndTheLinkGreetsOnGATT() throws {
         // A local process that took the PSM's channels answers the hello with the central's own
         // token but cannot name the peripheral's, which the lane characteristic gave over GATT.
@@ -183,6 +190,8 @@ final class LaneTests: XCTestCase {
         XCTAssertEqual(SessionHarness.writes(given).count, 1, "the hello on GATT")
     }
 
+    /// A channel that hangs up, breaks the framing or does not answer the hello leaves the link on GATT,
+    /// where protocol 2 resumes.
     func testAHangUpResumesOnGATTAndBrokenFramingToo() throws {
         for (input, end) in [
             (CentralInput.laneClosed, LaneEnd.hungUp),

@@ -6,6 +6,7 @@ import XCTest
 
 /// Fault 3 (issue 8): after the peripheral's adapter is power-cycled, `--reconnect` may connect
 /// before relay-peripheral has registered its GATT application again.
+/// It used to give up for good (`... is not a relay peripheral`).
 final class ReconnectNotReadyTests: XCTestCase {
     static let battery = RemoteCharacteristic(
         id: CharacteristicID(path: "/c")!, uuid: BluetoothUUID("2a19")!, serviceUUID: BluetoothUUID("180f")!,

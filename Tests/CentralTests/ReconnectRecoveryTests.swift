@@ -6,6 +6,11 @@ import XCTest
 
 /// Issue 8 faults 2-4 as met on real bluetoothd: a `Connect` bluetoothd is still working on,
 /// the old connection still going away, the relay service vanishing under a live link.
+/// A `Connect` our call gave up on (40 s) kept running in bluetoothd, so every later one failed
+/// `Operation already in progress`: every failed automatic attempt (in progress, refused, not ready) is now
+/// retried with back-off, and a `Disconnect` we asked for ends only when answered and `Connected` is false
+/// (`CentralSession+Leaving.swift`). When the relay service vanishes, a 1 s settle keeps a link or adapter
+/// going down its own reason.
 final class ReconnectRecoveryTests: XCTestCase {
     private func reconnectingHarness() -> SessionHarness {
         var settings = CentralSettings()

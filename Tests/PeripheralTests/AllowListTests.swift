@@ -5,6 +5,12 @@ import XCTest
 @testable import relay_peripheral
 
 /// `--allow ADDRESS[,ADDRESS...]`: only the listed centrals' values reach the session.
+/// An identity address from a pairing is trusted only with `--secure`, where the pairing is authenticated
+/// (the characteristics need an authenticated link; the agent shows the passkey). In open mode a pairing is
+/// just-works and any address can be claimed (a controller's public address can be set; a just-works bond
+/// can carry any identity, and bluetoothd then names the device's later links by it), so `--allow` without
+/// `--secure` keeps honest strangers' relays out, not an attacker. Before (issue 30, item 8), a change of a
+/// connected device's `Address` was taken as its identity in every mode.
 final class AllowListTests: XCTestCase {
     private func allowing(_ addresses: Set<BluetoothAddress>, secure: Bool = false) -> PeripheralSession {
         var settings = PeripheralSettings()

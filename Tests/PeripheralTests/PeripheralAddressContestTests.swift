@@ -12,6 +12,23 @@ import XCTest
 /// that address (`smp_notify_keys`), bluetoothd renames its device object's `Address`
 /// (`.identityResolved`) and names its writes by the first device object of that address: the
 /// honest central's. The sequences below are those inputs, in the orders they can come.
+///
+/// The stranger pairs from a private address (just-works, where the host's agent accepts it). relay-peripheral
+/// treats as a contest that rename (`identityResolved` naming a central it knows: connected, or with a session)
+/// and an L2CAP channel with a central's address on another link than that central's open channel (the link's
+/// HCI handle, `L2CAP_CONNINFO`: the kernel may accept it before bluetoothd's rename reaches relay, and a
+/// stranger bonded that way earlier has the address from its first packet, with no second device object). A
+/// contest is one `error` line: the central's channel closed, its sessions put away, both links disconnected
+/// (again if one is seen connecting), and nothing named by either address taken (values, hellos,
+/// acknowledgements, channels: `refused`, `contested`; lane reads) until bluetoothd has reported every link of
+/// it gone. Then the honest central connects alone and resumes its session with its token, its messages
+/// delivered on its own acknowledgements, never the stranger's. Before, the stranger's channel replaced the
+/// central's, and its hello and acknowledgements were taken as the central's. In open mode an address proves
+/// nothing (a controller's public address can be set), so a stranger can be a central that is not connected:
+/// `--secure --allow` is the lock. Not run against a real pairing stranger: btvirt cannot take a chosen
+/// address and relay's open mode registers no agent, so these tests drive the sequence the kernel and
+/// bluetoothd show, in both orders; on real bluetoothd the lane scenarios checked the channels' link handles
+/// (each accepted channel had its link's handle; a central that reconnects is no contest).
 extension PeripheralLaneTests {
     private static let stranger = BluetoothAddress("5A:11:22:33:44:55")!
 

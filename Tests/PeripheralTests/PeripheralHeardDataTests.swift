@@ -9,6 +9,7 @@ import XCTest
 /// Only a central's data frames that bring new bytes widen what the peripheral keeps in flight to
 /// it (`TransferSender.heardData`): a stranger's frames of a transfer the peripheral ignores, or
 /// the same bytes again, do not (issue 46, item 6).
+/// Before, a stranger's ignored or repeated frames raised that flight from 0.5 s to 4 s.
 final class PeripheralHeardDataTests: XCTestCase {
     func testOnlyDataFramesWithNewBytesCountAsTheCentralSending() throws {
         var settings = PeripheralSettings()

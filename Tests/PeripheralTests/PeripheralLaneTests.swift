@@ -245,6 +245,8 @@ final class PeripheralLaneTests: XCTestCase {
             PeripheralAction.closeLane(Self.lane))
     }
 
+    /// A value a full channel held is let go when the channel closes: its writable readiness never comes
+    /// (before, relay-peripheral sent nothing more to anyone).
     func testWhatAFullChannelHoldsGoesWithItAndTheMessageGoesOnOnGATT() throws {
         for end in ["hang-up", "disconnect"] {
             var session = session()
@@ -299,6 +301,9 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(session.lanes.isEmpty)
     }
 
+    /// Found in review: a channel that stays full (a central that grants no credits) held counters, UART
+    /// text and other centrals' welcomes back for ever. It holds back only its own queue now, and is closed
+    /// once full for 20 s of the last 30 s.
     func testAChannelThatStaysFullHoldsBackNoCounterAndIsClosedAfterTwentySecondsFull() throws {
         var session = session()
         let number = try greetOnLane(&session)
@@ -407,6 +412,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.lanes[Self.lane]?.outbox.bytes, 0, "channel 1 kept its pace meanwhile")
     }
 
+    /// Values are cut for the lane, not for the smallest channel: a channel of MTU 672 cut every central's
+    /// values to 670 bytes; now its own values go in several units.
     func testAChannelWithASmallMTUCutsNoOtherChannelsValues() throws {
         // A channel's MTU of 672 used to cut every central's lane values to 670 bytes.
         var session = try twoOnLanes(mtuB: 672)
@@ -434,6 +441,9 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertLessThanOrEqual(unitsOn2.max() ?? 0, 672, "in units of the small channel's MTU")
     }
 
+    /// relay's own values come whole in one service data unit or two: a value whose length field promises
+    /// more than comes is closed as `malformed` 20 s after its last bytes, instead of holding the channel, and
+    /// its central's session, open for ever.
     func testAValueThatNeverCompletesClosesTheChannelAsMalformed() throws {
         var session = session()
         let number = try greetOnLane(&session)
@@ -476,6 +486,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[Self.lane])
     }
 
+    /// Counters go on GATT: on a channel they are protocol errors, paced at 5 lines a second. A thousand fit
+    /// in one service data unit, and each was a line and, with `--echo`, an echo (issue 46).
     func testCountersOnTheChannelAreRefusedPacedNotALineAndAnEchoEach() throws {
         // A thousand counters in one unit: counters go on GATT, so none is taken, and the protocol
         // error lines are paced (at most 5 a second), nothing queued to echo.
@@ -499,6 +511,7 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[Self.lane], "the channel stays: its central may send frames too")
     }
 
+    /// Counters waiting to be echoed to the sessions are at most 64, the newest kept.
     func testEchoedCountersWaitingForTheSessionsAreBounded() throws {
         var settings = PeripheralSettings()
         settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
@@ -517,6 +530,9 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.sending.sessionCounters.last?.0, Counter(500), "the newest is kept")
     }
 
+    /// A central cut off from protocol 2 loses its L2CAP channel with its session and gets none again until
+    /// it connects again (`refused`, `cut-off`), so what it writes on a channel costs nothing more; its link is
+    /// ended too (issue 46, item 13).
     func testACentralCutOffFromProtocol2LosesItsChannelUntilItConnectsAgain() throws {
         var session = session()
         _ = try greetOnLane(&session)
@@ -539,6 +555,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[LaneID(3)])
     }
 
+    /// A channel whose MTU is below 492 is refused (`too-small`): a value would take hundreds of service data
+    /// units on it.
     func testAChannelTooSmallForTheLanesValuesIsRefused() {
         // One channel of MTU 23 would cut every central's frames to 21 bytes.
         var session = session()

@@ -45,6 +45,8 @@ final class PeripheralSessionDataTests: XCTestCase {
         XCTAssertEqual(session.sending.lastNotified, Counter(42))
     }
 
+    /// What the original apps read from the write characteristic is the last counter a central admitted by
+    /// `--allow` wrote: a refused central's value, or a frame, never becomes it (issue 30, item 13).
     func testReadsOfTheWriteCharacteristicAnswerTheLastCounterAnAdmittedCentralWrote() {
         var settings = PeripheralSettings()
         settings.allowedCentrals = [centralA]

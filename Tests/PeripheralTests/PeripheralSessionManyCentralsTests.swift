@@ -10,6 +10,8 @@ let centralC = BluetoothAddress("00:AA:01:03:00:03")!
 /// Several centrals on one peripheral, as bluetoothd 5.66 presents them: `AcquireNotify`
 /// comes once (naming the first subscriber), later subscribers enable notifications silently,
 /// the socket closes only when the last one disables them; writes name their central.
+/// bluetoothd cuts a notification to each link's MTU - 3 without a word, so chunks fit the smallest MTU of
+/// all the centrals connected while notifications are on.
 final class PeripheralSessionManyCentralsTests: XCTestCase {
     func testCentralsThatSubscribeSilentlyAreCountedAndChunkedFor() throws {
         var session = PeripheralSession.advertising()

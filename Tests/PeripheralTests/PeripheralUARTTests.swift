@@ -34,6 +34,9 @@ final class PeripheralUARTTests: XCTestCase {
             "a phone that leaves ends its line; invalid UTF-8 is shown escaped")
     }
 
+    /// A burst of 20 UART writes of 254 bytes of one-character lines from a stranger's app is at most 40
+    /// messages, not 2 540: each app's lines are a message each up to 20 a second, then the rest of each write's
+    /// lines one message; every line is there (issue 46, item 10).
     func testABurstOfLinesFromOneAppIsShownBoundedAndNothingIsLost() {
         // 20 writes of 254 bytes, "a\n" over and over, in a tenth of a second: 20 lines are a
         // message each, then each write's remaining lines one message; every line is there.

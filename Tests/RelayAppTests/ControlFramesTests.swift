@@ -3,6 +3,9 @@ import RelayProtocol
 import XCTest
 
 /// The control queue both programs send ahead of data stays bounded whatever a peer writes.
+/// One welcome per session waits at a time, a newer acknowledgement of a message replaces the queued one,
+/// and at most 16 control frames other than aborts wait per session (the oldest goes). Aborts are never let
+/// go, since a receiver follows the sender's messages only through them, and there are at most 256.
 final class ControlFramesTests: XCTestCase {
     private let one = SessionNumber(1)!
     private let two = SessionNumber(2)!

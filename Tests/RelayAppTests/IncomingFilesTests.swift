@@ -85,6 +85,10 @@ final class IncomingFilesTests: XCTestCase {
         XCTAssertEqual(listing, ["b0.bin"])
     }
 
+    /// A burst of 60, then one a second; 300 a minute from all senders together, so a stranger whose address
+    /// changes gets no new budget each time (issue 46, item 10). One UART write of 255 lines or a stream of
+    /// empty protocol-1 messages makes at most 60 files. Each refusal is the message's `error` line and, for
+    /// protocol 2, a `not saved` acknowledgement.
     func testASenderIsSavedSixtyMessagesAMinuteThenOneASecond() {
         var arrivals = MessageArrivals(saveDirectory: directory)
         let sender = PeerName(.central, BluetoothAddress("00:AA:01:01:00:01"))

@@ -72,6 +72,8 @@ final class ReceivedFileNameTests: XCTestCase {
     /// A first character longer than the whole budget (`a` and 120 combining accents: 241 bytes) is
     /// cut away whole; what is left must not become a dotfile (`.bash_login` runs at the next login
     /// with `--save-dir ~`).
+    /// Before (issue 30, item 2), `a` with 120 combining accents and `.bash_login` was saved as `.bash_login`:
+    /// the name was cut only after its leading `.` or `-` was replaced.
     func testACutNeverLeavesADotfile() {
         let accented = "a" + String(repeating: "\u{301}", count: 120)
         XCTAssertEqual(safe(accented + ".bash_login"), "_bash_login")

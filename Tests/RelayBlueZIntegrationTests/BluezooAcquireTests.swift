@@ -104,6 +104,8 @@ final class BluezooAcquireTests: BluezooTestCase {
     /// back to `StartNotify` when refused; from 5.76 a socket's data reaches its own device only.
     /// Played here as bluetoothd plays it: each central must get each value once (the socket
     /// and a signal together gave the first central every counter twice on BlueZ 5.82).
+    /// relay-peripheral keeps one socket and refuses the others with `NotPermitted`; the first central's
+    /// counters came 0,1,0,1,2,2. Each central now gets each value once, on 5.66 and 5.82.
     func testPerDeviceAcquireNotifyFallsBackToOneSignalForAll() throws {
         let peripheral = try startedClient()
         let application = relayApplication(peripheral, acquire: true)

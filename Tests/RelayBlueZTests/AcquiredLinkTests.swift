@@ -81,6 +81,9 @@ final class AcquiredLinkTests: XCTestCase {
         XCTAssertEqual(try events(reading: [(-1, ECONNRESET), (3, 0), (0, 0)]), [.received([7, 8, 9]), .closed])
     }
 
+    /// The kernel reports an L2CAP channel's hang-up (end of file, or ECONNRESET) ahead of a value still
+    /// queued on it, such as the final acknowledgement a central sends just before it disconnects: relay reads
+    /// on after an end or an error until a second read finds nothing.
     func testDatagramsQueuedBehindAnEndOfFileAreReadBeforeTheLinkCloses() throws {
         // Bluetooth's recvmsg turns the pending ECONNRESET into 0 while the value is still queued.
         XCTAssertEqual(try events(reading: [(0, 0), (3, 0), (0, 0)]), [.received([7, 8, 9]), .closed])

@@ -4,6 +4,12 @@ import XCTest
 @testable import RelayCLI
 
 /// Hostile `send-file` inputs found by the issue 8 scenarios (docs/reliability.md).
+/// `send-file` on a FIFO (or any file whose `open` blocks) hung relay-central, and SIGTERM could not stop
+/// it: `FileArgument.openRegular` (at the time `FileArgument.read`; Sources/Shared/RelayCLI/FileArgument.swift,
+/// shared by both programs) opens with `O_NONBLOCK` and refuses anything but a regular file. The shared
+/// `FileArgument.read` also reserved and zeroed 256 MiB for every file: a file is now read a range at a time
+/// as it is sent (`FileContent`, Sources/Shared/RelayApp/FileContent.swift, opened by
+/// `FileArgument.openRegular`).
 final class FileArgumentHostileTests: XCTestCase {
     private var directory = ""
 

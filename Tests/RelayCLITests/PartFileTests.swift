@@ -5,6 +5,11 @@ import XCTest
 
 /// A received file's naming on disk: relative to the folder opened at its creation, and never
 /// replacing anything, with hard links or without.
+/// Every step names the file from one directory descriptor (`openat`, `linkat`, `renameat`, `fstatat`),
+/// so a folder moved away or replaced by a link meanwhile changes nothing. Without hard links (FAT, some
+/// network shares) the name is first reserved by creating it empty with `O_EXCL`, and the `.part` is renamed
+/// over that reservation alone: a file another writer made in between is never replaced, a dangling link
+/// never followed. Before (issue 30, item 15): exists-then-rename, and every step rebuilt the path.
 final class PartFileTests: XCTestCase {
     private var directory = ""
 

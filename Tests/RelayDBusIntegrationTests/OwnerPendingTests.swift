@@ -8,6 +8,11 @@ import XCTest
 ///
 /// The connection under test runs on a loop of its own, held still while other clients send, so
 /// their messages wait in its socket ahead of the answer about the owner.
+///
+/// Any client can address a signal to us directly, past the bus's match rules: a signal for a subscription
+/// from `org.bluez` waits (at most 256) and is delivered only if it came from the owner once known; method
+/// calls on our objects wait in a queue of at most 64, a call beyond answered `LimitsExceeded`. Before
+/// (issue 30, item 16), such a signal was delivered unchecked and the queue had no bound.
 final class OwnerPendingTests: XCTestCase {
     private var loop: EventLoop!
     private var heldLoop: EventLoop!

@@ -5,6 +5,8 @@ import XCTest
 
 /// Compact data frames (docs/protocol.md, "Compact data frames"): when the sender uses them, how
 /// the receiver places them, and what they give a small-MTU link end to end.
+/// The end-to-end one is a seeded small-MTU simulation with link drops: every message arrives once,
+/// intact.
 final class CompactFrameTests: XCTestCase {
     private typealias Sender = TransferSender<Int>
 

@@ -8,6 +8,10 @@ import XCTest
 /// intact and in order; what is resent stays within what was lost plus a window per loss event;
 /// what a receiver holds out of order stays within the window. `make test` also runs the same
 /// simulation with 10 000 messages each way in a release build (`relay-simulation`).
+/// The default link loses 10 % of frames one by one and in bursts of 50, duplicates and reorders them
+/// and drops the connection at random; messages are 0-256 KiB. The release run of 10 000 messages each way:
+/// 2.62 GB, 211 link drops, 193 384 frames lost, 413 resumes, 325 MB resent for 310 MB lost, about 140 s
+/// beside the VM scenarios (376 s in the debug build that ran it before).
 final class DeliverySimulationTests: XCTestCase {
     /// Messages each way; `RELAY_SIMULATION_MESSAGES` overrides.
     private var messages: Int {

@@ -298,6 +298,10 @@ final class TransferReceiverTests: XCTestCase {
 
     // MARK: A hostile sender (issue 30, items 4 and 11)
 
+    /// Out-of-order bytes sit in one window-sized buffer indexed by offset, and at most 128 separate ranges
+    /// are held: a frame that would make more is refused, and its sender sends it again. No declared length is
+    /// reserved, in protocol 1 or 2. Before (issue 30, items 4 and 11): one heap array per segment with a linear
+    /// insert, about 50 times the window, and the declared length reserved up front.
     func testOneByteInTwoAcrossTheWindowHoldsAtMostTheRangeLimitInTheWindowsMemory() {
         let message = Message(binary: (0..<5000).map { UInt8($0 % 253) })
         let bytes = stream(message)
@@ -360,6 +364,9 @@ final class TransferReceiverTests: XCTestCase {
 
     // MARK: Delivered means saved (issue 30, item 7)
 
+    /// With a save folder the final acknowledgement waits for the file to be written, and a save that
+    /// failed (disk full, no free name) is acknowledged `not saved` (status 0x06): the sender reports `failed`,
+    /// and a script exits 1 (issue 30, item 7).
     func testWithSavingTheFinalWordWaitsForTheSaveAndAFailedSaveIsNotSaved() {
         let first = Message(text: "first")
         let second = Message(text: "second")

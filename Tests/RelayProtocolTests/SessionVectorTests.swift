@@ -79,6 +79,9 @@ final class SessionVectorTests: XCTestCase {
                     next: TransferID(UInt16(try XCTUnwrap(welcome.integer("next")))))), welcome)
     }
 
+    /// A hello below version 2 is refused as a frame that cannot be parsed (no welcome); a later central is
+    /// welcomed at 3, the lower of its version and the peripheral's highest (a relay of the release before says
+    /// 2 and is welcomed at 2); a welcome naming any version but 2 or 3 is refused (issue 30, item 17).
     func testALaterCentralIsWelcomedAtThreeAndAVersionBelowTwoIsRefused() throws {
         let vectors = try vectors()
         let later = try XCTUnwrap(vectors["v2-hello-later-version"])

@@ -6,6 +6,7 @@
 # Before the two-way flight (docs/protocol.md, "Flight"; 2026-12-04) the other direction had
 # moved 13-98 % (13 % on the loaded CI machine); since, 53-77 % in 6 runs (docs/performance.md,
 # "Both directions at once"): a stall moves next to nothing.
+# Before, one direction was held to the rate it had when the other began (issue 32).
 #   scenarios/vm/run-scenarios.sh both-ways
 # vm-controllers: 2
 # vm-air: laptop

@@ -6,6 +6,8 @@
 # acknowledged the message: its writes carry 18 stream bytes in 20 (full frames carry 10), the
 # peripheral's notifications 16 in 18 (full: 8). Most data values of each direction are compact
 # (a few full ones go first, before the receiver's first acknowledgement).
+# Goodput on the old radio went from 0.8 to 1.4 KiB/s central -> peripheral and from 0.6 to 1.2 the
+# other way (docs/performance.md).
 #   scenarios/vm/run-scenarios.sh compact-frames
 # vm-controllers: 2
 # vm-air: old

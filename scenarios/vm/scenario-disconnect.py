@@ -12,6 +12,10 @@
 #   reaches bluetoothd before the old link's teardown, BlueZ 5.66 keeps the AcquireNotify socket
 #   it had and says nothing; the reconnected central still gets the notifications
 #   (docs/reliability.md).
+# Like scenario-messages and scenario-demo.sh, it ends with the central disconnecting right after the
+# last message (on the lane by default): the peripheral must still report that message `delivered`
+# (AcquiredLinkTests). Before 2026-12-05, on the lane, it reported such a message failed after the
+# resume time-out.
 # vm-timeout: 300
 # Run: scenarios/vm/run-scenarios.sh disconnect   (or scripts/bluez-vm run -- scenarios/vm/scenario-disconnect.py)
 import os

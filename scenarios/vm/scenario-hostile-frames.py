@@ -15,6 +15,9 @@
 # hold two connections at once (the kernel refuses the second "hci0:42" and both links drop): the
 # honest traffic during the flood comes from the hostile central itself, between its bursts, and
 # the honest relay-central comes after it.
+# The report lines are checked over every 10 s (`densest` in scenario.py): at most 121. The peer's
+# honest messages use peers/hostile_frames.py, its own CRC-32C framing, so the Swift codec is not
+# checked against itself. Two runs in a row: 1 800 hostile values, 122-143 s, peak memory about 14 MiB.
 # vm-controllers: 3
 # vm-timeout: 300
 import os

@@ -22,6 +22,11 @@
 #   - both programs' peak resident memory under 40 MB;
 #   - the honest counter round trip (the central's `write` to its echo coming back) while the
 #     hostile central floods, printed beside the one after it left (a figure, not an assertion).
+# A run (release builds): the out-of-order message is 1 000 frames; the hello flood gave 2
+# `subscribed` lines, 1 welcome, then one line: cut off from protocol 2 after 30; the three messages
+# failed for the hostile central within 0.01 s of each other; peak RSS 12.3 MB (peripheral) and
+# 13.9 MB (central); the honest counter's round trip 301 ms during the flood against 76 ms after it
+# (2 638 ms before welcomes were paced).
 # vm-controllers: 3
 # vm-timeout: 300
 import os

@@ -3,6 +3,10 @@
 # middle of a message each way; the channel goes with the link, the central opens a new one once
 # it is back, and both messages resume on it and are delivered intact (the central's lane opened
 # at least twice: before the fault and after it).
+# The channel is the kernel's and could outlive bluetoothd, but relay-central takes bluetoothd's
+# leaving as the end of the link, as it does on GATT, and closes the channel itself (`disconnected`,
+# the device went away); the restarted bluetoothd resets the controllers in the test bed, which ends
+# the LE link anyway.
 # vm-controllers: 2
 # vm-timeout: 540
 import os

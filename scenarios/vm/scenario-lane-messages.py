@@ -5,6 +5,8 @@
 # sides report the lane open, and the peripheral's bluetoothd carries no data frame: --trace shows
 # every value relay-peripheral exchanges with bluetoothd, and none is a data frame).
 # A 64 KiB file each way and a text arrive intact and confirmed; a counter still goes on GATT.
+# `ready` and `subscribed` say `l2cap`. It runs on BlueZ 5.66 here and on 5.82 in the package
+# scenarios (make vm-package-test).
 # vm-timeout: 300
 # Run: scenarios/vm/run-scenarios.sh lane-messages
 import os

@@ -3,6 +3,7 @@
 # middle of a message each way; the channel goes with the link, the central opens a new one once
 # it is back, and both messages resume on it and are delivered intact (the central's lane opened
 # at least twice: before the fault and after it).
+# On a power cycle the kernel closes the channel with the LE link.
 # vm-controllers: 2
 # vm-timeout: 420
 import os

@@ -10,6 +10,8 @@
 # squatter does not hold there, its lane characteristic serves that PSM, the honest central's
 # lane opens to relay-peripheral itself, both 20 kB files cross on it, and the squatter never gets
 # a channel. (The central's token check, for whatever still answers on a PSM, is in LaneTests.)
+# In the test bed the kernel gives relay-peripheral PSM 129. On the code before, relay-peripheral was
+# given 0x80 and this scenario failed.
 # vm-controllers: 2
 # vm-timeout: 240
 from scenario import OUT, exchange_files, expect, fail, passed, peer, random_file, relay, stop

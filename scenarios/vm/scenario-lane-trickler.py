@@ -10,6 +10,11 @@
 # queue: the honest central's 20 kB file and counters keep their pace while the stranger trickles,
 # and relay-peripheral closes the stranger's channel as stalled (full for 20 s of the last 30 s)
 # with a line.
+# Beyond a channel's 128 KiB a value is not queued for it, and protocol 2 repairs it. A closure of a
+# channel that carried a session is always said (such closures were paced with strangers' at 3 in 5 s).
+# Measured: the honest central's 20 kB file in 0.5 s, counters median 0.07 s (worst 0.14 s); the
+# trickler's channel closed as stalled 24.6 s after its hello. On the code before, the file was not
+# there after 30 s.
 # vm-controllers: 3
 # vm-timeout: 300
 import statistics

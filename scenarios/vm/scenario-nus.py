@@ -11,6 +11,8 @@
 #   MTU-5 bytes, each valid on its own, with LF; the relay central gets the same text as a
 #   delivered relay message. `status` lists the UART apps apart from the relay central.
 # scenario-nus-mtu23.py runs the same at ATT MTU 23.
+# Seven lines in all; Android's chunks are min(MTU-3, 512) bytes. On BlueZ 5.66 bluetoothd itself
+# drops writes of 511-514 bytes, which the apps send for text longer than that at MTU 517 (docs/cli.md).
 # vm-controllers: 3
 # vm-timeout: 300
 import os

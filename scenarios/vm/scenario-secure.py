@@ -13,6 +13,7 @@
 #   and counters and messages go both ways again. The peripheral runs with --allow naming the
 #   central: the bonded central is served, and the intruder's values never reach the peripheral
 #   at all (--allow counts none dropped: bluetoothd refused them first).
+# Each side reports the wrong passkey in one line.
 # vm-controllers: 3
 # vm-timeout: 400
 import os
