@@ -13,6 +13,10 @@ struct ConnectedCentral {
     /// Whether this central is a relay central in session (protocol 2): it hears the session
     /// characteristic only.
     var inSession = false
+    /// Whether it was reported `subscribed` in session and not `unsubscribed` since: a central
+    /// that leaves is reported unsubscribed once, whether bluetoothd first stops the session's
+    /// notifications or first says the link went (either comes first).
+    var reportedInSession = false
     /// When this central wrote its last hellos on this link: at most
     /// `PeripheralDelivery.maximumHellosPerWindow` + 1, the oldest first.
     var helloTimes: [Double] = []

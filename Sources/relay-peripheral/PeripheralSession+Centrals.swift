@@ -60,6 +60,10 @@ extension PeripheralSession {
         {
             actions.append(.report(.transfer(event)))
         }
+        // A relay central's subscription in session ends with its link: said here when the link's
+        // end comes before bluetoothd stops the session's notifications (`sessionNotifyStopped`
+        // says it otherwise), so that a central that leaves reads the same either way.
+        if central.reportedInSession { actions.append(.report(.unsubscribed(address))) }
         actions.append(.report(.disconnected(address)))
         if central.subscribed, !hasLegacySubscribers {
             actions += abandonOutbox(because: .lastSubscriberLeft)

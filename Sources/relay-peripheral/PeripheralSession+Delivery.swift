@@ -139,6 +139,7 @@ extension PeripheralSession {
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
             if report {
+                centrals[address]?.reportedInSession = true
                 actions += [
                     .report(
                         .subscribed(
@@ -173,6 +174,7 @@ extension PeripheralSession {
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
                 welcomedAt: now, compact: compact, lane: lane)
             delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
+            centrals[address]?.reportedInSession = true
             actions += [
                 .report(
                     .subscribed(
@@ -252,6 +254,7 @@ extension PeripheralSession {
         ).sorted()
         for session in linked { sessionsLinkDown(at: session.address) }
         delivery.outgoing.control.removeAll()
+        for address in leaving { centrals[address]?.reportedInSession = false }
         return leaving.map { .report(.unsubscribed($0)) }
     }
 

@@ -266,6 +266,21 @@ final class PeripheralDeliveryTests: XCTestCase {
                 .compactMap(\.messageReport?.text), [String(repeating: "v", count: 300)])
     }
 
+    /// A relay central that leaves is reported unsubscribed, then disconnected, once, whichever
+    /// bluetoothd says first: that the session's notifications stopped, or that the link went
+    /// (both orders were seen in the test bed when a relay-central quits).
+    func testACentralThatLeavesReadsTheSameWhicheverBluetoothdSaysFirst() throws {
+        var first = session()
+        _ = try XCTUnwrap(greet(&first, Self.tokenA, centralA))
+        var second = first
+        let stoppedFirst =
+            first.handle(.sessionNotifyStopped, at: 1).events + first.handle(.disconnected(centralA), at: 1).events
+        let goneFirst =
+            second.handle(.disconnected(centralA), at: 1).events + second.handle(.sessionNotifyStopped, at: 1).events
+        XCTAssertEqual(stoppedFirst, [.unsubscribed(centralA), .disconnected(centralA)])
+        XCTAssertEqual(goneFirst, stoppedFirst)
+    }
+
     /// In open mode a pairing is just-works and its identity address the central's own claim: a
     /// central that claims its victim's address that way is a second link under the victim's
     /// address (said once), and its hello with the victim's token is not read.
