@@ -18,7 +18,9 @@ output to RUN_DIR/transcripts/NAME.txt, the `wait` and `sleep` lines that pace t
 then it checks the docs against them, so `make test` fails when a doc's transcript is no longer
 what the programs print. Compared: the commands, in order, and every other line, in any order
 (events from two radios and a bus come in the order they come), each with what differs from run
-to run made alike (durations, signal strength, the PSM the kernel picks). `paste` writes the
+to run made alike (durations, times, signal strength, the PSM the kernel picks). A JSON transcript
+starts with the command line that ran it (the scenario writes it from the script it ran) and
+leaves out the `progress` events. `paste` writes the
 run's lines as they were.
 """
 
@@ -38,14 +40,21 @@ VARIABLE = [
     (re.compile(r"\b\d+(?:\.\d+)? (s|ms|kB/s|KiB/s)\b"), r"# \1"),
     (re.compile(r"RSSI -?\d+"), "RSSI #"),
     (re.compile(r"PSM 0x[0-9a-f]{4}"), "PSM 0x#"),
+    (re.compile(r'"(time|seconds|rssi|psm)":(?:"[^"]*"|-?[0-9.]+|null)'), r'"\1":#'),
 ]
 # Script lines that pace the flow, not part of what a person types.
 PACING = re.compile(r"^(?:wait|sleep)\b")
+# JSON events whose number depends on the time things take (one every quarter second of a transfer).
+TIMED = re.compile(r'^\{"event":"progress"')
 
 
 def shown(lines: list[str]) -> list[str]:
-    """A run's output as a transcript shows it: without the pacing commands."""
-    return [line for line in lines if not (PROMPT.match(line) and PACING.match(PROMPT.sub("", line)))]
+    """A run's output as a transcript shows it: without the pacing commands and the `progress`
+    events (their number is the transfer's time)."""
+    return [
+        line for line in lines
+        if not (PROMPT.match(line) and PACING.match(PROMPT.sub("", line))) and not TIMED.match(line)
+    ]
 
 
 def alike(line: str) -> str:

@@ -48,20 +48,58 @@ wait message 60
 quit
 """
 
+# cli.md's scripted examples, with --json: each transcript starts with the command that ran it.
+JSON_PERIPHERAL = """wait state 10
+start
+wait advertising 30
+wait subscribed 60
+wait counter 30
+notify
+notify
+notify
+wait disconnected 60
+"""
+JSON_CENTRAL = """wait state
+scan
+wait discovered
+connect 0
+write
+wait counter
+send-file photo.jpg
+"""
+JSON_HEADERS = {
+    "peripheral-json": ["$ relay-peripheral --adapter hci0 --json <<'EOF'", *JSON_PERIPHERAL.rstrip("\n").split("\n"), "EOF"],
+    "central-json": [
+        "$ printf '" + JSON_CENTRAL.replace("\n", "\\n") + "' |",
+        "    relay-central --adapter hci1 --json",
+    ],
+}
+
+os.makedirs(os.path.join(OUT, "transcripts"), exist_ok=True)
+
+
+def record(sides, header=None):
+    """Waits for each side to finish and writes its transcript; the scenario fails on an exit
+    status other than 0."""
+    for side in reversed(sides):
+        status = finish(side, seconds=120)
+        with open(os.path.join(OUT, f"{side.name}.jsonl")) as handle:
+            lines = transcripts.shown(handle.read().rstrip("\n").split("\n"))
+        with open(os.path.join(OUT, "transcripts", f"{side.name}.txt"), "w") as handle:
+            handle.write("\n".join(JSON_HEADERS.get(side.name, []) + lines) + "\n")
+        if status != 0:
+            fail(f"{side.name} exited {status}: " + " | ".join(lines[-3:]))
+
+
 shown = dict(os.environ, RELAY_SHOW_COMMANDS="1")
-sides = [
+record([
     relay("peripheral", "relay-peripheral", "--adapter", "hci0", script=PERIPHERAL, json=False, env=shown, cwd=OUT),
     relay("central", "relay-central", "--adapter", "hci1", script=CENTRAL, json=False, env=shown, cwd=OUT),
-]
-os.makedirs(os.path.join(OUT, "transcripts"), exist_ok=True)
-for side in reversed(sides):
-    status = finish(side, seconds=120)
-    with open(os.path.join(OUT, f"{side.name}.jsonl")) as handle:
-        lines = transcripts.shown(handle.read().rstrip("\n").split("\n"))
-    with open(os.path.join(OUT, "transcripts", f"{side.name}.txt"), "w") as handle:
-        handle.write("\n".join(lines) + "\n")
-    if status != 0:
-        fail(f"{side.name} exited {status}: " + " | ".join(lines[-3:]))
+])
+record([
+    relay("peripheral-json", "relay-peripheral", "--adapter", "hci0", script=JSON_PERIPHERAL, cwd=OUT),
+    relay("central-json", "relay-central", "--adapter", "hci1", script=JSON_CENTRAL, cwd=OUT),
+])
 
 problems = transcripts.check(transcripts.Path(OUT))
 if problems:
