@@ -65,6 +65,8 @@ FACTS = [
      r"(\d+) hellos within \d+ s"),
 ]
 
+UUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
+
 
 def repository_files() -> list[str]:
     out = subprocess.run(
@@ -78,10 +80,8 @@ class Code:
     """What the code defines, read from its sources."""
 
     def __init__(self, files: list[str]) -> None:
-        self.files = files
-        self.folders = {str(Path(f).parent) for f in files} | {
-            str(parent) for f in files for parent in Path(f).parents if str(parent) != "."
-        }
+        self.files = set(files)
+        self.folders = {str(parent) for f in files for parent in Path(f).parents if str(parent) != "."}
         swift = [f for f in files if f.endswith(".swift")]
         self.sources = {f: (ROOT / f).read_text(errors="replace") for f in swift}
         source_text = "\n".join(t for f, t in self.sources.items() if f.startswith("Sources/"))
@@ -106,7 +106,7 @@ class Code:
             self.commands.add(match.group(1))
         self.commands -= {"relay-peripheral", "relay-central"}  # the programs' own summaries
         self.events = self._events(source_text)
-        self.uuids = {u.lower() for u in re.findall(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", source_text)}
+        self.uuids = {u.lower() for u in re.findall(UUID, source_text)}
         targets = re.findall(r"^([a-z][a-z0-9-]*):", (ROOT / "Makefile").read_text(), re.M)
         phony = re.findall(r"^\.PHONY:(.*)$", (ROOT / "Makefile").read_text(), re.M)
         self.targets = set(targets) | {t for line in phony for t in line.split()}
@@ -132,8 +132,8 @@ SWIFT_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*(?:\(\)
 
 
 def spans(text: str):
-    """(line number, backticked text) for every inline code span, and every line of a fenced
-    block as its own span."""
+    """(line number, text, in a code block) for every inline code span, and every line of a
+    fenced block as its own span."""
     fenced = False
     for number, line in enumerate(text.split("\n"), 1):
         if line.lstrip().startswith("```"):
@@ -160,16 +160,16 @@ def check_doc(doc: str, text: str, code: Code) -> list[str]:
             key = match.group(1)
             if key not in code.strings:
                 fail(number, f'JSON key "{key}"', "the code writes no such key")
-        for uuid in re.findall(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}", span):
+        for uuid in re.findall(UUID, span):
             if uuid.lower() not in code.uuids:
                 fail(number, uuid, "no UUID of Sources")
+        # `make TARGET` anywhere in a backticked span; in a code block only as the line's command.
         words = span.split()
-        for index, word in enumerate(words):
-            if word == "make" and index + 1 < len(words) and not in_block or (word == "make" and index == 0):
-                if index + 1 < len(words):
-                    target = words[index + 1].strip(".,;:)")
-                    if re.fullmatch(r"[a-z][a-z0-9-]*", target) and target not in code.targets:
-                        fail(number, f"make {target}", "no such target in the Makefile")
+        for index, word in enumerate(words[:-1]):
+            if word == "make" and (not in_block or index == 0):
+                target = words[index + 1].strip(".,;:)")
+                if re.fullmatch(r"[a-z][a-z0-9-]*", target) and target not in code.targets:
+                    fail(number, f"make {target}", "no such target in the Makefile")
         program_line = re.match(r"^\s*(?:\$ )?(?:\S*/)?(relay-peripheral|relay-central)\b", span)
         if program_line:
             for option in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", span):
@@ -183,24 +183,20 @@ def check_doc(doc: str, text: str, code: Code) -> list[str]:
             if option not in code.options and option not in code.script_options and option not in FOREIGN_OPTIONS:
                 fail(number, option, "no option of the programs or the project's scripts")
             continue
-        if re.fullmatch(r"[\w.\-/]+", token) and "/" in token or token.endswith(PATH_SUFFIXES):
+        if re.fullmatch(r"[\w.\-/]+", token) and ("/" in token or token.endswith(PATH_SUFFIXES)):
             path = token.rstrip("/")
-            if path.startswith(("/", "../", "~", "http")) or "*" in path or "..." in path:
-                continue
-            if path in RUN_OUTPUTS or re.fullmatch(r"\.[a-z]+", path) or re.search(r"\b[A-Z]{2,}\b", path):
-                continue  # a run's output, a bare extension, a template (`NAME.jsonl`)
-            if not re.fullmatch(r"[\w.\-/]+", path):
-                continue
-            if path.startswith(PATH_ROOTS) or path.endswith(PATH_SUFFIXES) or "/" in path:
-                exists = path in code.files or path in code.folders or any(
-                    f.endswith("/" + path) for f in code.files) or any(d.endswith("/" + path) for d in code.folders)
-                if not exists and (path.startswith(PATH_ROOTS) or path.endswith(PATH_SUFFIXES)):
-                    fail(number, path, "no such file in the repository")
+            if path.startswith(("/", "../")) or path in RUN_OUTPUTS or re.fullmatch(r"\.[a-z]+", path):
+                continue  # outside the repository, a run's output, a bare extension
+            if re.search(r"\b[A-Z]{2,}\b", path) or not path.startswith(PATH_ROOTS) and not path.endswith(PATH_SUFFIXES):
+                continue  # a template (`NAME.jsonl`), or a path of something else (`org/bluez`)
+            known = code.files | code.folders
+            if path not in known and not any(name.endswith("/" + path) for name in known):
+                fail(number, path, "no such file in the repository")
             continue
         if SWIFT_NAME.fullmatch(token) and any(c.islower() for c in token):
             for part in token.rstrip("()").split("."):
                 if part not in code.words:
-                    fail(number, token, f"{part} is not a name in Sources or Tests")
+                    fail(number, token, f"{part} is not a name in the Swift or Python code")
                     break
     return problems
 

@@ -14,8 +14,6 @@ struct AddressContests: Sendable {
     }
 
     private var contests: [Contest] = []
-    /// Values, channels and lane reads dropped because their address was contested.
-    private(set) var dropped = 0
 
     /// Whether `address` is in a contest.
     func contains(_ address: BluetoothAddress?) -> Bool {
@@ -48,7 +46,4 @@ struct AddressContests: Sendable {
         contests[index].connected.remove(address)
         if contests[index].connected.isEmpty { contests.remove(at: index) }
     }
-
-    /// Counts one thing dropped from a contested address.
-    mutating func drop() { dropped += 1 }
 }

@@ -60,10 +60,4 @@ extension PeripheralSession {
         contests.reconnected(address)
         return [.disconnect(address)]
     }
-
-    /// A value from a contested address: dropped unseen (the contest was reported).
-    mutating func dropContested() -> [PeripheralAction] {
-        contests.drop()
-        return []
-    }
 }

@@ -53,14 +53,13 @@ extension PeripheralSession {
     /// current link and is admitted, else closed. One from another link than its central's open
     /// channel is a second link answering to the address: a contest.
     mutating func laneOpened(
-        _ id: LaneID, from peer: BluetoothAddress, mtu: MTU, connection: ConnectionHandle? = nil
+        _ id: LaneID, from peer: BluetoothAddress, mtu: MTU, connection: ConnectionHandle?
     ) -> [PeripheralAction] {
         // The kernel names a bonded central by its identity address; relay, by the address it
         // connected with (`--secure` keeps the pair in `identities`).
         let address = centrals[peer] != nil ? peer : identities.first { $0.value == peer }?.key ?? peer
         let refusal: LaneEnd?
         if contests.contains(address) {
-            contests.drop()
             refusal = .contested
         } else if !settings.lane.usesLane || centrals[address]?.readLanePSM != true {
             refusal = .notConnected
@@ -81,7 +80,9 @@ extension PeripheralSession {
         // can read the lane characteristic: an open one of the same address on another link is
         // another link's.
         if let connection,
-            lanes.values.contains(where: { $0.address == address && $0.connection.map { $0 != connection } == true })
+            lanes.values.contains(where: {
+                $0.address == address && $0.connection != nil && $0.connection != connection
+            })
         {
             return [.closeLane(id)] + contest([address], .secondLink, named: address)
         }

@@ -100,15 +100,15 @@ struct PeripheralSession {
             guard !contests.contains(address) else { return [] }
             return ensureCentral(address) + learnMTU(mtu, of: address)
         case .written(let bytes, let from, let mtu, let time):
-            guard !contests.contains(from) else { return dropContested() }
+            guard !contests.contains(from) else { return [] }  // the contest was reported
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return received(bytes, from: from, mtu: mtu, time: time)
         case .sessionWritten(let bytes, let from, let mtu, let time):
-            guard !contests.contains(from) else { return dropContested() }
+            guard !contests.contains(from) else { return [] }  // the contest was reported
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return sessionWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartWritten(let bytes, let from, let mtu, let time):
-            guard !contests.contains(from) else { return dropContested() }
+            guard !contests.contains(from) else { return [] }  // the contest was reported
             guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
             return uartWritten(bytes, from: from, mtu: mtu, time: time)
         case .uartNotifyStarted(let from, let mtu):

@@ -181,7 +181,8 @@ public struct OpenedLane {
     public let peer: BluetoothAddress
     /// The MTU whose written-value room is the channel's (see `MTU(laneChannelMTU:)`).
     public let mtu: MTU
-    /// The link it came on (nil: the kernel did not say).
+    /// The link it came on, for an accepted channel (nil: the kernel did not say; relay-central's
+    /// own channel does not ask).
     public let connection: ConnectionHandle?
 }
 
@@ -343,7 +344,7 @@ public final class LaneConnector {
             .success(
                 OpenedLane(
                     link: AcquiredLink(fd: channel, mtu: mtu, loop: loop, receiveLimit: L2CAPSocket.receiveMTU),
-                    peer: peer, mtu: mtu, connection: L2CAPSocket.connectionHandle(channel))))
+                    peer: peer, mtu: mtu, connection: nil)))
     }
 
     private func finish(_ result: Result<OpenedLane, LaneSocketError>) {
