@@ -16,7 +16,8 @@ final class BlueZCentralBackend: CentralBackend {
     private let choice: AdapterChoice?
     private let bus: BlueZBus
     private var client: BlueZClient?
-    private var adapter: AdapterID?
+    /// The adapter in use: only its objects' changes are heard (`BlueZClient.follow`).
+    private var adapter: AdapterID? { didSet { client?.follow(adapter: adapter) } }
     private var writeLink: AcquiredLink?
     /// The L2CAP lane: the channel opening, then the open one.
     private let laneSocket: CentralLaneSocket

@@ -15,8 +15,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var client: BlueZClient?
     private var application: GattApplication?
     private var advertisement: LEAdvertisement?
-    /// The adapter in use, while there is one.
-    private var adapter: AdapterSnapshot?
+    /// The adapter in use: only its objects' changes are heard (`BlueZClient.follow`).
+    private var adapter: AdapterSnapshot? { didSet { client?.follow(adapter: adapter?.id) } }
     private var connectedDevices: [DeviceID: BluetoothAddress] = [:]
     /// `--secure`: the pairing agent, and whether each device seen was `Paired` then.
     private var agent: PairingAgent?

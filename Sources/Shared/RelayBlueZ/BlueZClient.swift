@@ -26,6 +26,8 @@ public final class BlueZClient {
     public var callTimeout: Double = 25
 
     private var subscriptions: [SignalSubscription] = []
+    /// The subscriptions of the objects followed (see `follow(adapter:)`).
+    private var followedSubscriptions: [SignalSubscription] = []
     private var ownerWatcher: NameOwnerWatcher?
     private var loading: DBusPendingCall?
     /// The owner the outstanding `GetManagedObjects` counts for; `nil` while it was sent
@@ -60,15 +62,11 @@ public final class BlueZClient {
             },
             connection.subscribe(
                 MatchRule(
-                    sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.properties,
-                    member: "PropertiesChanged")
+                    sender: service, interface: BlueZInterface.properties, member: "PropertiesChanged",
+                    arg0: BlueZInterface.adapter)
             ) { [weak self] in self?.handlePropertiesChanged($0) },
-            connection.subscribe(
-                MatchRule(
-                    sender: service, pathNamespace: "/org/bluez", interface: BlueZInterface.device,
-                    member: "Disconnected")
-            ) { [weak self] in self?.handleDeviceDisconnected($0) },
         ]
+        followedSubscriptions = subscribeBelow(followedNamespace)
         ownerWatcher = NameOwnerWatcher(connection: connection, name: service) { [weak self] state in
             self?.ownerChanged(state)
         }
@@ -79,10 +77,61 @@ public final class BlueZClient {
     public func stop() {
         subscriptions.forEach { $0.cancel() }
         subscriptions = []
+        followedSubscriptions.forEach { $0.cancel() }
+        followedSubscriptions = []
         ownerWatcher?.cancel()
         ownerWatcher = nil
         loading?.cancel()
         loading = nil
+    }
+
+    // MARK: The adapter followed
+
+    /// Where property changes and disconnections are heard before an adapter is followed.
+    private static let everything: ObjectPath = "/org/bluez"
+
+    /// Hears property changes and disconnections only below `adapter` (`nil`: below every
+    /// adapter), besides every adapter's own `Adapter1` properties, which are always heard.
+    ///
+    /// On one bluetoothd with many adapters (a laptop with two, the test bed's room of sixteen),
+    /// the other adapters' devices change all the time (a notification to each of fifteen
+    /// centrals is fifteen `Value` changes): a program that uses one adapter is not woken for
+    /// them. The new rules are added before the old ones go, so nothing below the adapter is
+    /// missed; when the followed adapter changes, the objects are read again, because what
+    /// changed below the new one while it was not followed was not heard.
+    public func follow(adapter: AdapterID?) {
+        let namespace = adapter?.path ?? Self.everything
+        guard namespace != followedNamespace else { return }
+        let wasNarrowed = followedNamespace != Self.everything
+        followedNamespace = namespace
+        guard ownerWatcher != nil else { return }  // `start()` subscribes
+        let old = followedSubscriptions
+        followedSubscriptions = subscribeBelow(namespace)
+        old.forEach { $0.cancel() }
+        if wasNarrowed, let owner, isLoaded, loading == nil { loadObjects(of: owner, attempt: 1) }
+    }
+
+    /// The objects whose changes are heard (see `follow(adapter:)`).
+    public private(set) var followedNamespace: ObjectPath = BlueZClient.everything
+
+    private func subscribeBelow(_ namespace: ObjectPath) -> [SignalSubscription] {
+        let service = BlueZInterface.service
+        return [
+            connection.subscribe(
+                MatchRule(
+                    sender: service, pathNamespace: namespace, interface: BlueZInterface.properties,
+                    member: "PropertiesChanged")
+            ) { [weak self] signal in
+                // Adapter1's own changes come through the rule for every adapter.
+                guard signal.arguments.first?.asString != BlueZInterface.adapter else { return }
+                self?.handlePropertiesChanged(signal)
+            },
+            connection.subscribe(
+                MatchRule(
+                    sender: service, pathNamespace: namespace, interface: BlueZInterface.device,
+                    member: "Disconnected")
+            ) { [weak self] in self?.handleDeviceDisconnected($0) },
+        ]
     }
 
     // MARK: Owner and objects
