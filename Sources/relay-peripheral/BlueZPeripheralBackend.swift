@@ -77,7 +77,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         self.application = application
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/peripheral/advertisement0",
-            data: PeripheralGattProfile.advertisement(name: driver.session.settings.name))
+            data: PeripheralGattProfile.advertisement(
+                name: driver.session.settings.name, interval: driver.session.settings.advertisingInterval))
         advertisement.onReleased = { [weak self] in self?.driver.feed(.advertisementReleased) }
         self.advertisement = advertisement
         client.onEvent = { [weak self] event in self?.handleBlueZ(event) }
@@ -317,11 +318,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         track(registration)
     }
 
-    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName) {
+    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval) {
         guard let advertisement, let adapter else {
             return driver.feed(.advertisementFailed(ticket, .noAdapter))
         }
-        advertisement.data = PeripheralGattProfile.advertisement(name: name)
+        advertisement.data = PeripheralGattProfile.advertisement(name: name, interval: interval)
         StartupTrace.once("RegisterAdvertisement sent")
         advertisement.register(adapter: adapter.id) { [weak self] result in
             guard let self else { return }

@@ -12,7 +12,7 @@ enum PeripheralAction: Equatable, Sendable {
     case unregisterApplication
     /// `LEAdvertisingManager1.RegisterAdvertisement` with this LocalName; answer with
     /// `.advertisementRegistered`/`.advertisementFailed`.
-    case registerAdvertisement(RegistrationTicket, name: AdvertisedName)
+    case registerAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// `LEAdvertisingManager1.UnregisterAdvertisement` (errors are ignored).
     case unregisterAdvertisement
     /// Print and record an event.

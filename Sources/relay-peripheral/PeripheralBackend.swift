@@ -1,4 +1,5 @@
 import RelayApp
+import RelayBlueZ
 import RelayProtocol
 
 /// What the driver needs from the Bluetooth side: bluetoothd through D-Bus in the program
@@ -9,7 +10,7 @@ protocol PeripheralBackend: AnyObject {
     func registerApplication(_ ticket: RegistrationTicket)
     func unregisterApplication()
     /// Register the advertisement; answer `.advertisementRegistered(ticket)` or `.advertisementFailed`.
-    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName)
+    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     func unregisterAdvertisement()
     /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)

@@ -22,7 +22,8 @@ final class PeripheralPerformer: ActionPerformer {
         switch action {
         case .registerApplication(let ticket): backend.registerApplication(ticket)
         case .unregisterApplication: backend.unregisterApplication()
-        case .registerAdvertisement(let ticket, let name): backend.registerAdvertisement(ticket, name: name)
+        case .registerAdvertisement(let ticket, let name, let interval):
+            backend.registerAdvertisement(ticket, name: name, interval: interval)
         case .unregisterAdvertisement: backend.unregisterAdvertisement()
         case .report(let event):
             driver.console.report(event)

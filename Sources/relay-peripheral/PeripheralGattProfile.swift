@@ -77,8 +77,9 @@ enum PeripheralGattProfile {
             ])
     }
 
-    /// The advertisement: the relay service UUID and the LocalName.
-    static func advertisement(name: AdvertisedName) -> AdvertisementData {
-        AdvertisementData(kind: .peripheral, serviceUUIDs: [RelayProfile.service], localName: name.text)
+    /// The advertisement: the relay service UUID and the LocalName, every `interval`.
+    static func advertisement(name: AdvertisedName, interval: AdvertisingInterval) -> AdvertisementData {
+        AdvertisementData(
+            kind: .peripheral, serviceUUIDs: [RelayProfile.service], localName: name.text, interval: interval)
     }
 }

@@ -113,7 +113,7 @@ extension PeripheralSession {
         {
             let ticket = makeTicket()
             registrations.advertisement = .pending(ticket)
-            actions.append(.registerAdvertisement(ticket, name: settings.name))
+            actions.append(.registerAdvertisement(ticket, name: settings.name, interval: settings.advertisingInterval))
         }
         if !registrations.wantsAdvertising, registrations.advertisement == .active {
             let wasAdvertising = isAdvertising

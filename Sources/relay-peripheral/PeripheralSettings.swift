@@ -1,10 +1,13 @@
 import RelayApp
+import RelayBlueZ
 import RelayCLI
 import RelayProtocol
 
 /// The settings of relay-peripheral's session, taken from the command line.
 struct PeripheralSettings: Equatable, Sendable {
     var name = AdvertisedName.default
+    /// `--advertising-interval`.
+    var advertisingInterval = AdvertisingInterval.relayDefault
     var maxMessage = CommonOptions.defaultMaxMessage
     var echo = false
     var saveDirectory: String?
@@ -25,6 +28,7 @@ struct PeripheralSettings: Equatable, Sendable {
 
     init(options: PeripheralOptions) {
         name = options.name
+        advertisingInterval = options.advertisingInterval
         maxMessage = options.common.maxMessage
         echo = options.echo
         saveDirectory = options.common.saveDirectory

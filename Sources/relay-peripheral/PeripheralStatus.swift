@@ -31,6 +31,8 @@ struct PeripheralStatus: Equatable, Sendable {
     let registered: Bool
     let advertising: Bool
     let name: String
+    /// How often the advertisement goes on the air (as asked of bluetoothd).
+    let advertisingInterval: AdvertisingInterval
     let nextCounter: UInt32
     let lastNotified: UInt32?
     let notifying: Bool
@@ -72,6 +74,7 @@ struct PeripheralStatus: Equatable, Sendable {
         registered = session.registrations.application == .active
         advertising = session.isAdvertising
         name = session.settings.name.text
+        advertisingInterval = session.settings.advertisingInterval
         nextCounter = session.sending.nextCounter.value
         lastNotified = session.sending.lastNotified?.value
         notifying = session.hasSubscribers
@@ -116,6 +119,7 @@ struct PeripheralStatus: Equatable, Sendable {
     var fields: [(String, JSONValue)] {
         adapter.fields + [
             ("registered", .bool(registered)), ("advertising", .bool(advertising)), ("name", .string(name)),
+            ("advertisingInterval", .integer(Int64(advertisingInterval.milliseconds))),
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
@@ -180,7 +184,7 @@ struct PeripheralStatus: Equatable, Sendable {
         var lines = [
             "adapter:     \(adapter.summary)",
             "service:     \(registered ? "registered" : "not registered")",
-            "advertising: \(advertising ? "yes, as '\(name)'" : "no")",
+            "advertising: \(advertising ? "yes, as '\(name)', every \(advertisingInterval)" : "no")",
             "counter:     next \(nextCounter), last notified \(lastNotified.map(String.init) ?? "none")",
             "sending:     \(notifying ? "subscribed" : "nobody subscribed"), MTU \(sendingMTU), \(pendingSends) queued",
             "received:    \(messagesReceived) message\(messagesReceived == 1 ? "" : "s")",

@@ -27,7 +27,8 @@ func runPeripheral() -> Int32 {
         PeripheralOptions.parser.exitWithUsageError(error)
     }
     if options.common.check {
-        return SetupCheck.runProgram(role: .peripheral(secure: options.secure), options: options.common)
+        return SetupCheck.runProgram(
+            role: .peripheral(secure: options.secure, interval: options.advertisingInterval), options: options.common)
     }
 
     let loop = EventLoop()

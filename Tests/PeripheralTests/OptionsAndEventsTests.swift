@@ -29,6 +29,7 @@ final class PeripheralOptionsTests: XCTestCase {
         let launch = try PeripheralOptions.parse([
             "--adapter", "hci1", "--name=relay-1", "--json", "--max-message", "64K", "--save-dir", "/tmp", "--echo",
             "--notify-path", "signal", "--window", "1M", "--flight", "2.5", "--protocol", "1",
+            "--advertising-interval", "20",
         ])
         var expected = PeripheralOptions()
         expected.common.window = 1 << 20
@@ -41,7 +42,9 @@ final class PeripheralOptionsTests: XCTestCase {
         expected.common.saveDirectory = "/tmp"
         expected.echo = true
         expected.common.notifyPath = .signal
+        expected.advertisingInterval = AdvertisingInterval(milliseconds: 20)!
         XCTAssertEqual(launch, .run(expected))
+        XCTAssertEqual(PeripheralOptions().advertisingInterval.milliseconds, 100)
         XCTAssertEqual(PeripheralOptions().common.notifyPath, .socket, "the default stays the socket")
         XCTAssertEqual(
             try PeripheralOptions.parse(["--adapter", "00:aa:01:00:00:00"]),
@@ -107,7 +110,9 @@ final class PeripheralOptionsTests: XCTestCase {
             ["--name", String(repeating: "n", count: 30)], ["--max-message", "0"], ["--max-message", "-5"],
             ["--max-message", "lots"], ["--max-message", "99999999999999999999"], ["--frob"], ["start"], ["--json=yes"],
             ["--notify-path"], ["--notify-path", "both"], ["--notify-path", "Socket"],
-            ["--save-dir", "/nonexistent/dir"],
+            ["--save-dir", "/nonexistent/dir"], ["--advertising-interval", "19"],
+            ["--advertising-interval", "10241"], ["--advertising-interval", "0.1"], ["--advertising-interval", "-20"],
+            ["--advertising-interval"],
         ]
         for arguments in bad {
             XCTAssertThrowsError(try PeripheralOptions.parse(arguments), "\(arguments)") { error in

@@ -1,4 +1,5 @@
 import RelayApp
+import RelayBlueZ
 import RelayCLI
 import RelayProtocol
 import RelayREPL
@@ -40,8 +41,8 @@ final class FakePeripheralBackend: PeripheralBackend {
         loop.post { self.driver.feed(.applicationRegistered(ticket)) }
     }
     func unregisterApplication() { calls.append("unregisterApplication") }
-    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName) {
-        calls.append("registerAdvertisement \(name)")
+    func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval) {
+        calls.append("registerAdvertisement \(name) every \(interval)")
         loop.post {
             self.driver.feed(.advertisementRegistered(ticket))
             for (index, input) in self.centralScript.enumerated() {
@@ -140,6 +141,7 @@ final class PeripheralDriverREPLTests: XCTestCase {
         XCTAssertEqual(result.backend.notifyReadValue, Counter(2).encoded, "reads return the last counter, not a frame")
         let status = try XCTUnwrap(events(result, named: "status").first)
         XCTAssertTrue(status.contains(#""advertising":true"#), status)
+        XCTAssertTrue(status.contains(#""advertisingInterval":100"#), status)
         XCTAssertTrue(status.contains(#""counter":3"#), status)
         XCTAssertEqual(result.backend.calls.first, "registerApplication")
         XCTAssertEqual(

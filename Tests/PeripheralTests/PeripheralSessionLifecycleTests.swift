@@ -14,13 +14,14 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let powered = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertEqual(powered.events.first, .state(.poweredOn, adapter: hci0))
         let app = try! XCTUnwrap(powered.applicationTicket)
-        guard case .registerAdvertisement(let ad, let name)? = powered.last else {
+        guard case .registerAdvertisement(let ad, let name, let interval)? = powered.last else {
             return XCTFail("expected the advertisement requested with the service, got \(powered)")
         }
         XCTAssertEqual(name, .default)
+        XCTAssertEqual(interval.milliseconds, 100, "a short interval, so that a room of centrals finds it soon")
         XCTAssertEqual(
             powered.filter { if case .report = $0 { false } else { true } },
-            [.registerApplication(app), .registerAdvertisement(ad, name: .default)],
+            [.registerApplication(app), .registerAdvertisement(ad, name: .default, interval: .relayDefault)],
             "both registrations in one go, the service first")
 
         XCTAssertEqual(session.handle(.applicationRegistered(app)), [.report(.registered)])

@@ -70,7 +70,7 @@ extension Array where Element == PeripheralAction {
     }
 
     var advertisementTicket: RegistrationTicket? {
-        for action in self { if case .registerAdvertisement(let ticket, _) = action { return ticket } }
+        for action in self { if case .registerAdvertisement(let ticket, _, _) = action { return ticket } }
         return nil
     }
 }

@@ -74,7 +74,8 @@ final class SetupCheckTests: XCTestCase {
             statuses(peripheral.findings).filter { !$0.hasPrefix("features") },
             [
                 "bus ok", "bluetoothd ok", "bluez ok", "adapter ok", "rfkill ok", "powered ok", "le ok",
-                "advertising ok", "gatt-application ok", "agent ok", "lane ok",
+                "advertising ok", "room \(before.advertising?.readsIntervals == true ? "ok" : "warning")",
+                "gatt-application ok", "agent ok", "lane ok",
             ])
         XCTAssertEqual(peripheral.findings.dropLast().last?.check, .features)
         XCTAssertEqual(peripheral.findings.last?.detail.contains("PSM 0x0080"), true)
@@ -93,6 +94,39 @@ final class SetupCheckTests: XCTestCase {
         let after = try adapter("hci0", on: bus)
         XCTAssertEqual(after.advertising?.activeInstances, before.advertising?.activeInstances)
         XCTAssertEqual(after.uuids, before.uuids, "no test service left registered")
+    }
+
+    /// A presenter's laptop: whether bluetoothd reads the advertising interval (its experimental
+    /// properties are shown), and the `[GATT] Client = false` advice where bluetoothd has it.
+    func testTheRoomCheckSaysWhetherTheIntervalIsHonouredAndGivesTheClientAdvice() throws {
+        let bus = try PrivateBus(bluezooAdapters: PrivateBus.defaultAdapters)
+        let interval = AdvertisingInterval(milliseconds: 50)!
+        let readsIntervals = try XCTUnwrap(try adapter("hci0", on: bus).advertising?.readsIntervals)
+        var room = try XCTUnwrap(
+            try check(.peripheral(secure: false, interval: interval), on: bus).findings.first { $0.check == .room })
+        if readsIntervals {
+            XCTAssertEqual(room.status, .ok)
+            XCTAssertTrue(room.detail.hasPrefix("bluetoothd advertises every 50 ms as asked; "), room.detail)
+        } else {
+            XCTAssertEqual(room.status, .warning)
+            XCTAssertTrue(room.detail.contains("every 1.28 s"), room.detail)
+            XCTAssertTrue(room.fix?.contains("Experimental = true") == true)
+        }
+        XCTAssertFalse(room.detail.contains("Client = false"), "BlueZ 5.66 has no such setting: \(room.detail)")
+
+        try write("var/lib/dpkg/status", "Package: bluez\nStatus: install ok installed\nVersion: 5.82-1.1\n")
+        try write("etc/bluetooth/main.conf", "[General]\n#Client = false\n[GATT]\n# Client = false\nCache = yes\n")
+        room = try XCTUnwrap(try check(.peripheral(secure: false), on: bus).findings.first { $0.check == .room })
+        XCTAssertTrue(room.detail.contains("Client = false under [GATT] in /etc/bluetooth/main.conf"), room.detail)
+        try write("etc/bluetooth/main.conf", "[General]\n[GATT]\nCache = yes\n  Client =  False \n")
+        room = try XCTUnwrap(try check(.peripheral(secure: false), on: bus).findings.first { $0.check == .room })
+        XCTAssertFalse(room.detail.contains("Client = false"), "already set: \(room.detail)")
+
+        let experimental = AdvertisingManagerSnapshot(properties: [
+            "SupportedInstances": .byte(4), "SupportedCapabilities": .stringDict(["MaxAdvLen": .byte(31)]),
+        ])
+        XCTAssertTrue(experimental.readsIntervals)
+        XCTAssertFalse(AdvertisingManagerSnapshot(properties: ["SupportedInstances": .byte(4)]).readsIntervals)
     }
 
     func testABlockedAdapterThatIsOffFailsWithEachFixAndStopsThere() throws {

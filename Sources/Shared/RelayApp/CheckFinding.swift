@@ -18,6 +18,9 @@ public enum CheckName: String, Sendable, CaseIterable {
     case lowEnergy = "le"
     /// A test advertisement can be registered (relay-peripheral).
     case advertising
+    /// bluetoothd advertises at the interval asked for, and what else a presenter's laptop
+    /// with a class of centrals needs (relay-peripheral).
+    case room
     /// A test GATT application can be registered (relay-peripheral).
     case gattApplication = "gatt-application"
     /// The pairing agent can be registered as the default one (relay-peripheral `--secure`).

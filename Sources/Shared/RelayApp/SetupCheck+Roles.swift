@@ -54,6 +54,35 @@ extension SetupCheck {
         }
     }
 
+    /// Whether bluetoothd advertises at `interval` (else a class of centrals waits tens of
+    /// seconds to find the peripheral), and the setting that spares bluetoothd reading the
+    /// services of every central that connects, where bluetoothd has it.
+    func checkRoom(_ interval: AdvertisingInterval, _ finish: @escaping (Bool) -> Void) {
+        guard let adapter, let manager = adapter.advertising else { return finish(false) }
+        var advice = ""
+        if let version = facts.installedBlueZ(), version >= SystemFacts.gattClientSetting,
+            !facts.gattClientDisabled()
+        {
+            advice =
+                "; with many centrals on this laptop, Client = false under [GATT] in /etc/bluetooth/main.conf "
+                + "keeps bluetoothd from reading each central's services as it connects"
+        }
+        let slots = "\(manager.supportedInstances) more advertisements possible on \(adapter.name)"
+        if manager.readsIntervals {
+            note(.ok(.room, "bluetoothd advertises every \(interval) as asked; \(slots)" + advice))
+        } else {
+            note(
+                .warning(
+                    .room,
+                    "bluetoothd ignores the advertising interval asked for (\(interval)) and advertises every 1.28 s: "
+                        + "a room of centrals takes tens of seconds to find the peripheral; \(slots)" + advice,
+                    fix:
+                        "turn on bluetoothd's experimental features (BlueZ 5.66): Experimental = true under [General] "
+                        + "in /etc/bluetooth/main.conf, then sudo systemctl restart bluetooth"))
+        }
+        finish(true)
+    }
+
     /// Registers a test GATT application (one service of its own) and removes it.
     func checkGattApplication(_ finish: @escaping (Bool) -> Void) {
         guard let client, let adapter else { return finish(false) }

@@ -17,8 +17,8 @@ import RelayRuntime
 public final class SetupCheck {
     /// Which program's part is checked.
     public enum Role: Sendable, Equatable {
-        /// relay-peripheral; `secure` adds the pairing agent.
-        case peripheral(secure: Bool)
+        /// relay-peripheral; `secure` adds the pairing agent; it advertises every `interval`.
+        case peripheral(secure: Bool, interval: AdvertisingInterval = .relayDefault)
         /// relay-central.
         case central
 
@@ -40,7 +40,7 @@ public final class SetupCheck {
     private let choice: AdapterChoice?
     private let bus: BlueZBus
     let loop: EventLoop
-    private let facts: SystemFacts
+    let facts: SystemFacts
     private let report: (CheckFinding) -> Void
     /// Listens for L2CAP channels once and stops: the PSM the kernel gave, or why it could not.
     let laneProbe: (EventLoop) -> Result<LanePSM, LaneSocketError>
@@ -91,9 +91,10 @@ public final class SetupCheck {
             Step(name: .powered) { $0.checkRadio($1) },
         ]
         switch role {
-        case .peripheral(let secure):
+        case .peripheral(let secure, let interval):
             steps += [
                 Step(name: .advertising) { $0.checkAdvertising($1) },
+                Step(name: .room) { $0.checkRoom(interval, $1) },
                 Step(name: .gattApplication) { $0.checkGattApplication($1) },
             ]
             if secure { steps.append(Step(name: .agent) { $0.checkAgent($1) }) }

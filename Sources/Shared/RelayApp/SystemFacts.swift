@@ -93,6 +93,30 @@ public struct SystemFacts: Sendable {
     }
 
     /// A small file's text, its trailing line feed removed; nil when it cannot be read.
+    /// Whether bluetoothd's configuration (`/etc/bluetooth/main.conf`) sets `Client = false`
+    /// under `[GATT]` (BlueZ 5.74 and later: bluetoothd does not read the services of every
+    /// device that connects). False when the file or the setting is not there.
+    public func gattClientDisabled() -> Bool {
+        guard let text = read(root + "etc/bluetooth/main.conf", limit: 1 << 16) else { return false }
+        func trimmed(_ text: Substring) -> String {
+            String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+        }
+        var section = ""
+        for raw in text.split(separator: "\n") {
+            let line = trimmed(raw)
+            if line.hasPrefix("[") {
+                section = line
+            } else if section == "[GATT]", !line.hasPrefix("#") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(trimmed)
+                if parts.count == 2, parts[0] == "Client" { return parts[1].lowercased() == "false" }
+            }
+        }
+        return false
+    }
+
+    /// The BlueZ release that reads `[GATT] Client` (see `gattClientDisabled()`).
+    public static let gattClientSetting = Version("5.74")!
+
     private func read(_ path: String, limit: Int = 4096) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }

@@ -82,6 +82,10 @@ public struct AdvertisingManagerSnapshot: Hashable, Sendable {
     public let maximumAdvertisingDataLength: Int?
     /// `MaxScanRespLen` from `SupportedCapabilities`, when reported.
     public let maximumScanResponseLength: Int?
+    /// Whether bluetoothd reads an advertisement's `MinInterval`/`MaxInterval`: it does when it
+    /// shows its experimental properties (BlueZ 5.66 with `-E`, where `SupportedCapabilities` is
+    /// one; always from 5.82 on, where the property is no longer experimental).
+    public let readsIntervals: Bool
 
     /// Reads the manager's properties; missing ones are empty or zero.
     public init(properties: [String: DBusValue]) {
@@ -91,6 +95,7 @@ public struct AdvertisingManagerSnapshot: Hashable, Sendable {
         supportedSecondaryChannels = properties["SupportedSecondaryChannels"]?.asStrings ?? []
         supportedFeatures = properties["SupportedFeatures"]?.asStrings ?? []
         let capabilities = properties["SupportedCapabilities"]?.asDictionary ?? [:]
+        readsIntervals = properties["SupportedCapabilities"] != nil
         maximumAdvertisingDataLength = capabilities["MaxAdvLen"]?.asByte.map(Int.init)
         maximumScanResponseLength = capabilities["MaxScanRespLen"]?.asByte.map(Int.init)
     }

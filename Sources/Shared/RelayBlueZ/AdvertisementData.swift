@@ -25,11 +25,14 @@ public struct AdvertisementData: Hashable, Sendable {
     public var discoverable: Bool?
     /// Seconds before BlueZ drops the advertisement by itself.
     public var timeout: UInt16?
+    /// How often it goes on the air (nil: bluetoothd's default).
+    public var interval: AdvertisingInterval?
 
     public init(
         kind: Kind = .peripheral, serviceUUIDs: [BluetoothUUID] = [], localName: String? = nil,
         includes: [String] = [], manufacturerData: [UInt16: [UInt8]] = [:],
-        serviceData: [BluetoothUUID: [UInt8]] = [:], discoverable: Bool? = nil, timeout: UInt16? = nil
+        serviceData: [BluetoothUUID: [UInt8]] = [:], discoverable: Bool? = nil, timeout: UInt16? = nil,
+        interval: AdvertisingInterval? = nil
     ) {
         self.kind = kind
         self.serviceUUIDs = serviceUUIDs
@@ -39,6 +42,7 @@ public struct AdvertisementData: Hashable, Sendable {
         self.serviceData = serviceData
         self.discoverable = discoverable
         self.timeout = timeout
+        self.interval = interval
     }
 
     /// The properties of the exported object (variants unwrapped).
@@ -58,6 +62,10 @@ public struct AdvertisementData: Hashable, Sendable {
             result["Discoverable"] = .boolean(discoverable)
         }
         if let timeout { result["Timeout"] = .uint16(timeout) }
+        if let interval {
+            result["MinInterval"] = .uint32(interval.milliseconds)
+            result["MaxInterval"] = .uint32(interval.milliseconds)
+        }
         return result
     }
 
