@@ -4,6 +4,8 @@
 /// Each channel has its own: a channel that takes nothing (a stopped process, a stranger granting
 /// credits one value at a time, a central starved by a radio shared with fourteen others) holds
 /// back only what is queued for it, never another channel, a counter or an acknowledgement.
+/// Whether a full channel stalled is for the session to judge: time full while other channels
+/// took bytes is the radio's, not the channel's (`excuse(at:)`).
 /// Values are queued whole, cut into the channel's service data units (a lane value may span
 /// several: the reader's `LaneDeframer` joins them), and the bytes kept for a channel are bounded:
 /// what comes beyond `limit` is not queued for it (protocol 2 repairs a frame that did not arrive).
@@ -13,7 +15,9 @@ struct LaneOutbox: Sendable, Equatable {
     static let limit = 128 * 1024
     /// A channel full for this long, in all, within the last `stallWindow` seconds stalled: it
     /// took too little of what waited for it to be worth the memory (a dead peer is closed after
-    /// that long; a central that waited its turn on a busy radio drains long before).
+    /// that long). Time full while the radio was busy with other channels does not count: with
+    /// fifteen centrals sharing the controller's buffers, a 64 KiB broadcast keeps some channels
+    /// waiting for half a minute without a unit (seen in the test bed).
     static let stallSeconds = 20.0
     /// Seconds over which time full is counted (a sliding window: granting credits for one value
     /// now and then does not restart it).
@@ -31,6 +35,9 @@ struct LaneOutbox: Sendable, Equatable {
     private(set) var fullSince: Double?
     /// Stretches the socket was full, ended, that may still count in the window.
     private var fullStretches: [ClosedRange<Double>] = []
+    /// When the socket last took a unit and refused the next: the channel moved at the pace its
+    /// link was given, not its peer's (nil: never). Channels that all do this share a radio.
+    private(set) var lastTakenWhileFull: Double?
 
     init(unitSize: Int) {
         precondition(unitSize > 0)
@@ -69,6 +76,7 @@ struct LaneOutbox: Sendable, Equatable {
         let taken = min(count, handedOver, units.count - head)
         for index in head..<(head + taken) { bytes -= units[index].count }
         head += taken
+        if taken > 0, full { lastTakenWhileFull = now }
         handedOver = 0
         if head > 64, head * 2 > units.count {
             units.removeFirst(head)
@@ -87,6 +95,15 @@ struct LaneOutbox: Sendable, Equatable {
         fullSince = nil
         fullStretches.append(since...max(since, now))
         fullStretches.removeAll { $0.upperBound < now - Self.stallWindow }
+    }
+
+    /// Forgets the time full until `time`: it was spent waiting for a radio busy with other
+    /// channels (the session judges that), not on this channel's peer.
+    mutating func excuse(until time: Double) {
+        fullStretches = fullStretches.compactMap {
+            $0.upperBound > time ? max($0.lowerBound, time)...$0.upperBound : nil
+        }
+        if let since = fullSince { fullSince = max(since, time) }
     }
 
     /// Seconds the socket was full within the `stallWindow` seconds before `now`.

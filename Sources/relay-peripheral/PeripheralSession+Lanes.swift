@@ -205,7 +205,11 @@ extension PeripheralSession {
     /// Closes the channels that were full for `LaneOutbox.stallSeconds` of the last
     /// `LaneOutbox.stallWindow` (stalled), and those whose value has stayed incomplete for
     /// `laneValueTimeout` (malformed): their sessions wait for a hello (on GATT, or a new channel),
-    /// and the rest goes on.
+    /// and the rest goes on. Time a channel was full until `busyRadioSeconds` after another full
+    /// channel last took a unit does not count: it waited for the radio (fifteen centrals share
+    /// one controller's buffers, and the kernel serves their channels in turn); its time full
+    /// counts from when the radio went quiet. A stranger's channel that takes nothing is closed
+    /// then; until then it holds at most `LaneOutbox.limit` bytes, and only its own.
     mutating func closeStalledLanes() -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
         for id in lanes.keys.sorted() {
@@ -216,6 +220,9 @@ extension PeripheralSession {
                     "a value of \(lane.deframer.pendingLength ?? 0) bytes was incomplete after \(Int(Self.laneValueTimeout)) s "
                         + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)")
             } else if lane.outbox.isStalled(at: now) {
+                // Time full until another channel last took a unit was the radio's.
+                if let busy = radioBusyUntil(besides: id) { lanes[id]?.outbox.excuse(until: busy) }
+                guard lanes[id]?.outbox.isStalled(at: now) == true else { continue }
                 end = .stalled(seconds: Int(LaneOutbox.stallSeconds), window: Int(LaneOutbox.stallWindow))
             } else {
                 continue
@@ -226,6 +233,17 @@ extension PeripheralSession {
             actions += laneGone(id)
         }
         return actions
+    }
+
+    /// How long after another channel took a unit the radio counts as busy with it.
+    static let busyRadioSeconds = 2.0
+
+    /// Until when the radio was busy with channels other than `id`: `busyRadioSeconds` after the
+    /// last unit one of them took while it was full itself (nil: none did). A channel that takes
+    /// all it is given is not contending for the radio: it excuses nobody.
+    private func radioBusyUntil(besides id: LaneID) -> Double? {
+        let last = lanes.filter { $0.key != id }.compactMap(\.value.outbox.lastTakenWhileFull).max()
+        return last.map { min(now, $0 + Self.busyRadioSeconds) }
     }
 
     /// The channels of the centrals at `address` go with its link.

@@ -412,6 +412,78 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.lanes[Self.lane]?.outbox.bytes, 0, "channel 1 kept its pace meanwhile")
     }
 
+    /// Issue 47: fifteen centrals share one controller's buffers, and a 64 KiB broadcast kept the
+    /// first seven channels full without a unit for 27 s while the others took theirs; all fifteen
+    /// were closed as stalled ("full for 20 s of the last 30 s") and their centrals fell back to
+    /// GATT. Time full while other channels take units is the radio's: here channels 1 and 3 take
+    /// a unit in turn, twice a second (about 30 s for the message), while channel 2 gets nothing.
+    /// None is closed; once the radio is quiet, a channel that still takes nothing is.
+    func testAChannelWaitingWhileOthersTakeTheRadioIsNotStalledAndIsClosedOnceTheRadioIsQuiet() throws {
+        var session = try twoOnLanes(mtuB: 672)
+        let centralC = BluetoothAddress("00:AA:01:03:00:03")!
+        _ = session.handle(.connected(centralC))
+        _ = session.handle(.mtu(centralC, MTU(517)!))
+        _ = session.handle(.lanePSMRead(by: centralC))
+        _ = session.handle(.laneOpened(LaneID(3), from: centralC, mtu: MTU(laneChannelMTU: 672)))
+        let helloC = SessionFrame.hello(
+            Hello(version: 3, token: SessionToken(0xC)!, address: centralC, window: 65536, next: TransferID(1)))
+        _ = session.handle(.laneReceived(LaneID(3), LaneFraming.encode(helloC.encoded), time: 0))
+        _ = drain(&session)
+        XCTAssertEqual(session.laneRoute, [Self.lane, LaneID(2), LaneID(3)])
+        // Channel 1 is cut for its own MTU too: every channel takes one small unit per turn.
+        var pending = try session.send(Message(binary: [UInt8](repeating: 4, count: 20_000)), at: 1)
+        var closed: [LaneID: Double] = [:]
+        var takenBy: [LaneID: Int] = [:]
+        var time = 1.0
+        var turn = 0
+        func perform(_ actions: [PeripheralAction]) {
+            for action in actions { if case .closeLane(let id) = action { closed[id] = time } }
+        }
+        // A socket takes one unit and is full while more wait; the radio frees one every 0.5 s.
+        func hand(_ actions: [PeripheralAction]) -> [PeripheralAction] {
+            var next: [PeripheralAction] = []
+            for case .sendOnLane(let id, let units) in actions {
+                takenBy[id, default: 0] += min(1, units.count)
+                next += session.handle(.laneTook(id, taken: min(1, units.count), full: units.count > 1), at: time)
+            }
+            return next
+        }
+        while time < 42 {
+            time += 0.5
+            perform(pending)
+            _ = hand(pending)
+            pending = []
+            let actions = session.handle(.tick(now: time), at: time)
+            perform(actions)
+            // The radio serves channels 1 and 3 in turn while either has a unit waiting.
+            let busy = [Self.lane, LaneID(3)].filter { (session.lanes[$0]?.outbox.bytes ?? 0) > 0 }
+            guard !busy.isEmpty else { continue }
+            turn += 1
+            let id = busy[turn % busy.count]
+            pending = session.handle(.laneWritable(id), at: time)
+        }
+        XCTAssertEqual(closed, [:], "no channel stalled while the radio was busy")
+        XCTAssertGreaterThan(takenBy[Self.lane] ?? 0, 40, "channel 1 kept its pace")
+        XCTAssertGreaterThan(takenBy[LaneID(3)] ?? 0, 40, "channel 3 kept its pace")
+        XCTAssertEqual(takenBy[LaneID(2)], 1, "channel 2 took its first unit only, and still waits")
+        // The radio goes quiet (centrals A and C hang up) and channel 2 still takes nothing: it is
+        // closed 20 s after the last unit went on another channel, not before.
+        let quietSince = time
+        _ = session.handle(.laneClosed(Self.lane), at: time)
+        _ = session.handle(.laneClosed(LaneID(3)), at: time)
+        var stalledAt: Double?
+        while time < 90, stalledAt == nil {
+            time += 0.5
+            let actions = session.handle(.tick(now: time), at: time)
+            if actions.contains(.closeLane(LaneID(2))) {
+                stalledAt = time
+                XCTAssertEqual(
+                    laneEvents(actions), [.closed(PeerName(.central, centralB), .stalled(seconds: 20, window: 30))])
+            }
+        }
+        XCTAssertEqual(try XCTUnwrap(stalledAt, "channel 2 was never closed"), quietSince + 20, accuracy: 2.5)
+    }
+
     /// Values are cut for the lane, not for the smallest channel: a channel of MTU 672 cut every central's
     /// values to 670 bytes; now its own values go in several units.
     func testAChannelWithASmallMTUCutsNoOtherChannelsValues() throws {

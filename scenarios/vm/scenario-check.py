@@ -135,10 +135,13 @@ peripheral, central = os.path.join(BIN, "relay-peripheral"), os.path.join(BIN, "
 healthy, status = run_check("healthy-peripheral", [peripheral, "--adapter", "hci0", "--secure"])
 if status != 0:
     fail(f"healthy peripheral: exit {status}: {' '.join(e.text for e in healthy.select('check', status='failed'))}")
-for check in ("bus", "bluetoothd", "bluez", "adapter", "rfkill", "powered", "le", "advertising", "gatt-application",
-              "agent", "lane"):
+for check in ("bus", "bluetoothd", "bluez", "adapter", "rfkill", "powered", "le", "advertising", "room",
+              "gatt-application", "agent", "lane"):
     if status_in(healthy, check) != "ok":
         fail(f"healthy peripheral: {check} is {status_in(healthy, check)}")
+# The test bed's bluetoothd runs with -E: it reads the advertising interval relay asks for.
+if not first_check(healthy, "room").get("detail", "").startswith("bluetoothd advertises every 100 ms as asked"):
+    fail(f"healthy peripheral: room says '{first_check(healthy, 'room').get('detail')}'")
 holds_nothing("healthy-peripheral")
 checked, status = run_check("healthy-central", [central, "--adapter", "hci1"])
 if status != 0:
