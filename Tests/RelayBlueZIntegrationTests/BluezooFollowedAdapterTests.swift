@@ -12,15 +12,7 @@ import XCTest
 final class BluezooFollowedAdapterTests: BluezooTestCase {
     func testACentralFollowingItsAdapterHearsItsOwnNotificationsOnly() throws {
         let peripheral = try startedClient(adapters: 2)
-        let control = try bus.connect(loop)
-        var added: Result<[DBusValue], DBusError>?
-        control.call(
-            destination: "org.bluez", path: "/org/bluezoo", interface: "org.bluezoo.Manager1",
-            method: "AddAdapter", arguments: [.byte(2), .string("00:00:00:33:33:33")]
-        ) { added = $0 }
-        wait("third adapter") { added != nil }
-        XCTAssertNoThrow(try added?.get())
-        wait("third adapter powered") { peripheral.tree.adapters.filter(\.powered).count == 3 }
+        try addThirdAdapter(seenBy: peripheral)
 
         var heardByA: [(path: ObjectPath, value: [UInt8])] = []
         var adapterChangesHeardByA: [ObjectPath] = []

@@ -10,16 +10,7 @@ import XCTest
 final class BluezooMultiCentralTests: BluezooTestCase {
     func testTwoCentralsWriteAndSubscribeIndependently() throws {
         let peripheral = try startedClient(adapters: 2)
-        // A third adapter, added through bluezoo's own manager interface.
-        let control = try bus.connect(loop)
-        var added: Result<[DBusValue], DBusError>?
-        control.call(
-            destination: "org.bluez", path: "/org/bluezoo", interface: "org.bluezoo.Manager1",
-            method: "AddAdapter", arguments: [.byte(2), .string("00:00:00:33:33:33")]
-        ) { added = $0 }
-        wait("third adapter") { added != nil }
-        XCTAssertNoThrow(try added?.get())
-        wait("third adapter powered") { peripheral.tree.adapters.filter(\.powered).count == 3 }
+        try addThirdAdapter(seenBy: peripheral)
         // Both centrals share one bluezoo, so each sees every adapter's objects: keep the paths.
         var notifications: [(path: ObjectPath, value: [UInt8])] = []
         let centralA = try startedClient(adapters: 3) { event in

@@ -88,6 +88,20 @@ class BluezooTestCase: XCTestCase {
             ])
     }
 
+    /// Adds a third adapter (hci2, `00:00:00:33:33:33`) through bluezoo's own manager interface,
+    /// and waits until `client` sees three powered.
+    func addThirdAdapter(seenBy client: BlueZClient) throws {
+        let control = try bus.connect(loop)
+        var added: Result<[DBusValue], DBusError>?
+        control.call(
+            destination: "org.bluez", path: "/org/bluezoo", interface: "org.bluezoo.Manager1",
+            method: "AddAdapter", arguments: [.byte(2), .string("00:00:00:33:33:33")]
+        ) { added = $0 }
+        wait("third adapter") { added != nil }
+        _ = try XCTUnwrap(added).get()
+        wait("third adapter powered") { client.tree.adapters.filter(\.powered).count == 3 }
+    }
+
     /// Discovers the peripheral from hci1 (service filter), connects and waits for resolution.
     func discoverAndConnect(
         _ central: BlueZClient, from adapterName: String = "hci1", devices: () -> [DeviceSnapshot]
