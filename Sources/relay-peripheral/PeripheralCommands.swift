@@ -10,7 +10,8 @@ enum PeripheralCommand: Equatable, Sendable {
     /// Notify the counter (or `value`, after which counting goes on from it).
     case notify(value: UInt32?)
     case send(Message)
-    case status
+    /// `status`, or `status CENTRAL`: one central in detail.
+    case status(CentralChoice?)
 }
 
 /// The REPL commands of relay-peripheral (the REPL adds `wait`, `sleep`, `help` and `quit`): each
@@ -49,9 +50,24 @@ enum PeripheralCommands {
             ) { [unowned driver] message, context in driver.run(.send(message), context) },
             MessageCommands.sendFile { [unowned driver] message, context in driver.run(.send(message), context) },
             CommandSpec(
-                "status", summary: "Show the adapter, advertising, counters and connected centrals.",
+                "status", synopsis: "[CENTRAL]",
+                summary: "Show the adapter, advertising, counters and connected centrals (or one in detail).",
+                details: """
+                    Lists every connected central on one line, numbered. With CENTRAL (its number \
+                    in that list, or its address), shows that central alone, in detail.
+                    """,
+                shape: .words(min: 0, max: 1),
+                completion: .dynamic { [unowned driver] in
+                    let listed = driver.session.listedCentrals
+                    return listed.indices.map { String($0 + 1) } + listed.map(\.description)
+                },
                 isTransparentToWait: true
-            ) { [unowned driver] context in driver.run(.status, context) },
+            ) { [unowned driver] context in
+                let choice = try context.argument(0).map { word throws(CommandError) in
+                    try CentralChoice(parsing: word, command: "status")
+                }
+                return driver.run(.status(choice), context)
+            },
         ]
     }
 }

@@ -35,6 +35,8 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
     case messageTooLarge
     /// Too many messages on their way already.
     case queueFull
+    /// `status CENTRAL` naming no connected central (`listed`: how many there are).
+    case noSuchCentral(CentralChoice, listed: Int)
 
     // MARK: Events
 
@@ -69,6 +71,11 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
         case .notRegistered: return "the GATT service is not registered: type start first"
         case .noSubscriber: return "no central is subscribed to notifications (wait for 'subscribed')"
         case .messageTooLarge: return "a message must be shorter than 4 GiB"
+        case .noSuchCentral(.number(let number), let listed):
+            return listed == 0
+                ? "no central \(number): none is connected"
+                : "no central \(number): status lists \(listed) (1-\(listed))"
+        case .noSuchCentral(let choice, _): return "no central \(choice) is connected"
         case .queueFull: return DeliverySettings.queueFullReason
         case .registration(let failure): return failure.description
         case .notSent(let messages, let counters, let reason):

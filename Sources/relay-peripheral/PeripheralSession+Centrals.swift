@@ -5,6 +5,14 @@ import RelayProtocol
 
 /// Connected centrals, their MTUs and their subscriptions.
 extension PeripheralSession {
+    /// The connected centrals `status` lists, sorted by address (a UART app is listed apart,
+    /// unless it is a relay central too): `status CENTRAL`'s numbers count in this order.
+    var listedCentrals: [BluetoothAddress] {
+        centrals.filter { address, central in
+            !(uart.centrals.contains(address) && !central.subscribed && sessionNumber(at: address) == nil)
+        }.keys.sorted()
+    }
+
     /// Whether notifications would reach someone (on either characteristic).
     var hasSubscribers: Bool { hasLegacySubscribers || !delivery.linkedSessions.isEmpty }
     /// Whether `send` reaches anyone: a relay central, or a UART app subscribed to TX.

@@ -38,7 +38,13 @@ extension PeripheralSession {
             case .stop: actions = stop()
             case .notify(let value): actions = try notify(value: value, at: now)
             case .send(let message): actions = try send(message, at: now)
-            case .status: actions = [.report(.status(PeripheralStatus(session: self)))]
+            case .status(nil): actions = [.report(.status(PeripheralStatus(session: self)))]
+            case .status(let choice?):
+                let listed = listedCentrals
+                guard let address = choice.resolve(in: listed) else {
+                    throw .noSuchCentral(choice, listed: listed.count)
+                }
+                actions = [.report(.status(PeripheralStatus(session: self, only: address)))]
             }
         } catch {
             return [.finish(token, error)]

@@ -6,6 +6,8 @@ import RelayProtocol
 /// What `status` shows: the adapter, the registrations, the counter and every central.
 struct PeripheralStatus: Equatable, Sendable {
     struct Central: Equatable, Sendable {
+        /// Its number in the list (from 1): what `status CENTRAL` takes.
+        let number: Int
         let address: BluetoothAddress
         let mtu: MTU?
         let subscribed: Bool
@@ -40,6 +42,8 @@ struct PeripheralStatus: Equatable, Sendable {
     let pendingSends: Int
     let messagesReceived: Int
     let centrals: [Central]
+    /// `status CENTRAL`: the one central shown (`centrals` holds it alone).
+    let only: BluetoothAddress?
     let delivery: DeliveryStatus
     /// The UART service: nil with `--no-nus`.
     let uart: UART?
@@ -69,7 +73,9 @@ struct PeripheralStatus: Equatable, Sendable {
         let queued: Int
     }
 
-    init(session: PeripheralSession) {
+    /// Everything; with `only`, that central alone in `centrals` (shown in detail).
+    init(session: PeripheralSession, only: BluetoothAddress? = nil) {
+        self.only = only
         adapter = AdapterReport(adapter: session.adapterInfo, state: session.adapter)
         registered = session.registrations.application == .active
         advertising = session.isAdvertising
@@ -97,14 +103,12 @@ struct PeripheralStatus: Equatable, Sendable {
             ? Secure(
                 paired: session.pairing.paired, failed: session.pairing.failed,
                 pairing: session.pairing.shown.keys.sorted()) : nil
-        // A UART app is listed apart, unless it is a relay central too.
-        let uartOnly = { (address: BluetoothAddress, central: ConnectedCentral) in
-            session.uart.centrals.contains(address) && !central.subscribed && session.sessionNumber(at: address) == nil
-        }
-        centrals = session.centrals.filter { !uartOnly($0.key, $0.value) }.sorted { $0.key < $1.key }.map {
-            address, central in
-            Central(
-                address: address, mtu: central.mtu, subscribed: central.subscribed, counters: central.inbound.counters,
+        let listed = session.listedCentrals
+        centrals = listed.enumerated().compactMap { index, address in
+            guard only == nil || only == address, let central = session.centrals[address] else { return nil }
+            return Central(
+                number: index + 1, address: address, mtu: central.mtu, subscribed: central.subscribed,
+                counters: central.inbound.counters,
                 messages: central.inbound.messages, lastWritten: central.inbound.lastValue,
                 session: session.sessionNumber(at: address).map { Int($0.value) },
                 receiving: central.inbound.progress.map { Receiving(received: $0.received, total: $0.total) }
@@ -157,6 +161,7 @@ struct PeripheralStatus: Equatable, Sendable {
                 .array(
                     centrals.map { central in
                         .object([
+                            ("number", .integer(Int64(central.number))),
                             ("address", .string(central.address.description)),
                             ("mtu", central.mtu.map { .integer(Int64($0.value)) } ?? .null),
                             ("subscribed", .bool(central.subscribed)), ("counters", .integer(Int64(central.counters))),
@@ -208,9 +213,10 @@ struct PeripheralStatus: Equatable, Sendable {
                 "UART apps:   \(who); TX \(uart.subscribed ? "subscribed" : "not subscribed"), "
                     + "\(uart.lines) line\(uart.lines == 1 ? "" : "s") received, \(uart.queued) values queued")
         }
+        if only != nil, let central = centrals.first { return lines.joined(separator: "\n") + "\n" + central.detail }
         for central in centrals {
             lines.append(
-                "  \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "
+                "  \(String(central.number).leftPadded(to: 2)). \(central.address)  MTU \(central.mtu.map(String.init) ?? "unknown")  "
                     + (central.session.map { "protocol 2 (session \($0))" }
                         ?? (central.subscribed ? "subscribed" : "not subscribed"))
                     + "  \(central.counters) counters, \(central.messages) messages"
@@ -220,5 +226,32 @@ struct PeripheralStatus: Equatable, Sendable {
                     } ?? ""))
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension PeripheralStatus.Central {
+    /// `status CENTRAL`: the central's lines, one thing each.
+    var detail: String {
+        var lines = [
+            "central \(number): \(address)",
+            "  MTU:       \(mtu.map(String.init) ?? "unknown")",
+            "  protocol:  "
+                + (session.map { "2 (session \($0)), on \(lane == .l2cap ? "its L2CAP lane" : "GATT")" } ?? "1"),
+            "  notified:  \(subscribed ? "subscribed" : "not subscribed")",
+            "  received:  \(counters) counter\(counters == 1 ? "" : "s"), \(messages) message\(messages == 1 ? "" : "s")",
+        ]
+        if let lastWritten { lines.append("  last:      \(Hex.preview(lastWritten, limit: 32))") }
+        if let receiving {
+            lines.append(
+                "  receiving: \(receiving.received) of \(receiving.total.map(String.init) ?? "?") bytes of a message")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// Spaces before, up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: " ", count: max(0, width - count)) + self
     }
 }

@@ -224,4 +224,56 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.tick(now: PeripheralSession.reassemblyIdleTimeout))
         XCTAssertNil(PeripheralStatus(session: session).centrals.first { $0.address == centralA }?.receiving)
     }
+
+    /// Issue 47: fifteen centrals on the presenter's screen: `status` numbers one line each, and
+    /// `status CENTRAL` (a number from that list, or an address) shows one in detail; a number
+    /// or address that names no connected central fails the command with one line.
+    func testStatusNumbersFifteenCentralsAndShowsOneByNumberOrAddress() throws {
+        var session = PeripheralSession.advertising()
+        let addresses = (1...15).map { BluetoothAddress("00:AA:01:\(String(format: "%02X", 16 - $0)):00:01")! }
+        for address in addresses {
+            _ = session.handle(.connected(address))
+            _ = session.handle(.written(Counter(7).encoded, from: address, mtu: nil, time: 0))
+        }
+        let sorted = addresses.sorted()
+        XCTAssertEqual(session.listedCentrals, sorted)
+        let all = PeripheralStatus(session: session)
+        XCTAssertEqual(all.centrals.map(\.number), Array(1...15))
+        XCTAssertEqual(all.centrals.map(\.address), sorted)
+        let lines = all.humanDescription.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.contains(". 00:AA:01:") }.count, 15, "one line each")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("   1. \(sorted[0])  ") }, all.humanDescription)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  15. \(sorted[14])  ") }, all.humanDescription)
+        XCTAssertTrue(PeripheralEvent.status(all).fields.description.contains("number"))
+
+        let byNumber = session.handle(.command(.status(.number(3)), token: CommandToken(1)))
+        guard case .report(.status(let third))? = byNumber.first else { return XCTFail("\(byNumber)") }
+        XCTAssertEqual(third.centrals.map(\.address), [sorted[2]])
+        XCTAssertEqual(third.only, sorted[2])
+        XCTAssertTrue(third.humanDescription.contains("central 3: \(sorted[2])"), third.humanDescription)
+        XCTAssertTrue(third.humanDescription.contains("received:  1 counter, 0 messages"), third.humanDescription)
+        XCTAssertFalse(third.humanDescription.contains(sorted[3].description))
+        XCTAssertEqual(byNumber.last, .finish(CommandToken(1), nil))
+
+        let byAddress = session.handle(.command(.status(.address(sorted[14])), token: CommandToken(2)))
+        guard case .report(.status(let last))? = byAddress.first else { return XCTFail("\(byAddress)") }
+        XCTAssertEqual(last.centrals.map(\.number), [15])
+
+        XCTAssertEqual(
+            session.handle(.command(.status(.number(16)), token: CommandToken(3))),
+            [.finish(CommandToken(3), .noSuchCentral(.number(16), listed: 15))])
+        XCTAssertEqual(
+            PeripheralProblem.noSuchCentral(.number(16), listed: 15).description,
+            "no central 16: status lists 15 (1-15)")
+        let stranger = BluetoothAddress("00:BB:00:00:00:01")!
+        XCTAssertEqual(
+            session.handle(.command(.status(.address(stranger)), token: CommandToken(4))),
+            [.finish(CommandToken(4), .noSuchCentral(.address(stranger), listed: 15))])
+        XCTAssertEqual(
+            PeripheralProblem.noSuchCentral(.address(stranger), listed: 15).description,
+            "no central 00:BB:00:00:00:01 is connected")
+        XCTAssertThrowsError(try CentralChoice(parsing: "0", command: "status"))
+        XCTAssertThrowsError(try CentralChoice(parsing: "first", command: "status"))
+        XCTAssertEqual(try CentralChoice(parsing: "00:aa:01:01:00:01", command: "status"), .address(centralA))
+    }
 }
