@@ -7,8 +7,10 @@
 # bluetoothd; the installed version, else apt's candidate), or of `--bluez VERSION` (a clean
 # root file system's own, scripts/vm/build-rootfs.sh: Debian 13's 5.82-1.1), from deb.debian.org's pool
 # (checksums verified by dpkg-source), applies scripts/vm/btvirt-unique-handles.patch (each
-# link one handle, unique on each controller: several centrals on one peripheral) and
-# scripts/vm/btvirt-air.patch (radio timing: `btvirt --air SPEC`, docs/test-bed.md), compiles
+# link one handle, unique on each controller: several centrals on one peripheral),
+# scripts/vm/btvirt-air.patch (radio timing: `btvirt --air SPEC`, docs/test-bed.md) and
+# scripts/vm/btvirt-pending-connect.patch (an LE connection waits until its peer advertises,
+# and can be cancelled: centrals dialling one peripheral at once), compiles
 # only btvirt (its emulator/*.c and the few src/shared and lib files it links; no configure)
 # and installs it as $CACHE/btvirt/btvirt. Idempotent: skips when
 # $CACHE/btvirt/btvirt.stamp names the same bluez version, patches and build script. Another
@@ -21,7 +23,7 @@
 # archive roots to fetch from; default deb.debian.org's debian and debian-security).
 set -euo pipefail
 vm_dir=$(dirname "$(readlink -f "$0")")
-patches=("$vm_dir/btvirt-unique-handles.patch" "$vm_dir/btvirt-air.patch")
+patches=("$vm_dir/btvirt-unique-handles.patch" "$vm_dir/btvirt-air.patch" "$vm_dir/btvirt-pending-connect.patch")
 say() { echo "build-btvirt: $*" >&2; }
 die() { say "$*"; exit 1; }
 
