@@ -28,6 +28,13 @@ struct CentralDelivery: Sendable {
     static let helloInterval = 2.0
     static let helloAttempts = 5
 
+    /// How many hellos are sent on this link before giving up on version 2: `helloAttempts`,
+    /// or for `resumeTimeout` once this link had a session (`resumingOnLink`).
+    var greetingAttempts: Int {
+        guard resumingOnLink else { return Self.helloAttempts }
+        return max(Self.helloAttempts, Int((settings.resumeTimeout / Self.helloInterval).rounded(.up)))
+    }
+
     /// Where the L2CAP lane of the current link stands.
     enum Lane: Equatable, Sendable {
         /// Not tried on this link (or not offered, or `--lane gatt`): GATT.
@@ -46,6 +53,11 @@ struct CentralDelivery: Sendable {
     var lane = Lane.none
     /// Whether this link's welcome said version 3: compact data frames both ways.
     var compact = false
+    /// The link's session broke off with its lane: the peripheral speaks protocol 2 (it welcomed
+    /// this central on this link), so the hello on GATT is said again until `resumeTimeout`
+    /// before the link falls back to protocol 1 (a peripheral busy with fifteen centrals took
+    /// longer than 10 s to answer, and its central lost delivery for the rest of the link).
+    var resumingOnLink = false
     /// The peripheral process of the last welcome (a new one means: start over).
     var peripheralToken: SessionToken?
     /// The central's messages (and the frames written before them: hellos, acknowledgements, aborts).

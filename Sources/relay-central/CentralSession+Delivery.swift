@@ -26,6 +26,7 @@ extension CentralSession {
             case .ready(let peer, let relay) = link
         else { return [] }
         delivery.phase = .established(welcome.session)
+        delivery.resumingOnLink = false
         let window = max(1, min(delivery.settings.window, Int(welcome.window)))
         let compact = welcome.version >= SessionFrame.highestVersion
         delivery.compact = compact
@@ -68,12 +69,12 @@ extension CentralSession {
             case .ready(let peer, let relay) = link
         else { return [] }
         if delivery.laneMTU != nil, attempt >= Self.laneHelloAttempts { return laneHelloUnanswered() }
-        if attempt < CentralDelivery.helloAttempts {
+        if attempt < delivery.greetingAttempts {
             delivery.phase = .greeting(attempt: attempt + 1, since: now)
             delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
             return pump()
         }
-        let seconds = Int(CentralDelivery.helloInterval) * CentralDelivery.helloAttempts
+        let seconds = Int(CentralDelivery.helloInterval) * delivery.greetingAttempts
         return speakVersion1(
             peer, relay,
             because:
@@ -251,6 +252,7 @@ extension CentralSession {
         delivery.lane = .none
         let wasEstablished = delivery.session != nil
         delivery.phase = .idle
+        delivery.resumingOnLink = false
         var actions: [CentralAction] = []
         if keep {
             if wasEstablished {

@@ -42,6 +42,7 @@ extension CentralSession {
         }
         relay.secure = inService.contains { $0.uuid == RelayProfile.pairingCharacteristic }
         delivery.phase = .idle
+        delivery.resumingOnLink = false
         // AcquireNotify unless --notify-path signal: one dbus-daemon hop less per notification.
         // bluetoothd drops a notification when the socket is full, so the driver reads it on its
         // own thread (see NotificationSocket).

@@ -211,6 +211,53 @@ final class LaneTests: XCTestCase {
         }
     }
 
+    /// Issue 47: the peripheral closed fifteen lanes at once, and a central whose hello on GATT
+    /// then went unanswered for 10 s (a peripheral busy with the others) fell back to protocol 1
+    /// for the rest of the link. A link that had a session says its hello until the resume
+    /// time-out: a welcome after 30 s resumes protocol 2; none within it falls back, with a line.
+    func testAfterTheLaneHungUpTheHelloIsSaidUntilTheResumeTimeOutNotTenSeconds() throws {
+        for answered in [true, false] {
+            var harness = SessionHarness(settings: settings())
+            _ = setUp(&harness, characteristics: Self.characteristics)
+            _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
+            _ = harness.feed(.laneOpened(MTU(517)!))
+            harness.feed(.writeFinished(nil))
+            XCTAssertTrue(
+                SessionHarness.eventNames(harness.feed(.laneReceived(LaneFraming.encode(welcome())))).contains("ready"))
+            let broke = harness.feed(.laneClosed)
+            XCTAssertEqual(SessionHarness.writes(broke).count, 1, "the hello on GATT")
+            var hellos = 1
+            var events: [CentralEvent] = []
+            var time = 0.0
+            while time < (answered ? 30 : 70) {
+                harness.feed(.writeFinished(nil))
+                time += 2.1
+                let actions = harness.feed(.tick(now: time))
+                hellos += SessionHarness.writes(actions).count
+                events += SessionHarness.events(actions)
+            }
+            XCTAssertFalse(
+                events.contains { if case .error = $0 { true } else { false } } && answered,
+                "no fall back within 30 s: \(events)")
+            if answered {
+                XCTAssertGreaterThan(hellos, 10, "the hello was said again and again")
+                harness.feed(.writeFinished(nil))
+                let resumed = harness.feed(.valueChanged(DeliveryTests.sessionID, welcome()))
+                XCTAssertTrue(SessionHarness.eventNames(resumed).contains("ready"), "\(SessionHarness.events(resumed))")
+            } else {
+                XCTAssertEqual(hellos, 30, "one every 2 s for the 60 s resume time-out")
+                XCTAssertTrue(
+                    events.contains {
+                        if case .error(let problem) = $0 {
+                            "\(problem)".contains("did not answer in 60 s")
+                        } else {
+                            false
+                        }
+                    }, "\(events)")
+            }
+        }
+    }
+
     func testWithLaneGATTTheCharacteristicIsNotRead() {
         var harness = SessionHarness(settings: settings(lane: .gatt))
         let actions = setUp(&harness, characteristics: Self.characteristics)
