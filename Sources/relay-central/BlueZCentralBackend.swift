@@ -26,6 +26,8 @@ final class BlueZCentralBackend: CentralBackend {
     /// The pairing agent (made at the first pairing) and the passkey request it holds.
     private var agent: PairingAgent?
     private var passkeyReply: PasskeyReply?
+    /// Quitting: the device whose `Connected` turning false is awaited, the bound, and what follows.
+    private var shutdownWait: (device: DeviceID, timer: EventLoop.Token, done: () -> Void)?
 
     init(driver: CentralDriver, loop: EventLoop, adapter choice: AdapterChoice?, bus: BlueZBus = .system) {
         self.driver = driver
@@ -154,7 +156,31 @@ final class BlueZCentralBackend: CentralBackend {
     func shutdown(disconnecting device: DeviceID?, then done: @escaping () -> Void) {
         releaseSockets()
         guard let client, let device else { return done() }
-        client.disconnect(device: device) { _ in done() }
+        client.disconnect(device: device) { [weak self] _ in
+            guard let self else { return done() }
+            self.awaitDisconnected(device, then: done)
+        }
+    }
+
+    /// How long quitting waits, after bluetoothd answered `Disconnect`, for it to say the device
+    /// is no longer connected.
+    static let disconnectedSettle = 2.0
+
+    /// bluetoothd answers `Disconnect` before it says the device's `Connected` turned false (it
+    /// sends property changes when idle), and the session says the link's end (`disconnected:
+    /// quitting`) from that change: quitting waits for it, at most `disconnectedSettle` s (a
+    /// CI run printed no such line when the answer came first).
+    private func awaitDisconnected(_ device: DeviceID, then done: @escaping () -> Void) {
+        guard client?.tree.device(device)?.connected == true else { return done() }
+        let timer = loop.schedule(after: Self.disconnectedSettle) { [weak self] in self?.endShutdown() }
+        shutdownWait = (device, timer, done)
+    }
+
+    private func endShutdown() {
+        guard let wait = shutdownWait else { return }
+        shutdownWait = nil
+        loop.cancel(wait.timer)
+        wait.done()
     }
 
     // MARK: Pairing
@@ -318,14 +344,17 @@ final class BlueZCentralBackend: CentralBackend {
         switch event {
         case .serviceAppeared: break
         case .serviceVanished:
+            endShutdown()
             adapter = nil
             driver.feed(.adapter(.unavailable(.bluetoothdNotRunning), nil))
         case .objectsLoaded, .adapter: selectAdapter()
         case .device(.added(let device)), .device(.changed(let device, _)):
             guard device.adapterID == adapter else { return }
             driver.feed(.deviceUpdated(DeviceInfo(device)))
+            if shutdownWait?.device == device.id, !device.connected { endShutdown() }
         case .device(.removed(let id, _)):
             driver.feed(.deviceRemoved(id))
+            if shutdownWait?.device == id { endShutdown() }
         case .device(.disconnected): break
         case .gatt(.valueChanged(let characteristic, let value)):
             driver.feed(.valueChanged(characteristic.id, value, at: loop.now))
