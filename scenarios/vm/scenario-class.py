@@ -17,10 +17,11 @@
 #      grows by less than 1 MiB a central;
 #   5. everyone quits cleanly.
 # Not yet here (issue 47 stays open): a 64 KiB `send-file` to all fifteen. In the test bed the
-# seven oldest links took no unit of it for 40 s, also once the other eight had theirs (their
-# lanes were then closed as stalled and the fallback to GATT met a bluetoothd too busy to answer
-# a hello); with 16 controller buffers it was delivered to all. The air model's sharing of
-# buffers among fifteen links is the next thing to read (docs/test-bed.md).
+# seven oldest links got none of it while the eight newest took theirs (the guest kernel's HCI
+# scheduler gives each freed buffer back to the newest links: docs/test-bed.md); before the
+# stall rule counted a busy radio, their lanes were closed as stalled and the fallback to GATT
+# met a peripheral too busy to answer a hello in 10 s. With 16 controller buffers it was
+# delivered to all.
 # vm-controllers: 16
 # vm-timeout: 600
 import os
