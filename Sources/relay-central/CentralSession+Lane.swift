@@ -133,9 +133,9 @@ extension CentralSession {
     /// the resume, and the hello goes on GATT.
     private mutating func laneBroke(_ end: LaneEnd) -> [CentralAction] {
         delivery.lane = .none
-        if delivery.session != nil { delivery.resumingOnLink = true }
         var actions: [CentralAction] = [.closeLane] + laneNotUsed(end)
         if delivery.session != nil {
+            delivery.resumingOnLink = true
             delivery.outgoing.sender.linkDown(.peripheral, at: now)
             delivery.receiver?.linkDown(at: now)
         }

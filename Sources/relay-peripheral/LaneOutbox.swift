@@ -5,7 +5,7 @@
 /// credits one value at a time, a central starved by a radio shared with fourteen others) holds
 /// back only what is queued for it, never another channel, a counter or an acknowledgement.
 /// Whether a full channel stalled is for the session to judge: time full while other channels
-/// took bytes is the radio's, not the channel's (`excuse(at:)`).
+/// took bytes is the radio's, not the channel's (`excuse(until:)`).
 /// Values are queued whole, cut into the channel's service data units (a lane value may span
 /// several: the reader's `LaneDeframer` joins them), and the bytes kept for a channel are bounded:
 /// what comes beyond `limit` is not queued for it (protocol 2 repairs a frame that did not arrive).

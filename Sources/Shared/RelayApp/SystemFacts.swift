@@ -92,7 +92,6 @@ public struct SystemFacts: Sendable {
         return nil
     }
 
-    /// A small file's text, its trailing line feed removed; nil when it cannot be read.
     /// Whether bluetoothd's configuration (`/etc/bluetooth/main.conf`) sets `Client = false`
     /// under `[GATT]` (BlueZ 5.74 and later: bluetoothd does not read the services of every
     /// device that connects). False when the file or the setting is not there.
@@ -117,6 +116,7 @@ public struct SystemFacts: Sendable {
     /// The BlueZ release that reads `[GATT] Client` (see `gattClientDisabled()`).
     public static let gattClientSetting = Version("5.74")!
 
+    /// A small file's text, its trailing line feed removed; nil when it cannot be read.
     private func read(_ path: String, limit: Int = 4096) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
