@@ -50,17 +50,32 @@ struct LaneOutbox: Sendable, Equatable {
     /// Whether units wait that the socket has not been handed.
     var hasUnsent: Bool { units.count - head > handedOver }
 
-    /// Queues a lane-framed value; false when the channel already holds `limit` bytes.
+    /// Queues a lane-framed value; false when the channel already holds `limit` bytes, or when the
+    /// same value still waits here unsent (a repair sent again while the first copy has not left:
+    /// a second copy would only take the radio twice).
     mutating func add(_ framed: [UInt8]) -> Bool {
         guard bytes < Self.limit else { return false }
+        var cut: [[UInt8]] = []
         var start = 0
         while start < framed.count {
             let end = min(framed.count, start + unitSize)
-            units.append(Array(framed[start..<end]))
+            cut.append(Array(framed[start..<end]))
             start = end
         }
+        guard !isWaitingUnsent(cut) else { return false }
+        units += cut
         bytes += framed.count
         return true
+    }
+
+    /// Whether `cut` (a value's units) is waiting, not yet handed to the socket.
+    private func isWaitingUnsent(_ cut: [[UInt8]]) -> Bool {
+        let first = head + handedOver
+        guard let leading = cut.first, units.count - first >= cut.count else { return false }
+        for index in first...(units.count - cut.count) where units[index] == leading {
+            if units[index..<(index + cut.count)].elementsEqual(cut) { return true }
+        }
+        return false
     }
 
     /// The units to hand to the socket now (nil: none, or the socket is full or still has some).

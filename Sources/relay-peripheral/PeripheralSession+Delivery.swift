@@ -308,7 +308,15 @@ extension PeripheralSession {
             ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: carrier) : nil
         return OutgoingValue(
             bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session,
-            lanes: route)
+            lanes: route.map { lanes(of: frame.recipients, within: $0) })
+    }
+
+    /// The channels of `recipients` on `route`: a frame goes on the lanes of the sessions it is for
+    /// only (a repair for one central of fifteen takes one channel's share of the radio, not
+    /// fifteen), where a notification reaches every subscriber.
+    private func lanes(of recipients: [SessionNumber], within route: [LaneID]) -> [LaneID] {
+        let theirs = Set(recipients.compactMap { delivery.sessions[$0]?.lane })
+        return route.filter { theirs.contains($0) }
     }
 
     /// A central's message is saved (or is not): its final acknowledgement says which.

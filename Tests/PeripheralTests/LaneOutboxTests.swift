@@ -26,11 +26,27 @@ final class LaneOutboxTests: XCTestCase {
 
     func testWhatComesBeyondTheBoundIsNotQueuedForTheChannel() {
         var outbox = LaneOutbox(unitSize: 8194)
-        let value = LaneFraming.encode([UInt8](repeating: 1, count: 8000))
         var queued = 0
-        for _ in 0..<40 where outbox.add(value) { queued += 1 }
+        for k in 0..<40 where outbox.add(LaneFraming.encode([UInt8](repeating: UInt8(k), count: 8000))) { queued += 1 }
         XCTAssertEqual(queued, (LaneOutbox.limit + 8001) / 8002)
         XCTAssertLessThan(outbox.bytes, LaneOutbox.limit + 8002)
+    }
+
+    /// A repair sent again while its first copy still waits here is not queued twice; once the
+    /// first copy went to the socket, a new one is.
+    func testTheSameValueWaitingUnsentIsNotQueuedTwice() {
+        var outbox = LaneOutbox(unitSize: 672)
+        let value = LaneFraming.encode([UInt8](repeating: 3, count: 1500))
+        let other = LaneFraming.encode([UInt8](repeating: 4, count: 1500))
+        XCTAssertTrue(outbox.add(value))
+        XCTAssertTrue(outbox.add(other))
+        XCTAssertFalse(outbox.add(value), "the first copy has not left")
+        XCTAssertFalse(outbox.add(other))
+        XCTAssertEqual(outbox.bytes, value.count + other.count)
+        let units = try! XCTUnwrap(outbox.takeUnsent())
+        outbox.took(units.count, full: false, at: 1)
+        XCTAssertTrue(outbox.add(value), "handed over: it may be sent again")
+        XCTAssertEqual(outbox.takeUnsent()?.flatMap { $0 }, value)
     }
 
     func testTimeFullCountsOverTheWindowNotOneStretch() {

@@ -341,6 +341,39 @@ final class PeripheralLaneTests: XCTestCase {
         return session
     }
 
+    /// Seen in the class of fifteen: a repair for the centrals still waiting went on every channel,
+    /// and the centrals that held the file already took copies of it for a quarter of a minute
+    /// while the others waited for the radio.
+    func testARepairGoesOnlyOnTheChannelsOfTheCentralsThatLackIt() throws {
+        var session = try twoOnLanes()
+        let message = Message(binary: [UInt8](repeating: 7, count: 3000))
+        _ = try session.send(message, at: 1)
+        let first = drain(&session).filter { isData($0.bytes) }
+        XCTAssertEqual(first.map(\.lanes), [[Self.lane], [LaneID(2)]], "the frame goes on both channels at first")
+        let stream = MessageHeader(of: message).encoded + message.bytes
+        let ack = SessionFrame.acknowledgement(
+            Acknowledgement(
+                status: .delivered, session: try XCTUnwrap(session.sessionNumber(at: centralA)),
+                transfer: TransferID(1),
+                received: UInt32(stream.count))
+        ).encoded
+        let delivered = session.handle(.laneReceived(Self.lane, LaneFraming.encode(ack), time: 1.5), at: 1.5)
+        XCTAssertEqual(delivered.events.map(\.name), ["delivered"])
+        // B says nothing: its frame is sent again, on B's channel only.
+        var repairs: [(bytes: [UInt8], lanes: [LaneID])] = []
+        for second in 2...40 {
+            _ = session.handle(.tick(now: Double(second)), at: Double(second))
+            repairs += drain(&session).filter { isData($0.bytes) }
+        }
+        XCTAssertFalse(repairs.isEmpty, "the frame B lacks is sent again")
+        XCTAssertEqual(Set(repairs.flatMap(\.lanes)), [LaneID(2)], "A holds it: none on A's channel")
+    }
+
+    private func isData(_ bytes: [UInt8]) -> Bool {
+        if case .frame(.data)? = try? SessionValue(parsing: bytes) { return true }
+        return false
+    }
+
     func testAFullChannelHoldsBackOnlyItsOwnValues() throws {
         var session = try twoOnLanes()
         _ = session.handle(.laneTook(LaneID(2), taken: 0, full: true), at: 0.5)

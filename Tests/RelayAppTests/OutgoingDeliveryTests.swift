@@ -16,8 +16,10 @@ final class OutgoingDeliveryTests: XCTestCase {
     }
 
     /// Every data frame that may go now.
-    private func frames(_ delivery: inout OutgoingDelivery<SessionNumber>, mtu: MTU) -> [OutgoingDataFrame] {
-        var frames: [OutgoingDataFrame] = []
+    private func frames(
+        _ delivery: inout OutgoingDelivery<SessionNumber>, mtu: MTU
+    ) -> [OutgoingDataFrame<SessionNumber>] {
+        var frames: [OutgoingDataFrame<SessionNumber>] = []
         while let frame = delivery.nextDataFrame(at: 0, mtu: mtu, carrier: .write, session: { $0[0] }) {
             frames.append(frame)
         }

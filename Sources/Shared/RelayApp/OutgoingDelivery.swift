@@ -12,7 +12,7 @@ public enum OutboundOutcome<Recipient: Equatable & Sendable>: Equatable, Sendabl
 }
 
 /// One data frame the sender may put on the air now.
-public struct OutgoingDataFrame: Equatable, Sendable {
+public struct OutgoingDataFrame<Recipient: Hashable & Sendable>: Equatable, Sendable {
     /// The frame, encoded as a session value.
     public let bytes: [UInt8]
     /// The program's number for the message it carries.
@@ -20,6 +20,9 @@ public struct OutgoingDataFrame: Equatable, Sendable {
     public let transfer: TransferID
     /// Whether it carries the message's last byte and the message was not reported `sent` yet.
     public let completes: Bool
+    /// The recipients it is for (those that do not hold its bytes yet): a carrier that reaches each
+    /// recipient on its own (the L2CAP lane) takes it to these only.
+    public let recipients: [Recipient]
 }
 
 /// The sending half of protocol 2 as both programs run it: the `TransferSender`, the streams of
@@ -53,7 +56,7 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
     public mutating func nextDataFrame(
         at now: Double, mtu: MTU, carrier: ValueCarrier, compactAllowed: Bool = true,
         session: ([Recipient]) -> SessionNumber
-    ) -> OutgoingDataFrame? {
+    ) -> OutgoingDataFrame<Recipient>? {
         let value = mtu.sendValueLength(carrier)
         let compactBytes =
             compactAllowed && value <= CompactDataFrame.largestValue ? value - CompactDataFrame.headerLength : nil
@@ -76,7 +79,8 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
         return OutgoingDataFrame(
             bytes: bytes, number: transmission.number, transfer: transmission.transfer,
             completes: transmission.range.upperBound == entry.header.streamLength
-                && !fullySent.contains(transmission.number))
+                && !fullySent.contains(transmission.number),
+            recipients: transmission.recipients)
     }
 
     /// Message `number`'s last byte went out: what its `sent` says (once; nil after).
