@@ -24,6 +24,9 @@ enum PeripheralEvent: Equatable, Sendable {
     case advertising(name: String)
     /// Advertising stopped.
     case stopped(AdvertisingStopReason)
+    /// The adapter refused to advertise while `centrals` are connected (event `stopped`, reason
+    /// `connected`): no one else can join until one leaves.
+    case advertisingHeld(centrals: Int)
     case connected(BluetoothAddress)
     case disconnected(BluetoothAddress)
     /// A central subscribed (address when BlueZ tells it): to the notify characteristic
@@ -67,7 +70,7 @@ extension PeripheralEvent: ReportableEvent {
         case .state: return "state"
         case .registered: return "registered"
         case .advertising: return "advertising"
-        case .stopped: return "stopped"
+        case .stopped, .advertisingHeld: return "stopped"
         case .connected: return "connected"
         case .disconnected: return "disconnected"
         case .subscribed: return "subscribed"
@@ -90,6 +93,8 @@ extension PeripheralEvent: ReportableEvent {
         case .registered: return []
         case .advertising(let name): return [("name", .string(name))]
         case .stopped(let reason): return [("reason", .string(reason.rawValue))]
+        case .advertisingHeld(let count):
+            return [("reason", .string("connected")), ("centrals", .integer(Int64(count)))]
         case .connected(let central), .disconnected(let central): return [("address", .string(central.description))]
         case .subscribed(let central, let mtu, let protocolVersion, let lane):
             return [
@@ -126,6 +131,10 @@ extension PeripheralEvent: ReportableEvent {
             case .unavailable: return "advertising paused: bluetoothd or the adapter went away (resumes when back)"
             case .released: return "advertising stopped by bluetoothd (type start to advertise again)"
             }
+        case .advertisingHeld(let count):
+            return
+                "advertising paused: the adapter does not advertise while \(count) central\(count == 1 ? " is" : "s are") "
+                + "connected (its controller cannot do both), so no one else can join; it advertises again when one leaves"
         case .connected(let central): return "\(who(central)) connected"
         case .disconnected(let central): return "\(who(central)) disconnected"
         case .subscribed(let central, let mtu, let protocolVersion, let lane):

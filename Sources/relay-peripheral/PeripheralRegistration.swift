@@ -65,6 +65,12 @@ struct PeripheralRegistrations: Equatable, Sendable {
     var releasedByBlueZ = false
     var application = PeripheralSession.Registration.absent
     var advertisement = PeripheralSession.Registration.absent
+    /// The registration renewing the advertisement after a central connected (a controller stops
+    /// advertising at each connection, and Linux starts it again only for legacy advertising).
+    var renewal: RegistrationTicket?
+    /// The adapter refused to advertise while this many centrals were connected (its controller
+    /// cannot advertise and be connected at once): no one else can join until one leaves.
+    var heldByCentrals: Int?
     /// The last ticket given to a registration request.
     var lastTicket = 0
 

@@ -68,9 +68,20 @@ extension PeripheralSession {
     }
 
     mutating func advertisementRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
+        if registrations.renewal == ticket {
+            // Renewed after a connection: advertising went on; unless stopped meanwhile.
+            registrations.renewal = nil
+            if registrations.advertisement == .active, registrations.wantsAdvertising, isPoweredOn { return [] }
+            return registrations.advertisement == .absent ? [.unregisterAdvertisement] : []
+        }
         guard registrations.advertisement == .pending(ticket) else { return [] }
         registrations.advertisement = .active
         if registrations.wantsAdvertising && isPoweredOn {
+            // Advertising again after it was held: said.
+            if registrations.heldByCentrals != nil {
+                registrations.heldByCentrals = nil
+                return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
+            }
             // Reported once the service is registered too (`applicationRegistered`).
             return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
         }
@@ -82,10 +93,50 @@ extension PeripheralSession {
     mutating func advertisementFailed(
         _ ticket: RegistrationTicket, _ failure: RegistrationFailure
     ) -> [PeripheralAction] {
-        guard registrations.advertisement == .pending(ticket) else { return [] }
+        let renewal = registrations.renewal == ticket
+        if renewal {
+            registrations.renewal = nil
+            // Stopped or paused meanwhile: nothing was advertising.
+            guard registrations.advertisement == .active else { return [] }
+        } else {
+            guard registrations.advertisement == .pending(ticket) else { return [] }
+        }
         registrations.advertisement = .absent
+        if renewal || registrations.heldByCentrals != nil, registrations.wantsAdvertising, !centrals.isEmpty {
+            // Refused while centrals are connected: the controller cannot advertise then. Said
+            // once; tried again when one leaves.
+            let first = registrations.heldByCentrals == nil
+            registrations.heldByCentrals = centrals.count
+            guard first else { return [] }
+            return [.report(.advertisingHeld(centrals: centrals.count))]
+        }
         registrations.wantsAdvertising = false
+        registrations.heldByCentrals = nil
         return [.report(.error(.registration(failure), from: nil))]
+    }
+
+    /// A central connected: a controller stops advertising at a connection, and Linux starts it
+    /// again only for legacy advertising (extended advertising stays off until a link ends), so
+    /// the advertisement is registered again at once, and the rest of the room can join. An
+    /// adapter that cannot advertise while connected refuses it: that is said once
+    /// (`advertisingHeld`), and advertising is asked for again whenever a central leaves.
+    mutating func advertiseAgainAfterConnection() -> [PeripheralAction] {
+        guard registrations.wantsAdvertising, registrations.advertisement == .active, registrations.renewal == nil,
+            isPoweredOn
+        else { return [] }
+        // Advertising counts as on while its renewal is on its way (`renewal`).
+        let ticket = makeTicket()
+        registrations.renewal = ticket
+        return [
+            .unregisterAdvertisement,
+            .registerAdvertisement(ticket, name: settings.name, interval: settings.advertisingInterval),
+        ]
+    }
+
+    /// A central left: advertising held for the connected centrals is asked for again.
+    mutating func advertiseAgainAfterDisconnection() -> [PeripheralAction] {
+        guard registrations.heldByCentrals != nil else { return [] }
+        return reconcile()
     }
 
     mutating func advertisementReleased() -> [PeripheralAction] {

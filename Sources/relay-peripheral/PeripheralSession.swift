@@ -86,12 +86,14 @@ struct PeripheralSession {
             return advertisementReleased()
         case .connected(let address):
             guard !contests.contains(address) else { return contestedReconnected(address) }
-            return ensureCentral(address)
+            let joined = ensureCentral(address)
+            return joined + (joined.isEmpty ? [] : advertiseAgainAfterConnection())
         case .disconnected(let address):
             // When no link of its contest remains, its addresses are taken again (their centrals
             // resume their sessions with their next hello).
             contests.gone(address)
             return disconnect(address, reason: "disconnected") + pairingLeft(address)
+                + advertiseAgainAfterDisconnection()
         case .identityResolved(let address, let identity):
             return identityResolved(address, identity: identity)
         case .pairing(let change):

@@ -35,6 +35,8 @@ struct PeripheralStatus: Equatable, Sendable {
     let name: String
     /// How often the advertisement goes on the air (as asked of bluetoothd).
     let advertisingInterval: AdvertisingInterval
+    /// The adapter refused to advertise while this many centrals were connected (nil: it did not).
+    let advertisingHeld: Int?
     let nextCounter: UInt32
     let lastNotified: UInt32?
     let notifying: Bool
@@ -81,6 +83,7 @@ struct PeripheralStatus: Equatable, Sendable {
         advertising = session.isAdvertising
         name = session.settings.name.text
         advertisingInterval = session.settings.advertisingInterval
+        advertisingHeld = session.registrations.heldByCentrals
         nextCounter = session.sending.nextCounter.value
         lastNotified = session.sending.lastNotified?.value
         notifying = session.hasSubscribers
@@ -124,6 +127,7 @@ struct PeripheralStatus: Equatable, Sendable {
         adapter.fields + [
             ("registered", .bool(registered)), ("advertising", .bool(advertising)), ("name", .string(name)),
             ("advertisingInterval", .integer(Int64(advertisingInterval.milliseconds))),
+            ("advertisingHeld", advertisingHeld.map { .integer(Int64($0)) } ?? .null),
             ("counter", .unsigned(nextCounter)), ("lastNotified", lastNotified.map { .unsigned($0) } ?? .null),
             ("notifying", .bool(notifying)), ("mtu", .integer(Int64(sendingMTU.value))),
             ("pending", .integer(Int64(pendingSends))), ("messages", .integer(Int64(messagesReceived))),
@@ -185,11 +189,18 @@ struct PeripheralStatus: Equatable, Sendable {
         ]
     }
 
+    private var advertisingLine: String {
+        if advertising { return "yes, as '\(name)', every \(advertisingInterval)" }
+        guard let held = advertisingHeld else { return "no" }
+        return "held: the adapter does not advertise while \(held) central\(held == 1 ? " is" : "s are") connected "
+            + "(no one else can join until one leaves)"
+    }
+
     var humanDescription: String {
         var lines = [
             "adapter:     \(adapter.summary)",
             "service:     \(registered ? "registered" : "not registered")",
-            "advertising: \(advertising ? "yes, as '\(name)', every \(advertisingInterval)" : "no")",
+            "advertising: \(advertisingLine)",
             "counter:     next \(nextCounter), last notified \(lastNotified.map(String.init) ?? "none")",
             "sending:     \(notifying ? "subscribed" : "nobody subscribed"), MTU \(sendingMTU), \(pendingSends) queued",
             "received:    \(messagesReceived) message\(messagesReceived == 1 ? "" : "s")",

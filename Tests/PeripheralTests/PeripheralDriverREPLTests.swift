@@ -16,6 +16,7 @@ final class FakePeripheralBackend: PeripheralBackend {
     let loop: EventLoop
     var notified: [[UInt8]] = []
     var calls: [String] = []
+    private var centralScriptPlayed = false
     var notifyReadValue: [UInt8] = []
     var writeReadValue: [UInt8] = []
     /// Every `blockEvery`-th notify reports `.wouldBlock` (a full socket), when set.
@@ -43,9 +44,13 @@ final class FakePeripheralBackend: PeripheralBackend {
     func unregisterApplication() { calls.append("unregisterApplication") }
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval) {
         calls.append("registerAdvertisement \(name) every \(interval)")
+        // The centrals play their script once, after the first registration (a central's
+        // connection makes relay-peripheral register the advertisement again).
+        let script = centralScriptPlayed ? [] : centralScript
+        centralScriptPlayed = true
         loop.post {
             self.driver.feed(.advertisementRegistered(ticket))
-            for (index, input) in self.centralScript.enumerated() {
+            for (index, input) in script.enumerated() {
                 self.loop.schedule(after: 0.01 * Double(index + 1)) { self.driver.feed(input) }
             }
         }

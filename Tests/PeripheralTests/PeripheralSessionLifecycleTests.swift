@@ -281,3 +281,61 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(session.quit(), [])
     }
 }
+
+/// Advertising after a central connected (issue 47): renewed at once, and held (said once) on an
+/// adapter that cannot advertise while connected.
+final class PeripheralAdvertisingHeldTests: XCTestCase {
+    private let centralA = BluetoothAddress("00:AA:01:01:00:01")!
+    private let centralB = BluetoothAddress("00:AA:01:02:00:02")!
+
+    private func renewal(_ actions: [PeripheralAction]) -> RegistrationTicket? {
+        guard actions.contains(.unregisterAdvertisement) else { return nil }
+        return actions.advertisementTicket
+    }
+
+    func testAConnectionRenewsTheAdvertisementQuietly() throws {
+        var session = PeripheralSession.advertising()
+        let joined = session.handle(.connected(centralA))
+        XCTAssertEqual(joined.events, [.connected(centralA)])
+        let ticket = try XCTUnwrap(renewal(joined), "a controller stops advertising at a connection: ask again")
+        XCTAssertEqual(session.handle(.advertisementRegistered(ticket)), [], "still advertising: nothing to say")
+        XCTAssertTrue(session.isAdvertising)
+        XCTAssertNil(session.registrations.heldByCentrals)
+    }
+
+    func testAnAdapterThatCannotAdvertiseWhileConnectedIsSaidOnceAndAdvertisesAgainWhenACentralLeaves() throws {
+        var session = PeripheralSession.advertising()
+        let first = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
+        let refused = advertisementFailure("Failed to register advertisement")
+        XCTAssertEqual(session.handle(.advertisementFailed(first, refused)).events, [.advertisingHeld(centrals: 1)])
+        XCTAssertFalse(session.isAdvertising)
+        XCTAssertTrue(session.registrations.wantsAdvertising, "not an error: it waits for a central to leave")
+        XCTAssertEqual(PeripheralStatus(session: session).advertisingHeld, 1)
+        XCTAssertEqual(session.handle(.connected(centralB)).events, [.connected(centralB)], "nothing to renew")
+        // B leaves: asked again; refused again (A is still there): not said twice.
+        let left = session.handle(.disconnected(centralB))
+        let again = try XCTUnwrap(left.advertisementTicket)
+        XCTAssertEqual(session.handle(.advertisementFailed(again, refused)).events, [])
+        XCTAssertEqual(session.registrations.heldByCentrals, 1)
+        // A leaves: advertising again, said.
+        let last = try XCTUnwrap(session.handle(.disconnected(centralA)).advertisementTicket)
+        XCTAssertEqual(session.handle(.advertisementRegistered(last)), [.report(.advertising(name: "sample"))])
+        XCTAssertNil(session.registrations.heldByCentrals)
+        XCTAssertTrue(session.isAdvertising)
+    }
+
+    func testARegistrationFailingWithNoCentralConnectedIsStillAnError() throws {
+        var session = PeripheralSession.advertising()
+        let ticket = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
+        _ = session.handle(.disconnected(centralA))
+        let failed = session.handle(.advertisementFailed(ticket, advertisementFailure("no")))
+        XCTAssertEqual(failed.events.map(\.name), ["error"])
+        XCTAssertFalse(session.registrations.wantsAdvertising)
+    }
+
+    func testAfterStopAConnectionRenewsNothing() {
+        var session = PeripheralSession.advertising()
+        _ = session.stop()
+        XCTAssertNil(renewal(session.handle(.connected(centralA))))
+    }
+}
