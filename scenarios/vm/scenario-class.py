@@ -42,6 +42,17 @@ def address_of(k):
     return os.environ.get(f"RELAY_VM_HCI{k}_ADDRESS") or f"00:AA:01:{k:02X}:00:{k:02X}"
 
 
+def delivered_to_each(mark, sha, what, timeout):
+    """The peripheral reports WHAT (sha256 SHA) `delivered` once to each of the fifteen since MARK."""
+    expect(peripheral, "delivered", f"{what} was not delivered to all fifteen", timeout=timeout, since=mark,
+           count=len(CENTRALS))
+    delivered = peripheral.select("delivered", since=mark)
+    for k in CENTRALS:
+        to_k = [e.get("sha256") for e in delivered if e.get("to") == address_of(k)]
+        if to_k != [sha]:
+            fail(f"{what} delivered to central {k}: {to_k}")
+
+
 text = "hello class"
 text_sha = sha256_text(text)
 
@@ -105,13 +116,7 @@ for k in CENTRALS:
         fail(f"central {k} got messages {got}")
     if central[k].count("counter", value=7) != 1:
         fail(f"central {k} got the presenter's counter {central[k].count('counter', value=7)} times")
-expect(peripheral, "delivered", "the presenter's text was not delivered to all fifteen", timeout=60,
-       since=mark, count=len(CENTRALS))
-delivered = peripheral.select("delivered", since=mark)
-for k in CENTRALS:
-    to_k = [e.get("sha256") for e in delivered if e.get("to") == address_of(k)]
-    if to_k != [text_sha]:
-        fail(f"delivered to central {k}: {to_k}")
+delivered_to_each(mark, text_sha, "the presenter's text", 60)
 print(f"the presenter's text delivered to all fifteen at {since()} s ({epoch() - sent_at:.1f} s after send)",
       flush=True)
 
@@ -130,13 +135,7 @@ for k in CENTRALS:
     if got != [text_sha, handout]:
         fail(f"central {k} got messages {got}")
     got_at[k] = event_time(central[k].select("message")[1]) - sent_at
-expect(peripheral, "delivered", "the 64 KiB file was not delivered to all fifteen", timeout=120,
-       since=mark, count=len(CENTRALS))
-delivered = peripheral.select("delivered", since=mark)
-for k in CENTRALS:
-    to_k = [e.get("sha256") for e in delivered if e.get("to") == address_of(k)]
-    if to_k != [handout]:
-        fail(f"the file delivered to central {k}: {to_k}")
+delivered_to_each(mark, handout, "the 64 KiB file", 120)
 closed = peripheral.select("lane", since=mark, state="closed")
 if closed:
     fail(f"lanes closed during the file: {[(e.get('address'), e.get('reason')) for e in closed]}")
