@@ -30,21 +30,26 @@ extension CentralSession {
         let window = max(1, min(delivery.settings.window, Int(welcome.window)))
         let compact = welcome.version >= SessionFrame.highestVersion
         delivery.compact = compact
+        // On the lane nothing is lost while it is up: a time-out there means late, not lost.
+        let lossless: Bool
+        if case .open = delivery.lane { lossless = true } else { lossless = false }
         var outbound: [TransferSender<PeripheralRecipient>.Action] = []
         var received: [TransferReceiver.Action] = []
         if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
             // The same peripheral process: resume both ways.
-            delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, at: now)
+            delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, lossless: lossless, at: now)
             receiver.session = welcome.session
             received = receiver.linkUp(next: welcome.next, at: now)
             delivery.receiver = receiver
         } else {
             if delivery.peripheralToken != nil {
                 // Another peripheral process (or another peripheral): what the old one held is gone.
-                outbound = delivery.outgoing.sender.restarted(.peripheral, window: window, compact: compact, at: now)
+                outbound = delivery.outgoing.sender.restarted(
+                    .peripheral, window: window, compact: compact, lossless: lossless, at: now)
                 received = delivery.receiver?.close("the peripheral restarted") ?? []
             } else {
-                delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, at: now)
+                delivery.outgoing.sender.linkUp(
+                    .peripheral, window: window, compact: compact, lossless: lossless, at: now)
             }
             var receiver = TransferReceiver(
                 configuration: delivery.settings.receiverConfiguration, session: welcome.session)

@@ -346,6 +346,15 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         track(registration)
     }
 
+    func renewAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval) {
+        guard let registration = advertisement?.registration else {
+            return registerAdvertisement(ticket, name: name, interval: interval)
+        }
+        registration.unregister { [weak self] _ in
+            self?.registerAdvertisement(ticket, name: name, interval: interval)
+        }
+    }
+
     private func track(_ registration: BlueZRegistration) {
         pendingUnregistrations += 1
         registration.unregister { [weak self] _ in

@@ -15,6 +15,12 @@ enum PeripheralAction: Equatable, Sendable {
     case registerAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// `LEAdvertisingManager1.UnregisterAdvertisement` (errors are ignored).
     case unregisterAdvertisement
+    /// `UnregisterAdvertisement`, and once bluetoothd answered it, `RegisterAdvertisement` again;
+    /// answer as `.registerAdvertisement`. Not both at once: bluetoothd frees the old instance
+    /// number only when idle after its answer, so a registration sent with the unregistration
+    /// gets a new number, and Linux then restarts advertising at a central's disconnection for
+    /// the number that is gone (non-connectable, from a random address).
+    case renewAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// Print and record an event.
     case report(PeripheralEvent)
     /// Print an informational line (not an event).

@@ -12,6 +12,9 @@ protocol PeripheralBackend: AnyObject {
     /// Register the advertisement; answer `.advertisementRegistered(ticket)` or `.advertisementFailed`.
     func registerAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     func unregisterAdvertisement()
+    /// Unregister the advertisement, then (once answered) register it again; answer as
+    /// `registerAdvertisement`.
+    func renewAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
     /// Send `units` in order on the channel until its socket is full; answer `.laneTook` (then

@@ -25,6 +25,8 @@ final class PeripheralPerformer: ActionPerformer {
         case .registerAdvertisement(let ticket, let name, let interval):
             backend.registerAdvertisement(ticket, name: name, interval: interval)
         case .unregisterAdvertisement: backend.unregisterAdvertisement()
+        case .renewAdvertisement(let ticket, let name, let interval):
+            backend.renewAdvertisement(ticket, name: name, interval: interval)
         case .report(let event):
             driver.console.report(event)
             if case .advertising = event { StartupTrace.once("advertising printed") }

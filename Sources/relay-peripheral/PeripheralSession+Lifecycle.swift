@@ -115,22 +115,22 @@ extension PeripheralSession {
         return [.report(.error(.registration(failure), from: nil))]
     }
 
-    /// A central connected: a controller stops advertising at a connection, and Linux starts it
-    /// again only for legacy advertising (extended advertising stays off until a link ends), so
-    /// the advertisement is registered again at once, and the rest of the room can join. An
-    /// adapter that cannot advertise while connected refuses it: that is said once
-    /// (`advertisingHeld`), and advertising is asked for again whenever a central leaves.
+    /// A central connected: a controller stops advertising at a connection. Linux starts legacy
+    /// advertising again by itself (within about 2 s), but extended advertising stays off until a
+    /// link ends (`hci_le_ext_adv_term_evt`), so on an adapter that advertises extended the
+    /// advertisement is registered again at once, and the rest of the room can join. One that
+    /// cannot advertise while connected refuses it: that is said once (`advertisingHeld`), and
+    /// advertising is asked for again whenever a central leaves. Not on a legacy adapter: there
+    /// Linux restarts advertising for the instance a connection came through, and one registered
+    /// anew under another number leaves it restarting an instance that is gone.
     mutating func advertiseAgainAfterConnection() -> [PeripheralAction] {
-        guard registrations.wantsAdvertising, registrations.advertisement == .active, registrations.renewal == nil,
-            isPoweredOn
+        guard adapterInfo?.extendedAdvertising == true, registrations.wantsAdvertising,
+            registrations.advertisement == .active, registrations.renewal == nil, isPoweredOn
         else { return [] }
         // Advertising counts as on while its renewal is on its way (`renewal`).
         let ticket = makeTicket()
         registrations.renewal = ticket
-        return [
-            .unregisterAdvertisement,
-            .registerAdvertisement(ticket, name: settings.name, interval: settings.advertisingInterval),
-        ]
+        return [.renewAdvertisement(ticket, name: settings.name, interval: settings.advertisingInterval)]
     }
 
     /// A central left: advertising held for the connected centrals is asked for again.

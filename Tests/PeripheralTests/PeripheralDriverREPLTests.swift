@@ -56,6 +56,10 @@ final class FakePeripheralBackend: PeripheralBackend {
         }
     }
     func unregisterAdvertisement() { calls.append("unregisterAdvertisement") }
+    func renewAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval) {
+        calls.append("unregisterAdvertisement")
+        registerAdvertisement(ticket, name: name, interval: interval)
+    }
     func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) {
         driver.feed(.notifyOutcome(outcome(of: value)))
     }

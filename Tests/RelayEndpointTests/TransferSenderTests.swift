@@ -110,6 +110,29 @@ final class TransferSenderTests: XCTestCase {
         XCTAssertEqual(sender.counts.resentBytes, 299)
     }
 
+    /// On a carrier that loses nothing while up (the L2CAP lane), a frame not acknowledged after a
+    /// second is late, not lost: nothing goes again before `losslessRetransmissionTimeout`, while a
+    /// recipient on a lossy carrier (notifications) gets its repair at 1 s as before.
+    func testOnALosslessCarrierATimeOutWaitsTwentySeconds() {
+        var sender = Sender(configuration: Sender.Configuration(window: 10_000, initialFlight: 1 << 20))
+        sender.linkUp("lane", window: 1 << 20, lossless: true, at: 0)
+        sender.linkUp("gatt", window: 1 << 20, at: 0)
+        _ = sender.enqueue(number: 1, headerLength: 11, streamLength: 300, for: ["lane", "gatt"], at: 0)
+        XCTAssertEqual(drain(&sender).map(\.recipients), [["gatt", "lane"], ["gatt", "lane"], ["gatt", "lane"]])
+        _ = sender.tick(at: 1)
+        XCTAssertEqual(drain(&sender, at: 1).map(\.recipients), [["gatt"]], "the lossy carrier's repair only")
+        for second in stride(from: 2.0, to: 20, by: 1) {
+            _ = sender.tick(at: second)
+            XCTAssertTrue(drain(&sender, at: second).allSatisfy { $0.recipients == ["gatt"] }, "at \(second) s")
+        }
+        _ = sender.tick(at: 20)
+        XCTAssertEqual(
+            drain(&sender, at: 20).first?.recipients.contains("lane"), true, "after 20 s the lane's frame goes again")
+        // The link comes back on a lossy carrier: the usual time-out again.
+        sender.linkUp("lane", window: 1 << 20, at: 21)
+        XCTAssertLessThanOrEqual(sender.nextDeadline ?? .infinity, 21 + 10 * 4)
+    }
+
     /// Seven frames of 100 bytes sent at 0, none acknowledged: the timer runs out at 1 and the
     /// first frame goes again, all but its last byte.
     private func timedOutOnTheFirstOfSevenFrames() -> (Sender, TransferID) {

@@ -18,8 +18,9 @@
 #      controller buffers to the newest links: docs/test-bed.md), the seven oldest after, all on
 #      one shared radio (btvirt's air model). Before repairs went only on the lanes of the centrals
 #      that lacked them, they went on all fifteen and the newest took copies for a quarter of a
-#      minute while the oldest waited (43 s in all; now 23-25 s). The time is printed
-#      (docs/performance.md's class figures).
+#      minute while the oldest waited (43 s in all); before a frame on a lane waited 20 s for its
+#      time-out, copies still took a third of the air (23-25 s); now about 16 s. The time is
+#      printed (docs/performance.md's class figures).
 #   4. `status` lists fifteen centrals on protocol 2, each on `l2cap`; relay-peripheral's RSS
 #      grows by less than 1 MiB a central;
 #   5. everyone quits cleanly.

@@ -5,14 +5,20 @@ import RelayProtocol
 public struct AdapterInfo: Equatable, Sendable, CustomStringConvertible {
     public var name: String
     public var address: BluetoothAddress?
+    /// Whether Linux advertises on it with extended advertising (bluetoothd then shows
+    /// `SupportedSecondaryChannels`): Linux does not start it again after a central connects.
+    public var extendedAdvertising: Bool
 
-    public init(name: String, address: BluetoothAddress?) {
+    public init(name: String, address: BluetoothAddress?, extendedAdvertising: Bool = false) {
         self.name = name
         self.address = address
+        self.extendedAdvertising = extendedAdvertising
     }
 
     public init(_ adapter: AdapterSnapshot) {
-        self.init(name: adapter.name, address: adapter.address)
+        self.init(
+            name: adapter.name, address: adapter.address,
+            extendedAdvertising: !(adapter.advertising?.supportedSecondaryChannels.isEmpty ?? true))
     }
 
     /// `hci0 00:AA:01:00:00:00`.

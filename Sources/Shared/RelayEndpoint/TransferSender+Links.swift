@@ -4,18 +4,22 @@ import RelayProtocol
 extension TransferSender {
     /// `recipient` is linked (a hello or welcome came): a new recipient, or one coming back. One
     /// coming back first waits a moment for its receiver's account (`resumeHold`). `compact`: it
-    /// takes compact data frames, once it acknowledged a message on this link.
-    public mutating func linkUp(_ recipient: Recipient, window: Int, compact: Bool = false, at now: Double) {
+    /// takes compact data frames, once it acknowledged a message on this link. `lossless`: its
+    /// carrier loses nothing while up (`losslessRetransmissionTimeout`).
+    public mutating func linkUp(
+        _ recipient: Recipient, window: Int, compact: Bool = false, lossless: Bool = false, at now: Double
+    ) {
         let window = max(1, min(configuration.window, window))
         for index in entries.indices where entries[index].tracks[recipient] != nil {
             entries[index].tracks[recipient]!.acknowledgedOnLink = false
         }
         guard var peer = peers[recipient] else {
-            peers[recipient] = Peer(window: window, compact: compact)
+            peers[recipient] = Peer(window: window, compact: compact, lossless: lossless)
             return
         }
         peer.window = window
         peer.compact = compact
+        peer.lossless = lossless
         if case .away = peer.state {
             let started = entries.contains { entry in
                 entry.tracks[recipient].map { !$0.done && !$0.transmitted.isEmpty } ?? false
@@ -46,12 +50,13 @@ extension TransferSender {
     /// `recipient` is a new process under the same name: messages already started for it fail
     /// (the new one holds nothing of them; each gets an abort so it skips them), the rest go to it.
     public mutating func restarted(
-        _ recipient: Recipient, window: Int, compact: Bool = false, at now: Double
+        _ recipient: Recipient, window: Int, compact: Bool = false, lossless: Bool = false, at now: Double
     )
         -> [Action]
     {
         var actions: [Action] = []
-        peers[recipient] = Peer(window: max(1, min(configuration.window, window)), compact: compact)
+        peers[recipient] = Peer(
+            window: max(1, min(configuration.window, window)), compact: compact, lossless: lossless)
         for index in entries.indices {
             guard var track = entries[index].tracks[recipient], !track.done else { continue }
             if !track.transmitted.isEmpty {

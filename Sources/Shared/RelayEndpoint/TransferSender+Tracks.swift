@@ -76,6 +76,8 @@ extension TransferSender {
         var dataHeardAt: Double?
         /// Whether it takes compact data frames (both said version 3 in the handshake).
         var compact = false
+        /// Whether its carrier loses nothing while up (`losslessRetransmissionTimeout`).
+        var lossless = false
         /// The best rate its acknowledgements showed lately; nil before any. The best, not the
         /// latest: while frames are being lost, acknowledgements stall and a falling rate would
         /// shrink what may be in flight until a burst of losses took one time-out per frame.
@@ -191,8 +193,10 @@ extension TransferSender {
         guard let peer = peers[recipient] else { return configuration.initialRetransmissionTimeout }
         let base =
             peer.smoothedRoundTrip.map { $0 + 4 * peer.roundTripVariance } ?? configuration.initialRetransmissionTimeout
-        let bounded = min(
-            max(base, configuration.minimumRetransmissionTimeout), configuration.maximumRetransmissionTimeout)
-        return min(bounded * peer.backoff, configuration.maximumRetransmissionTimeout * 4)
+        let floor =
+            peer.lossless ? configuration.losslessRetransmissionTimeout : configuration.minimumRetransmissionTimeout
+        let ceiling = max(configuration.maximumRetransmissionTimeout, floor)
+        let bounded = min(max(base, floor), ceiling)
+        return min(bounded * peer.backoff, ceiling * 4)
     }
 }

@@ -217,6 +217,10 @@ public struct TransferSender<Recipient: Hashable & Comparable & Sendable>: Senda
         for recipient in ready {
             var track = entries[index].tracks[recipient]!
             guard probe || !track.held.contains(range) else { continue }
+            // Already on its way to a recipient whose carrier loses nothing: a repair for the
+            // others is not its (on a notification every subscriber hears it anyway; on a lane it
+            // would take that channel's air for nothing).
+            if !probe, peers[recipient]?.lossless == true, track.sent.contains(range) { continue }
             track.lastSentAt = now
             let repeated = track.transmitted.overlap(with: range) > 0
             again = again || repeated

@@ -28,6 +28,13 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
     public var initialRetransmissionTimeout: Double
     public var minimumRetransmissionTimeout: Double
     public var maximumRetransmissionTimeout: Double
+    /// The retransmission time-out, at least, for a recipient on a carrier that loses nothing
+    /// while it is up (the L2CAP lane: credit-based flow control over an acknowledged link
+    /// layer), seconds. A frame there is late, not lost, and a copy would only queue behind it
+    /// (fifteen centrals sharing one radio waited up to 16 s for their first frame, and copies
+    /// took a third of the air); a carrier that goes down takes the session away, and the
+    /// resume repairs what it lost.
+    public var losslessRetransmissionTimeout: Double
     /// Bytes sent this many transmissions later being acknowledged while earlier ones are not
     /// means the earlier ones were lost (the link keeps order; a little reordering is allowed).
     public var reorderThreshold: Int
@@ -39,7 +46,8 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
         twoWayMemory: Double = 1, initialFlight: Int = 8, minimumFlight: Int = 4,
         deliveryTimeout: Double = 120, resumeTimeout: Double = 60, resumeHold: Double = 1,
         initialRetransmissionTimeout: Double = 1, minimumRetransmissionTimeout: Double = 1,
-        maximumRetransmissionTimeout: Double = 10, reorderThreshold: Int = 3, progressInterval: Double = 0.25
+        maximumRetransmissionTimeout: Double = 10, losslessRetransmissionTimeout: Double = 20,
+        reorderThreshold: Int = 3, progressInterval: Double = 0.25
     ) {
         self.window = window
         self.queueTarget = queueTarget
@@ -54,6 +62,7 @@ public struct TransferSenderConfiguration: Sendable, Equatable {
         self.initialRetransmissionTimeout = initialRetransmissionTimeout
         self.minimumRetransmissionTimeout = minimumRetransmissionTimeout
         self.maximumRetransmissionTimeout = maximumRetransmissionTimeout
+        self.losslessRetransmissionTimeout = losslessRetransmissionTimeout
         self.reorderThreshold = reorderThreshold
         self.progressInterval = progressInterval
     }
