@@ -156,7 +156,12 @@ extension CentralSession {
     mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
         guard let relay = subscribingOrReadyLink else { return [] }
         if relay.service == .nus { return uartNotified(value, at: time) }
-        if relay.session != nil { return sessionValue(value) }
+        if relay.session != nil {
+            // The peripheral's frames come by notification (counters always do): another central
+            // of it is not on a lane, and what this one hears may be lost, so the usual time-outs.
+            if value.count != Counter.encodedLength { delivery.outgoing.sender.setLossless(.peripheral, false) }
+            return sessionValue(value)
+        }
         let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []
         for event in receiving.inbound.receive(value, at: time) {

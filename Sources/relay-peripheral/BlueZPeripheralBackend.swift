@@ -350,8 +350,13 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         guard let registration = advertisement?.registration else {
             return registerAdvertisement(ticket, name: name, interval: interval)
         }
+        // Counted as an unregistration, so that quitting waits for it too.
+        pendingUnregistrations += 1
         registration.unregister { [weak self] _ in
-            self?.registerAdvertisement(ticket, name: name, interval: interval)
+            guard let self else { return }
+            self.pendingUnregistrations -= 1
+            self.registerAdvertisement(ticket, name: name, interval: interval)
+            if self.pendingUnregistrations == 0 { self.finishShutdownWaiters() }
         }
     }
 

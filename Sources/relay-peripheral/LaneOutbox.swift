@@ -10,8 +10,8 @@
 /// several: the reader's `LaneDeframer` joins them), and the bytes kept for a channel are bounded:
 /// what comes beyond `limit` is not queued for it (protocol 2 repairs a frame that did not arrive).
 struct LaneOutbox: Sendable, Equatable {
-    /// Bytes kept for one channel: twice the window a relay-central announces, so an honest
-    /// central's flight never reaches it.
+    /// Bytes kept for one channel at least: twice the window a relay-central announces by
+    /// default, so an honest central's flight never reaches it.
     static let limit = 128 * 1024
     /// A channel full for this long, in all, within the last `stallWindow` seconds stalled: it
     /// took too little of what waited for it to be worth the memory (a dead peer is closed after
@@ -25,6 +25,9 @@ struct LaneOutbox: Sendable, Equatable {
 
     /// The largest service data unit the channel takes (its send MTU).
     let unitSize: Int
+    /// Bytes kept for this channel: `limit`, or twice the window when `--window` is larger (what
+    /// comes beyond is not queued, and on the lane waits for its 20 s repair).
+    let bound: Int
     private var units: [[UInt8]] = []
     private var head = 0
     /// Bytes queued and not taken yet.
@@ -39,9 +42,10 @@ struct LaneOutbox: Sendable, Equatable {
     /// link was given, not its peer's (nil: never). Channels that all do this share a radio.
     private(set) var lastTakenWhileFull: Double?
 
-    init(unitSize: Int) {
+    init(unitSize: Int, window: Int = 0) {
         precondition(unitSize > 0)
         self.unitSize = unitSize
+        bound = max(Self.limit, 2 * window)
     }
 
     /// The units not taken yet, the ones handed over first.
@@ -54,7 +58,7 @@ struct LaneOutbox: Sendable, Equatable {
     /// same value still waits here unsent (a repair sent again while the first copy has not left:
     /// a second copy would only take the radio twice).
     mutating func add(_ framed: [UInt8]) -> Bool {
-        guard bytes < Self.limit else { return false }
+        guard bytes < bound else { return false }
         var cut: [[UInt8]] = []
         var start = 0
         while start < framed.count {

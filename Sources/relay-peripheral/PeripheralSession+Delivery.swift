@@ -294,6 +294,11 @@ extension PeripheralSession {
             return OutgoingValue(bytes: counter.encoded, counter: counter, completion: completion, target: .session)
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
+        // A session's frames travel losslessly only while every frame goes on the lanes (one
+        // linked session without a lane puts them all on notifications).
+        for session in delivery.linkedSessions {
+            delivery.outgoing.sender.setLossless(session.number, route != nil && session.lane != nil)
+        }
         let mtu = sessionMTU(route: route)
         guard
             // Every subscriber hears a notification: a compact frame, which names neither session

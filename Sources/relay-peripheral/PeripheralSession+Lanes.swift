@@ -95,7 +95,8 @@ extension PeripheralSession {
         }
         let cut = MTU(laneChannelMTU: MTU.laneMaximum).lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
         lanes[id] = PeripheralLane(
-            address: address, connection: connection, mtu: cut, outbox: LaneOutbox(unitSize: mtu.value))
+            address: address, connection: connection, mtu: cut,
+            outbox: LaneOutbox(unitSize: mtu.value, window: delivery.settings.window))
         return actions
     }
 

@@ -13,6 +13,10 @@ extension PeripheralSession {
             return actions + reconcile()
         }
         // Paused: advertising stops, links are gone, queued notifications cannot be delivered.
+        // A renewal's late answer is then taken back (`advertisementRegistered`), and nothing is
+        // held for centrals that are gone.
+        registrations.renewal = nil
+        registrations.heldByCentrals = nil
         let lostBlueZ = state != .poweredOff
         if registrations.advertisement == .active {
             if !lostBlueZ { actions.append(.unregisterAdvertisement) }
@@ -69,20 +73,24 @@ extension PeripheralSession {
 
     mutating func advertisementRegistered(_ ticket: RegistrationTicket) -> [PeripheralAction] {
         if registrations.renewal == ticket {
-            // Renewed after a connection: advertising went on; unless stopped meanwhile.
+            // Renewed after a connection: advertising went on. Stopped and started again meanwhile
+            // (`reconcile` waited for this answer): it is the advertisement asked for. Stopped or
+            // paused: taken back.
             registrations.renewal = nil
-            if registrations.advertisement == .active, registrations.wantsAdvertising, isPoweredOn { return [] }
-            return registrations.advertisement == .absent ? [.unregisterAdvertisement] : []
+            guard registrations.wantsAdvertising, isPoweredOn else {
+                if registrations.advertisement == .active { return [] }
+                return [.unregisterAdvertisement]
+            }
+            guard registrations.advertisement == .absent else { return [] }
+            registrations.advertisement = .active
+            return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
         }
         guard registrations.advertisement == .pending(ticket) else { return [] }
         registrations.advertisement = .active
         if registrations.wantsAdvertising && isPoweredOn {
-            // Advertising again after it was held: said.
-            if registrations.heldByCentrals != nil {
-                registrations.heldByCentrals = nil
-                return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
-            }
-            // Reported once the service is registered too (`applicationRegistered`).
+            // Reported once the service is registered too (`applicationRegistered`); after it was
+            // held, said again.
+            registrations.heldByCentrals = nil
             return isAdvertising ? [.report(.advertising(name: settings.name.text))] : []
         }
         // Stopped, powered off or the service failed while the request was on its way: take it back.
@@ -96,13 +104,19 @@ extension PeripheralSession {
         let renewal = registrations.renewal == ticket
         if renewal {
             registrations.renewal = nil
-            // Stopped or paused meanwhile: nothing was advertising.
-            guard registrations.advertisement == .active else { return [] }
+            // Stopped (and maybe started again: `reconcile` waited for this answer) or paused
+            // meanwhile.
+            guard registrations.advertisement == .active else { return reconcile() }
         } else {
             guard registrations.advertisement == .pending(ticket) else { return [] }
         }
         registrations.advertisement = .absent
-        if renewal || registrations.heldByCentrals != nil, registrations.wantsAdvertising, !centrals.isEmpty {
+        if renewal || registrations.heldByCentrals != nil, registrations.wantsAdvertising {
+            guard !centrals.isEmpty else {
+                // Every central left while the answer was on its way: ask once more, as if new.
+                registrations.heldByCentrals = nil
+                return reconcile()
+            }
             // Refused while centrals are connected: the controller cannot advertise then. Said
             // once; tried again when one leaves.
             let first = registrations.heldByCentrals == nil
@@ -159,13 +173,15 @@ extension PeripheralSession {
             registrations.application = .pending(ticket)
             actions.append(.registerApplication(ticket))
         }
+        // Not while a renewal is on its way: its answer decides (`advertisementRegistered`).
         if registrations.wantsAdvertising, !registrations.releasedByBlueZ, registrations.application != .absent,
-            registrations.advertisement == .absent
+            registrations.advertisement == .absent, registrations.renewal == nil
         {
             let ticket = makeTicket()
             registrations.advertisement = .pending(ticket)
             actions.append(.registerAdvertisement(ticket, name: settings.name, interval: settings.advertisingInterval))
         }
+        if !registrations.wantsAdvertising { registrations.heldByCentrals = nil }
         if !registrations.wantsAdvertising, registrations.advertisement == .active {
             let wasAdvertising = isAdvertising
             registrations.advertisement = .absent

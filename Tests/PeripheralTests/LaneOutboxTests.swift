@@ -49,6 +49,14 @@ final class LaneOutboxTests: XCTestCase {
         XCTAssertEqual(outbox.takeUnsent()?.flatMap { $0 }, value)
     }
 
+    /// With a window larger than the default (`--window`), an honest central's flight still fits.
+    func testTheBoundIsTwiceALargerWindow() {
+        var outbox = LaneOutbox(unitSize: 8194, window: 512 * 1024)
+        var queued = 0
+        for k in 0..<200 where outbox.add(LaneFraming.encode([UInt8](repeating: UInt8(k), count: 8000))) { queued += 1 }
+        XCTAssertEqual(queued, (1024 * 1024 + 8001) / 8002)
+    }
+
     func testTimeFullCountsOverTheWindowNotOneStretch() {
         var outbox = LaneOutbox(unitSize: 8194)
         _ = outbox.add(LaneFraming.encode([1]))

@@ -236,6 +236,31 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(sent.allSatisfy { $0.bytes.count <= MTU(185)!.maxValueLength(.notification) })
     }
 
+    /// A on its lane, B on GATT: every frame is notified, so A's frames may be lost like B's, and
+    /// a frame neither acknowledged goes again for both after the usual time-out (not A's 20 s).
+    func testWithOneCentralOnGATTTheLaneCentralsRepairsComeAtTheUsualTimeOut() throws {
+        var session = session()
+        _ = try greetOnLane(&session)
+        _ = session.handle(.connected(centralB))
+        let helloB = SessionFrame.hello(
+            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
+        _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!, time: 0))
+        _ = drain(&session)
+        _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 300)), at: 1)
+        XCTAssertFalse(drain(&session).isEmpty)
+        var repairs: [SessionNumber] = []
+        for tenth in 11...40 {
+            let now = Double(tenth) / 10
+            _ = session.handle(.tick(now: now), at: now)
+            for value in drain(&session) {
+                if case .frame(.data(let data))? = try? SessionValue(parsing: value.bytes) {
+                    repairs.append(data.session)
+                }
+            }
+        }
+        XCTAssertEqual(repairs.first, .everyone, "the repair is for both: A's frames went by notification too")
+    }
+
     func testWithTheLaneOffAChannelIsRefused() {
         var session = session(lane: .gatt)
         _ = session.handle(.connected(centralA))

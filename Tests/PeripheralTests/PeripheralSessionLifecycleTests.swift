@@ -340,11 +340,48 @@ final class PeripheralAdvertisingHeldTests: XCTestCase {
         XCTAssertTrue(session.isAdvertising)
     }
 
+    func testARenewalOnItsWayWhenStopAndStartComeIsTheAdvertisementAskedFor() throws {
+        var session = advertisingExtended()
+        let renewing = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
+        XCTAssertEqual(session.stop().events, [.stopped(.command)])
+        XCTAssertNil(session.start().advertisementTicket, "the renewal's answer decides: no second registration")
+        XCTAssertEqual(session.handle(.advertisementRegistered(renewing)), [.report(.advertising(name: "sample"))])
+        XCTAssertTrue(session.isAdvertising)
+    }
+
+    func testARetryRefusedAfterTheLastCentralLeftIsAskedAgainNotAnError() throws {
+        var session = advertisingExtended()
+        let refused = advertisementFailure("Failed to register advertisement")
+        let first = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
+        _ = session.handle(.connected(centralB))
+        _ = session.handle(.advertisementFailed(first, refused))
+        let retry = try XCTUnwrap(session.handle(.disconnected(centralA)).advertisementTicket)
+        _ = session.handle(.disconnected(centralB))
+        let again = session.handle(.advertisementFailed(retry, refused))
+        XCTAssertEqual(again.events, [], "no error: nobody is connected now, so it is asked once more")
+        let last = try XCTUnwrap(again.advertisementTicket)
+        XCTAssertEqual(session.handle(.advertisementRegistered(last)), [.report(.advertising(name: "sample"))])
+        XCTAssertNil(session.registrations.heldByCentrals)
+    }
+
+    func testStopWhileHeldForgetsIt() throws {
+        var session = advertisingExtended()
+        let first = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
+        _ = session.handle(.advertisementFailed(first, advertisementFailure("no")))
+        XCTAssertEqual(session.registrations.heldByCentrals, 1)
+        _ = session.stop()
+        XCTAssertNil(session.registrations.heldByCentrals)
+        XCTAssertNil(PeripheralStatus(session: session).advertisingHeld)
+    }
+
     func testARegistrationFailingWithNoCentralConnectedIsStillAnError() throws {
         var session = advertisingExtended()
         let ticket = try XCTUnwrap(renewal(session.handle(.connected(centralA))))
         _ = session.handle(.disconnected(centralA))
-        let failed = session.handle(.advertisementFailed(ticket, advertisementFailure("no")))
+        // The renewal refused after A left: asked once more, as if new; that one refused is an error.
+        let again = try XCTUnwrap(
+            session.handle(.advertisementFailed(ticket, advertisementFailure("no"))).advertisementTicket)
+        let failed = session.handle(.advertisementFailed(again, advertisementFailure("no")))
         XCTAssertEqual(failed.events.map(\.name), ["error"])
         XCTAssertFalse(session.registrations.wantsAdvertising)
     }

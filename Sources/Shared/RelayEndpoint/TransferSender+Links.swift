@@ -34,6 +34,12 @@ extension TransferSender {
         peers[recipient] = peer
     }
 
+    /// Whether `recipient`'s carrier loses nothing while up (`losslessRetransmissionTimeout`): the
+    /// owner says so again whenever the carrier its frames take changes without a new link.
+    public mutating func setLossless(_ recipient: Recipient, _ lossless: Bool) {
+        peers[recipient]?.lossless = lossless
+    }
+
     /// `recipient`'s link went down: what it has not acknowledged counts as not sent.
     public mutating func linkDown(_ recipient: Recipient, at now: Double) {
         guard peers[recipient] != nil else { return }
