@@ -350,21 +350,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         guard let registration = advertisement?.registration else {
             return registerAdvertisement(ticket, name: name, interval: interval)
         }
-        // Counted as an unregistration, so that quitting waits for it too.
-        pendingUnregistrations += 1
-        registration.unregister { [weak self] _ in
-            guard let self else { return }
-            self.pendingUnregistrations -= 1
-            self.registerAdvertisement(ticket, name: name, interval: interval)
-            if self.pendingUnregistrations == 0 { self.finishShutdownWaiters() }
-        }
+        track(registration) { [weak self] in self?.registerAdvertisement(ticket, name: name, interval: interval) }
     }
 
-    private func track(_ registration: BlueZRegistration) {
+    /// Unregisters `registration`, counted so that quitting waits for the answer; then `answered`.
+    private func track(_ registration: BlueZRegistration, then answered: @escaping () -> Void = {}) {
         pendingUnregistrations += 1
         registration.unregister { [weak self] _ in
             guard let self else { return }
             self.pendingUnregistrations -= 1
+            answered()
             if self.pendingUnregistrations == 0 { self.finishShutdownWaiters() }
         }
     }

@@ -54,7 +54,7 @@ struct LaneOutbox: Sendable, Equatable {
     /// Whether units wait that the socket has not been handed.
     var hasUnsent: Bool { units.count - head > handedOver }
 
-    /// Queues a lane-framed value; false when the channel already holds `limit` bytes, or when the
+    /// Queues a lane-framed value; false when the channel already holds `bound` bytes, or when the
     /// same value still waits here unsent (a repair sent again while the first copy has not left:
     /// a second copy would only take the radio twice).
     mutating func add(_ framed: [UInt8]) -> Bool {

@@ -135,7 +135,7 @@ extension PeripheralSession {
             if report { session.reportedAt = now }
             welcomes = !known.linked || movedLane || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
             if welcomes { session.welcomedAt = now }
-            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, lossless: lane != nil, at: now)
+            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             let received = session.receiver.linkUp(next: hello.next, at: now)
             delivery.sessions[number] = session
             if report {
@@ -173,7 +173,7 @@ extension PeripheralSession {
             delivery.sessions[number] = PeripheralDelivery.Session(
                 number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
                 welcomedAt: now, compact: compact, lane: lane)
-            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, lossless: lane != nil, at: now)
+            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
             centrals[address]?.reportedInSession = true
             actions += [
                 .report(
@@ -295,7 +295,8 @@ extension PeripheralSession {
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         // A session's frames travel losslessly only while every frame goes on the lanes (one
-        // linked session without a lane puts them all on notifications).
+        // linked session without a lane puts them all on notifications): said to the sender
+        // here, where the route is chosen, before it picks the next frame.
         for session in delivery.linkedSessions {
             delivery.outgoing.sender.setLossless(session.number, route != nil && session.lane != nil)
         }

@@ -221,7 +221,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(Array(session.lanes.keys), [LaneID(2)])
     }
 
-    func testWithOneCentralOnGATTFramesAreNotifiedForEveryone() throws {
+    /// Central A in session on its lane, central B in session on GATT (MTU 185).
+    private func laneAAndGATTB() throws -> PeripheralSession {
         var session = session()
         _ = try greetOnLane(&session)
         _ = session.handle(.connected(centralB))
@@ -229,6 +230,11 @@ final class PeripheralLaneTests: XCTestCase {
             Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
         _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!, time: 0))
         _ = drain(&session)
+        return session
+    }
+
+    func testWithOneCentralOnGATTFramesAreNotifiedForEveryone() throws {
+        var session = try laneAAndGATTB()
         _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 1)
         let sent = drain(&session)
         XCTAssertFalse(sent.isEmpty)
@@ -239,13 +245,7 @@ final class PeripheralLaneTests: XCTestCase {
     /// A on its lane, B on GATT: every frame is notified, so A's frames may be lost like B's, and
     /// a frame neither acknowledged goes again for both after the usual time-out (not A's 20 s).
     func testWithOneCentralOnGATTTheLaneCentralsRepairsComeAtTheUsualTimeOut() throws {
-        var session = session()
-        _ = try greetOnLane(&session)
-        _ = session.handle(.connected(centralB))
-        let helloB = SessionFrame.hello(
-            Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
-        _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!, time: 0))
-        _ = drain(&session)
+        var session = try laneAAndGATTB()
         _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 300)), at: 1)
         XCTAssertFalse(drain(&session).isEmpty)
         var repairs: [SessionNumber] = []

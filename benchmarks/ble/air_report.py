@@ -10,15 +10,13 @@ at the session's ATT MTU (a write-command or notification flood with the best va
 scenarios air-* check the radio against it). With --markdown, replaces the part of the file
 between `<!-- air-bench:begin -->` and `<!-- air-bench:end -->` (appended when missing).
 """
-import argparse
 import importlib.util
-import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import markdown_table, write_section  # noqa: E402
+from report import markdown_table, table_main  # noqa: E402
 
 BEGIN, END = "<!-- air-bench:begin -->", "<!-- air-bench:end -->"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -254,23 +252,14 @@ def render(results):
     return "\n\n".join(parts)
 
 
+def intro(results, raw):
+    return (f"On the air (benchmarks/ble/air_bench.py, one boot, {results.get('seconds', 0):.0f} s of sessions; "
+            "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md"
+            + (f"; raw figures in `{raw}`" if raw else "") + "):")
+
+
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("results")
-    parser.add_argument("--markdown", metavar="FILE")
-    parser.add_argument("--raw", metavar="PATH", help="where the run's raw figures are kept (named in the intro)")
-    options = parser.parse_args()
-    with open(options.results) as handle:
-        results = json.load(handle)
-    text = render(results)
-    print(text)
-    if options.markdown:
-        intro = (f"On the air (benchmarks/ble/air_bench.py, one boot, {results.get('seconds', 0):.0f} s of sessions; "
-                 "each session on a fresh bluetoothd whose btvirt runs the profile, docs/test-bed.md"
-                 + (f"; raw figures in `{options.raw}`" if options.raw else "") + "):")
-        section = "\n".join([BEGIN, intro, "", text, END])
-        write_section(options.markdown, BEGIN, END, section)
-        print(f"written to {options.markdown}")
+    table_main(render, intro, BEGIN, END)
 
 
 if __name__ == "__main__":

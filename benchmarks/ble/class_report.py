@@ -11,14 +11,12 @@ RSS) should stay flat from 1 to 15 (within 1.2 times), the RSS under 1 MiB a cen
 --markdown, replaces the part of the file between `<!-- class-bench:begin -->` and
 `<!-- class-bench:end -->` (appended when missing).
 """
-import argparse
-import json
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import markdown_table, write_section  # noqa: E402
+from report import markdown_table, table_main  # noqa: E402
 
 BEGIN, END = "<!-- class-bench:begin -->", "<!-- class-bench:end -->"
 
@@ -70,24 +68,15 @@ def render(results):
     return text + ("\n\nFailed: " + "; ".join(errors) if errors else "")
 
 
+def intro(results, raw):
+    return ("The whole class (benchmarks/ble/class_bench.py, one boot, started "
+            f"{results.get('started', '?')}, {results.get('build', 'release')} build; laptop radio, one btvirt "
+            "whose controllers each have one radio for all their links; centrals dialling in turns"
+            + (f"; raw figures in `{raw}`" if raw else "") + "):")
+
+
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("results")
-    parser.add_argument("--markdown", metavar="FILE")
-    parser.add_argument("--raw", metavar="PATH", help="where the run's raw figures are kept (named in the intro)")
-    options = parser.parse_args()
-    with open(options.results) as handle:
-        results = json.load(handle)
-    text = render(results)
-    print(text)
-    if options.markdown:
-        intro = ("The whole class (benchmarks/ble/class_bench.py, one boot, started "
-                 f"{results.get('started', '?')}, {results.get('build', 'release')} build; laptop radio, one btvirt whose controllers each have one radio "
-                 "for all their links; centrals dialling in turns"
-                 + (f"; raw figures in `{options.raw}`" if options.raw else "") + "):")
-        section = "\n".join([BEGIN, intro, "", text, END])
-        write_section(options.markdown, BEGIN, END, section)
-        print(f"written to {options.markdown}")
+    table_main(render, intro, BEGIN, END)
 
 
 if __name__ == "__main__":

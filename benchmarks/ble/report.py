@@ -275,6 +275,25 @@ def write_section(path, begin, end, section):
         handle.write(text)
 
 
+def table_main(render, intro, begin, end):
+    """The command line of a table writer (air_report.py, class_report.py): RESULTS.json, printed
+    as render(results) and, with --markdown FILE, written into FILE between BEGIN and END under
+    intro(results, raw) (--raw PATH: where the run's raw figures are kept, None without)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results")
+    parser.add_argument("--markdown", metavar="FILE")
+    parser.add_argument("--raw", metavar="PATH", help="where the run's raw figures are kept (named in the intro)")
+    options = parser.parse_args()
+    with open(options.results) as handle:
+        results = json.load(handle)
+    text = render(results)
+    print(text)
+    if options.markdown:
+        section = "\n".join([begin, intro(results, options.raw), "", text, end])
+        write_section(options.markdown, begin, end, section)
+        print(f"written to {options.markdown}")
+
+
 def markdown_table(header, rows):
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("-" * (len(cell) + 2) for cell in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
