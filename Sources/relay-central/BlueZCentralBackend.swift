@@ -28,6 +28,10 @@ final class BlueZCentralBackend: CentralBackend {
     private var passkeyReply: PasskeyReply?
     /// Quitting: the device whose `Connected` turning false is awaited, the bound, and what follows.
     private var shutdownWait: (device: DeviceID, timer: EventLoop.Token, done: () -> Void)?
+    /// The latest `Connect` call: the session dials a device again once an attempt ended
+    /// unanswered, and the earlier call's late answer (our time-out, or bluetoothd's) is of an
+    /// attempt already over, not of the one in progress.
+    private var connectCalls = 0
 
     init(driver: CentralDriver, loop: EventLoop, adapter choice: AdapterChoice?, bus: BlueZBus = .system) {
         self.driver = driver
@@ -78,8 +82,11 @@ final class BlueZCentralBackend: CentralBackend {
         guard let client else {
             return driver.feed(.connectFinished(device, BlueZError(.gone, "bluetoothd is not running")))
         }
+        connectCalls += 1
+        let call = connectCalls
         client.connect(device: device, timeout: timeout) { [weak self] result in
-            self?.driver.feed(.connectFinished(device, result.failure))
+            guard let self, self.connectCalls == call else { return }
+            self.driver.feed(.connectFinished(device, result.failure))
         }
     }
 

@@ -20,6 +20,8 @@ enum CentralEvent: Equatable, Sendable {
     case mtu(MTU)
     case disconnected(Peer, reason: String)
     case reconnecting(BluetoothAddress)
+    /// A `connect` command's attempt ended unanswered; it dials again for `remaining` seconds.
+    case redial(Peer, reason: RedialReason, remaining: Double)
     /// A counter was written to the peripheral.
     case written(Counter)
     /// Counters and messages from the peripheral, and messages sent (shared with relay-peripheral).
@@ -39,7 +41,7 @@ enum CentralEvent: Equatable, Sendable {
     static let names =
         [
             "state", "scanning", "scan-stopped", "discovered", "connecting", "connected", "ready", "mtu",
-            "disconnected", "reconnecting", "written", "read", "list", "status", "error", LaneEvent.name,
+            "disconnected", "reconnecting", "redial", "written", "read", "list", "status", "error", LaneEvent.name,
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.centralNames
 }
 
@@ -61,6 +63,7 @@ extension CentralEvent: ReportableEvent {
         case .mtu: return "mtu"
         case .disconnected: return "disconnected"
         case .reconnecting: return "reconnecting"
+        case .redial: return "redial"
         case .written: return "written"
         case .transfer(let event): return event.name
         case .trace(let trace): return trace.name
@@ -106,6 +109,10 @@ extension CentralEvent: ReportableEvent {
             return Self.peerFields(peer) + [("reason", .string(reason))]
         case .reconnecting(let address):
             return [("address", .string(address.description))]
+        case .redial(let peer, let reason, let remaining):
+            return Self.peerFields(peer) + [
+                ("reason", .string(reason.description)), ("remaining", .number((remaining * 10).rounded() / 10)),
+            ]
         case .written(let counter):
             return [("value", .unsigned(counter.value))]
         case .transfer(let event):
@@ -170,6 +177,9 @@ extension CentralEvent: ReportableEvent {
         case .mtu(let mtu): return "MTU is now \(mtu)"
         case .disconnected(let peer, let reason): return "disconnected from \(peer): \(reason)"
         case .reconnecting(let address): return "reconnecting to \(address)…"
+        case .redial(let peer, let reason, let remaining):
+            return "\(peer) did not take the connection (\(reason)): dialling again, "
+                + "for up to \(Self.seconds(remaining)) s more…"
         case .written(let counter): return "wrote counter \(counter)"
         case .transfer(let event): return event.humanDescription
         case .trace(let trace): return trace.humanDescription
@@ -207,5 +217,23 @@ extension CentralEvent: ReportableEvent {
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+/// Why a `connect` command's attempt ended without the peripheral taking the connection.
+enum RedialReason: Equatable, Sendable, CustomStringConvertible {
+    /// bluetoothd forgot the device while it was being dialled (Linux ended the attempt).
+    case forgotten
+    /// `Connect` failed with this error, as when Linux ends an attempt.
+    case unanswered(String)
+
+    var description: String {
+        switch self {
+        case .forgotten:
+            return "the attempt ended unanswered and bluetoothd forgot the device: "
+                + "the peripheral may be busy taking other centrals"
+        case .unanswered(let error):
+            return "the attempt ended unanswered, \(error): the peripheral may be busy taking other centrals"
+        }
     }
 }

@@ -28,32 +28,14 @@ extension CentralSession {
             device = devices.values.first { $0.address == address }
         }
         connectToken = token
+        connectUntil = now + settings.connectTimeout
         automatic.target = nil
         linkService = service
         var actions: [CentralAction] = [.cancelReconnectTimer]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
             guard case .address(let address) = target else { return actions }
-            automatic.target = .address(address)
-            automatic.persistent = false
-            switch scanning.state {
-            case .idle:
-                actions += beginScan(.seeking(.address(address), persistent: false))
-            case .starting:
-                scanning.state = .starting(.seeking(.address(address), persistent: false))
-            case .active(let running):
-                let seeking = ScanPurpose.seeking(.address(address), persistent: false)
-                let services = discoveryServices(for: seeking)
-                if services != discoveryServices(for: running) {
-                    // A listing scan's filter would hide the device (`connect --nus` during `scan`).
-                    actions += [.cancelScanTimer, .stopDiscovery]
-                    actions += beginScan(seeking)
-                } else {
-                    scanning.state = .active(seeking)
-                    actions += [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
-                }
-            }
-            return actions
+            return actions + seek(address)
         }
         if scanning.state != .idle {
             scanning.state = .idle
@@ -67,6 +49,29 @@ extension CentralSession {
             }
         }
         return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
+    }
+
+    /// Scans for `address` and connects to it when it shows up (`connect ADDRESS` of a device
+    /// bluetoothd does not know, or one it forgot while we dialled it).
+    mutating func seek(_ address: BluetoothAddress) -> [CentralAction] {
+        automatic.target = .address(address)
+        automatic.persistent = false
+        let seeking = ScanPurpose.seeking(.address(address), persistent: false)
+        switch scanning.state {
+        case .idle:
+            return beginScan(seeking)
+        case .starting:
+            scanning.state = .starting(seeking)
+            return []
+        case .active(let running):
+            let services = discoveryServices(for: seeking)
+            if services != discoveryServices(for: running) {
+                // A listing scan's filter would hide the device (`connect --nus` during `scan`).
+                return [.cancelScanTimer, .stopDiscovery] + beginScan(seeking)
+            }
+            scanning.state = .active(seeking)
+            return [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
+        }
     }
 
     mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
@@ -116,6 +121,9 @@ extension CentralSession {
                 return cancelConnect(
                     peer, seen: seen, CentralProblem.connectReason(error, timeout: settings.connectTimeout))
             }
+            if Self.isUnanswered(error), let again = dialAgain(peer, reason: .unanswered(error.description)) {
+                return again
+            }
             return connectFailed(CentralProblem.connectReason(error, timeout: settings.connectTimeout))
         }
         var actions: [CentralAction] = []
@@ -128,6 +136,33 @@ extension CentralSession {
             actions.append(.findCharacteristics(id))
         }
         return actions
+    }
+
+    /// Whether a failed `Connect` means the peripheral did not take the connection in time (Linux
+    /// ended the attempt), rather than a refusal or a local problem.
+    static func isUnanswered(_ error: BlueZError) -> Bool {
+        switch error.kind {
+        case .connectionAttemptFailed, .canceled: return true
+        case .failed: return error.message.lowercased().contains("abort")
+        default: return false
+        }
+    }
+
+    /// The attempt of a `connect` command ended unanswered: Linux gives an LE connection attempt
+    /// 4 s (`le_autoconnect_timeout`), and a peripheral taking a class dialling at once takes
+    /// one central each time it advertises again (a second or two apart on a legacy adapter),
+    /// so the others' attempts end before their turn; bluetoothd then forgets the device.
+    /// While the command's time (`--connect-timeout`, from the command) lasts, say so and dial
+    /// again, seeking the address when bluetoothd forgot it; nil when that time is up or no
+    /// command waits (automatic connections have their own back-off).
+    mutating func dialAgain(_ peer: Peer, reason: RedialReason) -> [CentralAction]? {
+        guard connectToken != nil, !automatic.persistent, let until = connectUntil, now + 1 < until else {
+            return nil
+        }
+        link = .idle
+        let actions: [CentralAction] = [.report(.redial(peer, reason: reason, remaining: until - now))]
+        guard devices[peer.id] != nil else { return actions + seek(peer.address) }
+        return actions + beginConnect(peer)
     }
 
     /// A `Connect` failed: report it, fail `connect`, and retry after a back-off when the
@@ -167,6 +202,7 @@ extension CentralSession {
 
     /// Fails a pending `connect` command.
     mutating func failConnect(_ problem: CentralProblem) -> [CentralAction] {
+        connectUntil = nil
         guard let token = connectToken else { return [] }
         connectToken = nil
         return [.finish(token, problem)]

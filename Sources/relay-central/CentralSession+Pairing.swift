@@ -108,6 +108,7 @@ extension CentralSession {
         var actions: [CentralAction] = [.report(.pairing(.request(PeerName(.peripheral, devices[id]?.address))))]
         for token in [connectToken, pairing.token].compactMap({ $0 }) { actions.append(.finish(token, nil)) }
         connectToken = nil
+        connectUntil = nil
         pairing.token = nil
         return actions
     }

@@ -224,7 +224,9 @@ extension CentralSession {
         switch link {
         case .idle: return []
         case .disconnecting: return finishDisconnect()
-        case .connecting: return connectFailed("the device went away (bluetoothd removed it)")
+        case .connecting:
+            return dialAgain(peer, reason: .forgotten)
+                ?? connectFailed("the device went away (bluetoothd removed it)")
         case .resolving, .subscribing, .ready: return linkLost(reason: "the device went away (bluetoothd removed it)")
         }
     }

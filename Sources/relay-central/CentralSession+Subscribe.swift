@@ -201,6 +201,7 @@ extension CentralSession {
         ]
         if let token = connectToken {
             connectToken = nil
+            connectUntil = nil
             actions.append(.finish(token, nil))
         }
         return actions

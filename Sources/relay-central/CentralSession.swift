@@ -69,6 +69,9 @@ struct CentralSession {
     /// Connecting by itself: start-up, `--reconnect`, resume (see `CentralSession+Connect`).
     var automatic = AutomaticConnection()
     var connectToken: CommandToken?
+    /// Until when (loop time) the `connect` command dials again a peripheral that did not take
+    /// the connection in time (see `CentralSession+Connect`'s `dialAgain`).
+    var connectUntil: Double?
     var disconnectToken: CommandToken?
     /// The program is quitting: the link's end ends every transfer.
     var isQuitting = false

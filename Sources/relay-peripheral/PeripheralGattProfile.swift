@@ -77,9 +77,17 @@ enum PeripheralGattProfile {
             ])
     }
 
-    /// The advertisement: the relay service UUID and the LocalName, every `interval`.
+    /// The advertisement: the relay service UUID and the LocalName, every `interval`. Its
+    /// `Duration` is 1 s (bluetoothd's default is 2): on an adapter that advertises legacy, a
+    /// connection ends the advertising and Linux starts it again only when the advertisement's
+    /// duration comes round, so a class dialling at once gets in one central a second instead
+    /// of one every two (docs/performance.md, "the whole class").
     static func advertisement(name: AdvertisedName, interval: AdvertisingInterval) -> AdvertisementData {
         AdvertisementData(
-            kind: .peripheral, serviceUUIDs: [RelayProfile.service], localName: name.text, interval: interval)
+            kind: .peripheral, serviceUUIDs: [RelayProfile.service], localName: name.text, interval: interval,
+            rotation: advertisementRotation)
     }
+
+    /// The advertisement's `Duration` in seconds (the least bluetoothd takes).
+    static let advertisementRotation: UInt16 = 1
 }

@@ -74,6 +74,7 @@ final class EventRenderingTests: XCTestCase {
             .ready(peer, mtu: MTU(23)!, path: .writeValue, notify: .signal, protocolVersion: 1),
             .mtu(MTU(23)!),
             .disconnected(peer, reason: "x"), .reconnecting(peer.address),
+            .redial(peer, reason: .forgotten, remaining: 10),
             .transfer(.counter(from: PeerName(.peripheral, peer.address), Counter(1))), .written(Counter(1)),
             .transfer(
                 .receiving(

@@ -77,6 +77,17 @@ final class PeripheralOptionsTests: XCTestCase {
         XCTAssertEqual(notify(.signal)?.flags, [.read, .notify], "the characteristic itself is the same")
     }
 
+    /// The advertisement asks for a rotation of 1 s: on a legacy adapter Linux starts it again
+    /// after a connection only when the rotation comes round (bluetoothd's default is 2 s), so
+    /// this is how often a class dialling at once gets one more central in.
+    func testTheAdvertisementAsksForTheShortestRotation() throws {
+        let data = PeripheralGattProfile.advertisement(
+            name: try AdvertisedName("sample"), interval: try XCTUnwrap(AdvertisingInterval(milliseconds: 100)))
+        XCTAssertEqual(data.properties["Duration"], .uint16(1))
+        XCTAssertEqual(data.properties["MinInterval"], .uint32(100))
+        XCTAssertEqual(data.properties["LocalName"]?.asString, "sample")
+    }
+
     /// No characteristic offers `AcquireWrite`, with any option: bluetoothd (5.66 to 5.82 at least)
     /// would put every central's writes into the first central's socket on 5.66, and on every
     /// version flushes the writes that arrive while an `AcquireWrite` call is unanswered, whoever

@@ -62,6 +62,9 @@ final class RequestAndAdvertisementTests: XCTestCase {
         quick.interval = AdvertisingInterval(milliseconds: 100)
         XCTAssertEqual(quick.properties["MinInterval"], .uint32(100))
         XCTAssertEqual(quick.properties["MaxInterval"], .uint32(100))
+        XCTAssertNil(properties["Duration"], "bluetoothd's own rotation unless one is asked for")
+        quick.rotation = 1
+        XCTAssertEqual(quick.properties["Duration"], .uint16(1))
         XCTAssertNil(AdvertisingInterval(milliseconds: 19))
         XCTAssertNil(AdvertisingInterval(milliseconds: 10_241))
         XCTAssertNotNil(AdvertisingInterval(milliseconds: 10_240))

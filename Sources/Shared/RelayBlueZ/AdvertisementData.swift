@@ -27,12 +27,17 @@ public struct AdvertisementData: Hashable, Sendable {
     public var timeout: UInt16?
     /// How often it goes on the air (nil: bluetoothd's default).
     public var interval: AdvertisingInterval?
+    /// `Duration`: seconds the adapter gives it before turning to another advertisement of
+    /// the adapter's (nil: bluetoothd's 2). On an adapter that advertises legacy, Linux also
+    /// starts it again at that pace after a connection ended it, so it sets how often a new
+    /// central can get in.
+    public var rotation: UInt16?
 
     public init(
         kind: Kind = .peripheral, serviceUUIDs: [BluetoothUUID] = [], localName: String? = nil,
         includes: [String] = [], manufacturerData: [UInt16: [UInt8]] = [:],
         serviceData: [BluetoothUUID: [UInt8]] = [:], discoverable: Bool? = nil, timeout: UInt16? = nil,
-        interval: AdvertisingInterval? = nil
+        interval: AdvertisingInterval? = nil, rotation: UInt16? = nil
     ) {
         self.kind = kind
         self.serviceUUIDs = serviceUUIDs
@@ -43,6 +48,7 @@ public struct AdvertisementData: Hashable, Sendable {
         self.discoverable = discoverable
         self.timeout = timeout
         self.interval = interval
+        self.rotation = rotation
     }
 
     /// The properties of the exported object (variants unwrapped).
@@ -62,6 +68,7 @@ public struct AdvertisementData: Hashable, Sendable {
             result["Discoverable"] = .boolean(discoverable)
         }
         if let timeout { result["Timeout"] = .uint16(timeout) }
+        if let rotation { result["Duration"] = .uint16(rotation) }
         if let interval {
             result["MinInterval"] = .uint32(interval.milliseconds)
             result["MaxInterval"] = .uint32(interval.milliseconds)

@@ -38,7 +38,7 @@ public final class LEAdvertisement {
             ("Type", .string), ("ServiceUUIDs", .array(of: .string)), ("LocalName", .string),
             ("Includes", .array(of: .string)), ("ManufacturerData", .dictionary(key: .uint16, value: .variant)),
             ("ServiceData", .dictionary(key: .string, value: .variant)), ("Discoverable", .boolean),
-            ("Timeout", .uint16), ("MinInterval", .uint32), ("MaxInterval", .uint32),
+            ("Timeout", .uint16), ("Duration", .uint16), ("MinInterval", .uint32), ("MaxInterval", .uint32),
         ]
         let properties = names.map { name, signature in
             ExportedProperty(name, signature: signature) { [weak self] in self?.data.properties[name] }

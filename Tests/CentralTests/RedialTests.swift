@@ -1,0 +1,91 @@
+import RelayApp
+import RelayBlueZ
+import XCTest
+
+@testable import relay_central
+
+/// A `connect` command whose attempt ends unanswered (Linux gives an LE connection attempt 4 s;
+/// a peripheral taking a class dialling at once takes one central a second or two) dials again
+/// while the command's time lasts, and says so.
+final class RedialTests: XCTestCase {
+    private static let abort = BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
+
+    func testADeviceBluetoothdForgetsWhileDialledIsSoughtAgainAndConnected() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        let (token, _) = harness.command(.connect(.index(0)))
+        let forgotten = harness.feed(.deviceRemoved(SessionHarness.peerID), at: 4.1)
+        guard case .redial(let peer, let reason, let remaining)? = SessionHarness.events(forgotten).first else {
+            return XCTFail("\(forgotten)")
+        }
+        XCTAssertEqual(peer.address, SessionHarness.peerAddress)
+        XCTAssertEqual(reason, .forgotten)
+        XCTAssertEqual(remaining, 15.9, accuracy: 0.001)
+        XCTAssertTrue(forgotten.contains(.startRelayDiscovery), "bluetoothd forgot it: seek the address")
+        XCTAssertNil(SessionHarness.outcome(of: token, in: forgotten), "the command still waits")
+        harness.feed(.discoveryStarted)
+        let found = harness.feed(.deviceUpdated(SessionHarness.device()))
+        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
+        harness.establish()
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+        XCTAssertFalse(SessionHarness.eventNames(harness.log).contains("error"))
+    }
+
+    func testAnAttemptEndedByLinuxIsDialledAgainAtOnceWhileBluetoothdKnowsTheDevice() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        let (token, _) = harness.command(.connect(.index(0)))
+        let again = harness.feed(.connectFinished(SessionHarness.peerID, Self.abort), at: 4)
+        XCTAssertEqual(
+            SessionHarness.eventNames(again), ["redial", "connecting"], "said once, then the same device dialled")
+        XCTAssertTrue(again.contains(.connect(SessionHarness.peerID, timeout: 20)))
+        XCTAssertFalse(again.contains(.startRelayDiscovery))
+        harness.establish()
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+    }
+
+    func testTheCommandFailsOnceItsTimeIsUp() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        let (token, _) = harness.command(.connect(.index(0)))
+        XCTAssertNotNil(harness.session.connectUntil)
+        var at = 0.0
+        for _ in 0..<4 {
+            at += 4
+            let again = harness.feed(.connectFinished(SessionHarness.peerID, Self.abort), at: at)
+            XCTAssertEqual(SessionHarness.eventNames(again).first, "redial", "at \(at) s")
+        }
+        let last = harness.feed(.deviceRemoved(SessionHarness.peerID), at: 19.5)
+        guard case .failure(let message)? = SessionHarness.outcome(of: token, in: last) else { return XCTFail() }
+        XCTAssertTrue(message.contains("went away"), message)
+        XCTAssertEqual(harness.session.link, .idle)
+        XCTAssertNil(harness.session.connectUntil)
+    }
+
+    func testARefusalOrALocalProblemIsNotDialledAgain() {
+        for error in [
+            BlueZError(name: "org.bluez.Error.InProgress", message: "In Progress"),
+            BlueZError(name: "org.bluez.Error.NotReady", message: "Resource Not Ready"),
+            BlueZError(name: "org.bluez.Error.Failed", message: "Host is down"),
+        ] {
+            var harness = SessionHarness()
+            harness.scanAndFind()
+            let (token, _) = harness.command(.connect(.index(0)))
+            let failed = harness.feed(.connectFinished(SessionHarness.peerID, error), at: 1)
+            XCTAssertFalse(SessionHarness.eventNames(failed).contains("redial"), error.description)
+            XCTAssertNotNil(SessionHarness.outcome(of: token, in: failed), error.description)
+        }
+    }
+
+    func testTheEventSaysWhyAndHowLong() {
+        let peer = Peer(id: SessionHarness.peerID, address: SessionHarness.peerAddress, name: "sample")
+        let event = CentralEvent.redial(peer, reason: .forgotten, remaining: 15.94)
+        XCTAssertEqual(event.name, "redial")
+        XCTAssertTrue(CentralEvent.names.contains("redial"))
+        let fields = Dictionary(uniqueKeysWithValues: event.fields)
+        XCTAssertEqual(fields["address"], .string("00:AA:01:00:00:00"))
+        XCTAssertEqual(fields["remaining"], .number(15.9))
+        XCTAssertTrue(event.humanDescription.contains("dialling again"), event.humanDescription)
+        XCTAssertTrue(event.humanDescription.contains("busy taking other centrals"), event.humanDescription)
+    }
+}
