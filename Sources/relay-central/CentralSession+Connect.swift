@@ -149,7 +149,7 @@ extension CentralSession {
     }
 
     /// The attempt of a `connect` command ended unanswered: Linux gives an LE connection attempt
-    /// 4 s (`le_autoconnect_timeout`), and a peripheral taking a class dialling at once takes
+    /// 4 s (`HCI_LE_AUTOCONN_TIMEOUT` in Linux 6.1), and a peripheral taking a class dialling at once takes
     /// one central each time it advertises again (a second or two apart on a legacy adapter),
     /// so the others' attempts end before their turn; bluetoothd then forgets the device.
     /// While the command's time (`--connect-timeout`, from the command) lasts, say so and dial
