@@ -148,13 +148,13 @@ extension CentralSession {
         }
     }
 
-    /// The attempt of a `connect` command ended unanswered: Linux gives an LE connection attempt
-    /// 4 s (`HCI_LE_AUTOCONN_TIMEOUT` in Linux 6.1), and a peripheral taking a class dialling at once takes
-    /// one central each time it advertises again (a second or two apart on a legacy adapter),
-    /// so the others' attempts end before their turn; bluetoothd then forgets the device.
-    /// While the command's time (`--connect-timeout`, from the command) lasts, say so and dial
-    /// again, seeking the address when bluetoothd forgot it; nil when that time is up or no
-    /// command waits (automatic connections have their own back-off).
+    /// The attempt of a `connect` command ended unanswered: Linux 6.1 gives an LE connection
+    /// attempt 4 s (`HCI_LE_AUTOCONN_TIMEOUT`), and a peripheral taking a class dialling at once
+    /// takes one central each time it advertises again (a second or two apart on a legacy
+    /// adapter), so the others' attempts end before their turn; bluetoothd then forgets the
+    /// device. While the command's time lasts (`settings.connectTimeout` from the command), say
+    /// so and dial again, seeking the address when bluetoothd forgot it; nil when that time is
+    /// up or no command waits (automatic connections have their own back-off).
     mutating func dialAgain(_ peer: Peer, reason: RedialReason) -> [CentralAction]? {
         guard connectToken != nil, !automatic.persistent, let until = connectUntil, now + 1 < until else {
             return nil
