@@ -4,9 +4,9 @@ and 15 relay-centrals on one btvirt (laptop radio, one radio per controller).
 
 Started by benchmarks/ble/run.sh (part `class`, after the main table and the radio profiles, same
 boot). For each class size N, a fresh bluetoothd with N+1 controllers: relay-peripheral on hci0
-(--echo, relay's 100 ms advertising), N relay-centrals scanning before its `start`, dialling in
-turns (each once the one before is connected), as scenarios/vm/scenario-class.py does. Measured:
-the time from `start` until all N are `ready`; --trips counter round trips from the first central
+(--echo, relay's 100 ms advertising), N relay-centrals scanning before its `start`, all dialling
+at once, as scenarios/vm/scenario-class.py does. Measured: the time from `start` until all N are
+`ready` (and how many `connect` attempts were dialled again: `redial`); --trips counter round trips from the first central
 (its counter echoed by the peripheral, heard by all N); a FILE-KiB `send-file` from the presenter
 to all N (seconds until the last `delivered`, and each central's own from the command to its
 `message`); relay-peripheral's CPU seconds during the file and its RSS before the centrals came
@@ -60,11 +60,14 @@ def session(count, options, logs, interval=None, join_only=False):
         peripheral.wait("advertising", timeout=60)
         for central in centrals:
             central.wait("discovered", timeout=120)
+        for central in centrals:
             central.send("connect 0\n")
+        for central in centrals:
             central.wait("connected", timeout=90)
         ready = [central.wait("ready", timeout=120, protocol=2).stamp for central in centrals]
         result["join_seconds"] = max(ready) - started
         result["first_ready_seconds"] = min(ready) - started
+        result["redials"] = sum(len(central.select("redial")) for central in centrals)
         if join_only:
             return result
         for central in centrals:
