@@ -113,6 +113,11 @@ final class SetupCheckTests: XCTestCase {
             XCTAssertTrue(room.fix?.contains("Experimental = true") == true)
         }
         XCTAssertFalse(room.detail.contains("Client = false"), "BlueZ 5.66 has no such setting: \(room.detail)")
+        let extended = !(try XCTUnwrap(try adapter("hci0", on: bus).advertising?.supportedSecondaryChannels).isEmpty)
+        XCTAssertTrue(
+            room.detail.contains(extended ? "it advertises extended: " : "it advertises legacy: "), room.detail)
+        XCTAssertTrue(SetupCheck.advertisingKind(extended: true).contains("relay-peripheral says so"))
+        XCTAssertTrue(SetupCheck.advertisingKind(extended: false).contains("try two centrals before the class"))
 
         try write("var/lib/dpkg/status", "Package: bluez\nStatus: install ok installed\nVersion: 5.82-1.1\n")
         try write("etc/bluetooth/main.conf", "[General]\n#Client = false\n[GATT]\n# Client = false\nCache = yes\n")

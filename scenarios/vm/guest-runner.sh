@@ -9,6 +9,8 @@
 #   # vm-air: PROFILE       the radio's timing: laptop, phone, old or off (default: $RELAY_VM_AIR,
 #                           else laptop; docs/test-bed.md)
 #   # vm-air-extra: SPEC    more btvirt --air settings (retransmissions, link loss, a seed)
+#   # vm-controller: TYPE   le (default: LE-only, legacy advertising) or dual (BR/EDR + LE 5.2:
+#                           Linux advertises extended)
 # Writes "PASS name seconds" / "FAIL name reason" lines to $RELAY_VM_OUT/results, and into each
 # scenario's folder `cpu` (the guest's CPU counters before Bluetooth came up and after it went
 # down: cpu_mark below) and `acct` (the process accounting records of that
@@ -70,7 +72,8 @@ run_scenario() { # file
   [[ $seconds =~ ^[0-9]+$ ]] || seconds=300
   local bluetooth=(--controllers "$controllers" --logs "$dir"
     --air "${settings[air]:-${RELAY_VM_AIR:-laptop}}"
-    --air-extra "${settings[air-extra]:-${RELAY_VM_AIR_EXTRA:-}}")
+    --air-extra "${settings[air-extra]:-${RELAY_VM_AIR_EXTRA:-}}"
+    --controller "${settings[controller]:-le}")
   [ "${RELAY_VM_BTMON:-0}" = 1 ] && bluetooth+=(--btmon)
   if ! "$repo/scripts/vm/guest-bluetooth" up "${bluetooth[@]}" 2> "$dir/bluetooth-up.err"; then
     reason="Bluetooth did not come up ($(tail -n 1 "$dir/bluetooth-up.err"))"

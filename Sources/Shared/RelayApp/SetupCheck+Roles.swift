@@ -67,7 +67,9 @@ extension SetupCheck {
                 "; with many centrals on this laptop, Client = false under [GATT] in /etc/bluetooth/main.conf "
                 + "keeps bluetoothd from reading each central's services as it connects"
         }
-        let slots = "\(manager.supportedInstances) more advertisements possible on \(adapter.name)"
+        let slots =
+            "\(manager.supportedInstances) more advertisements possible on \(adapter.name); "
+            + Self.advertisingKind(extended: !manager.supportedSecondaryChannels.isEmpty)
         if manager.readsIntervals {
             note(.ok(.room, "bluetoothd advertises every \(interval) as asked; \(slots)" + advice))
         } else {
@@ -81,6 +83,18 @@ extension SetupCheck {
                         + "in /etc/bluetooth/main.conf, then sudo systemctl restart bluetooth"))
         }
         finish(true)
+    }
+
+    /// What a presenter learns from the kind of advertising: a connection ends it either way;
+    /// Linux starts legacy advertising again itself (and says nothing when the controller cannot
+    /// advertise while connected), extended advertising only when relay-peripheral registers
+    /// it again, which the adapter refuses, and relay-peripheral says, when it cannot.
+    static func advertisingKind(extended: Bool) -> String {
+        extended
+            ? "it advertises extended: if its controller cannot advertise while a central is connected, "
+                + "relay-peripheral says so (stopped, reason connected)"
+            : "it advertises legacy: if its controller cannot advertise while a central is connected, "
+                + "nothing says so (Linux gives up silently): try two centrals before the class"
     }
 
     /// Registers a test GATT application (one service of its own) and removes it.
