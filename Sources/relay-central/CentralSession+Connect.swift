@@ -15,17 +15,20 @@ extension CentralSession {
             return [.finish(token, .alreadyConnected(peer))]
         }
         let device: DeviceInfo?
+        let sought: BluetoothAddress
         switch target {
         case .index(let index):
             guard scanning.candidates.indices.contains(index) else {
                 return [.finish(token, .noCandidate(index: index, count: scanning.candidates.count))]
             }
+            // bluetoothd forgets a device some time after a scan (or when an attempt to
+            // connect ended unanswered): then it is sought again by its address.
             let candidate = scanning.candidates[index]
-            device =
-                devices[candidate.id]
-                ?? DeviceInfo(id: candidate.id, address: candidate.address, name: candidate.name)
+            device = devices[candidate.id]
+            sought = candidate.address
         case .address(let address):
             device = devices.values.first { $0.address == address }
+            sought = address
         }
         connectToken = token
         connectUntil = now + settings.connectTimeout
@@ -34,8 +37,7 @@ extension CentralSession {
         var actions: [CentralAction] = [.cancelReconnectTimer]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
-            guard case .address(let address) = target else { return actions }
-            return actions + seek(address)
+            return actions + seek(sought)
         }
         if scanning.state != .idle {
             scanning.state = .idle
@@ -51,8 +53,8 @@ extension CentralSession {
         return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
     }
 
-    /// Scans for `address` and connects to it when it shows up (`connect ADDRESS` of a device
-    /// bluetoothd does not know, or one it forgot while we dialled it).
+    /// Scans for `address` and connects to it when it shows up (`connect` of a device bluetoothd
+    /// does not know, or no longer: it forgets one after a scan or an unanswered attempt).
     mutating func seek(_ address: BluetoothAddress) -> [CentralAction] {
         automatic.target = .address(address)
         automatic.persistent = false

@@ -89,3 +89,22 @@ final class RedialTests: XCTestCase {
         XCTAssertTrue(event.humanDescription.contains("busy taking other centrals"), event.humanDescription)
     }
 }
+
+/// `connect N` of a candidate bluetoothd has forgotten since the scan seeks it by its address
+/// (it used to call `Connect` on the object that was gone).
+final class ConnectForgottenCandidateTests: XCTestCase {
+    func testConnectToAForgottenCandidateSeeksItsAddress() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        harness.command(.scanStop)
+        harness.feed(.deviceRemoved(SessionHarness.peerID), at: 40)
+        let (token, actions) = harness.command(.connect(.index(0)))
+        XCTAssertTrue(actions.contains(.startRelayDiscovery), "\(actions)")
+        XCTAssertFalse(actions.contains { if case .connect = $0 { return true } else { return false } })
+        harness.feed(.discoveryStarted)
+        let found = harness.feed(.deviceUpdated(SessionHarness.device()))
+        XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))
+        harness.establish()
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+    }
+}

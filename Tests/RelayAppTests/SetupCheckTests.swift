@@ -116,6 +116,7 @@ final class SetupCheckTests: XCTestCase {
         let extended = !(try XCTUnwrap(try adapter("hci0", on: bus).advertising?.supportedSecondaryChannels).isEmpty)
         XCTAssertTrue(
             room.detail.contains(extended ? "it advertises extended: " : "it advertises legacy: "), room.detail)
+        XCTAssertTrue(room.detail.contains("how many centrals it holds at once"), room.detail)
         XCTAssertTrue(SetupCheck.advertisingKind(extended: true).contains("relay-peripheral says so"))
         XCTAssertTrue(SetupCheck.advertisingKind(extended: false).contains("try two centrals before the class"))
 

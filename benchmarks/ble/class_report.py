@@ -40,11 +40,13 @@ def render(results):
     row("all in after `start` (100 ms advertising, s)", [f"{s['join_seconds']:.1f}" for s in sessions])
     row("per central (s)", [f"{s['join_seconds'] / s['centrals']:.2f}" for s in sessions])
     row("`connect` attempts dialled again (`redial`)", [str(s.get("redials", "")) for s in sessions])
+    row("`connect` typed again (20 s of dialling over)", [str(s.get("retyped", "")) for s in sessions])
     if slow:
         last = sessions[-1]
         ratio = slow[0]["join_seconds"] / last["join_seconds"]
         row(f"all {slow[0]['centrals']} in at 1.28 s advertising (s)", [""] * (len(sessions) - 1) +
-            [f"{slow[0]['join_seconds']:.1f} ({ratio:.2f}x relay's; {slow[0].get('redials', '?')} redials)"])
+            [f"{slow[0]['join_seconds']:.1f} ({ratio:.2f}x relay's; {slow[0].get('redials', '?')} redials, "
+             f"{slow[0].get('retyped', '?')} typed again)"])
     trips = [statistics.median(s["round_trips"]) * 1000 for s in sessions]
     row("counter round trip, median (ms)", [f"{t:.0f}" for t in trips])
     row("round trip against 1 central", [f"{t / trips[0]:.2f}x" for t in trips])

@@ -70,6 +70,7 @@ extension SetupCheck {
         let slots =
             "\(manager.supportedInstances) more advertisements possible on \(adapter.name); "
             + Self.advertisingKind(extended: !manager.supportedSecondaryChannels.isEmpty)
+            + "; how many centrals it holds at once is its controller's, which bluetoothd does not say"
         if manager.readsIntervals {
             note(.ok(.room, "bluetoothd advertises every \(interval) as asked; \(slots)" + advice))
         } else {
