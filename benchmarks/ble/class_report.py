@@ -74,7 +74,7 @@ def render(results):
 def intro(results, raw):
     return ("The whole class (benchmarks/ble/class_bench.py, one boot, started "
             f"{results.get('started', '?')}, {results.get('build', 'release')} build; laptop radio, one btvirt "
-            "whose controllers each have one radio for all their links; centrals dialling in turns"
+            "whose controllers each have one radio for all their links; centrals all dialling at once"
             + (f"; raw figures in `{raw}`" if raw else "") + "):")
 
 
