@@ -179,7 +179,7 @@ extension CentralEvent: ReportableEvent {
         case .reconnecting(let address): return "reconnecting to \(address)…"
         case .redial(let peer, let reason, let remaining):
             return "\(peer) did not take the connection (\(reason)): dialling again, "
-                + "for up to \(Self.seconds(remaining)) s more…"
+                + "for up to \(Int(remaining.rounded())) s more…"
         case .written(let counter): return "wrote counter \(counter)"
         case .transfer(let event): return event.humanDescription
         case .trace(let trace): return trace.humanDescription

@@ -33,6 +33,7 @@ extension CentralSession {
         connectToken = token
         connectUntil = now + settings.connectTimeout
         automatic.target = nil
+        automatic.persistent = false
         linkService = service
         var actions: [CentralAction] = [.cancelReconnectTimer]
         guard let device else {
@@ -123,7 +124,7 @@ extension CentralSession {
                 return cancelConnect(
                     peer, seen: seen, CentralProblem.connectReason(error, timeout: settings.connectTimeout))
             }
-            if Self.isUnanswered(error), let again = dialAgain(peer, reason: .unanswered(error.description)) {
+            if !seen, Self.isUnanswered(error), let again = dialAgain(peer, reason: .unanswered(error.description)) {
                 return again
             }
             return connectFailed(CentralProblem.connectReason(error, timeout: settings.connectTimeout))
@@ -150,21 +151,20 @@ extension CentralSession {
         }
     }
 
-    /// The attempt of a `connect` command ended unanswered: Linux 6.1 gives an LE connection
-    /// attempt 4 s (`HCI_LE_AUTOCONN_TIMEOUT`), and a peripheral taking a class dialling at once
-    /// takes one central each time it advertises again (a second or two apart on a legacy
-    /// adapter), so the others' attempts end before their turn; bluetoothd then forgets the
-    /// device. While the command's time lasts (`settings.connectTimeout` from the command), say
-    /// so and dial again, seeking the address when bluetoothd forgot it; nil when that time is
-    /// up or no command waits (automatic connections have their own back-off).
+    /// The attempt of a `connect` command ended unanswered (before any `connected`): Linux 6.1
+    /// gives an LE connection attempt 4 s (`HCI_LE_AUTOCONN_TIMEOUT`), and a peripheral taking
+    /// a class dialling at once takes one central each time it advertises again (a second or
+    /// two apart on a legacy adapter), so the others' attempts end before their turn; bluetoothd
+    /// then forgets the device, before or after it answers `Connect`. While the command's time
+    /// lasts (`settings.connectTimeout` from the command: a new attempt starts only within it),
+    /// say so once and seek the address again: the device is dialled when a scan hears it, so
+    /// one ended attempt is one `redial` whichever comes first, the answer or the removal. nil
+    /// when that time is up or no command waits (`--connect` at start-up fails as before;
+    /// `--reconnect` and resumes have their own back-off).
     mutating func dialAgain(_ peer: Peer, reason: RedialReason) -> [CentralAction]? {
-        guard connectToken != nil, !automatic.persistent, let until = connectUntil, now + 1 < until else {
-            return nil
-        }
+        guard connectToken != nil, let until = connectUntil, now + 1 < until else { return nil }
         link = .idle
-        let actions: [CentralAction] = [.report(.redial(peer, reason: reason, remaining: until - now))]
-        guard devices[peer.id] != nil else { return actions + seek(peer.address) }
-        return actions + beginConnect(peer)
+        return [.report(.redial(peer, reason: reason, remaining: until - now))] + seek(peer.address)
     }
 
     /// A `Connect` failed: report it, fail `connect`, and retry after a back-off when the

@@ -224,8 +224,8 @@ extension CentralSession {
         switch link {
         case .idle: return []
         case .disconnecting: return finishDisconnect()
-        case .connecting:
-            return dialAgain(peer, reason: .forgotten)
+        case .connecting(_, let seen):
+            return (seen ? nil : dialAgain(peer, reason: .forgotten))
                 ?? connectFailed("the device went away (bluetoothd removed it)")
         case .resolving, .subscribing, .ready: return linkLost(reason: "the device went away (bluetoothd removed it)")
         }

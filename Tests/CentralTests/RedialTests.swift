@@ -31,17 +31,30 @@ final class RedialTests: XCTestCase {
         XCTAssertFalse(SessionHarness.eventNames(harness.log).contains("error"))
     }
 
-    func testAnAttemptEndedByLinuxIsDialledAgainAtOnceWhileBluetoothdKnowsTheDevice() {
-        var harness = SessionHarness()
-        harness.scanAndFind()
-        let (token, _) = harness.command(.connect(.index(0)))
-        let again = harness.feed(.connectFinished(SessionHarness.peerID, Self.abort), at: 4)
-        XCTAssertEqual(
-            SessionHarness.eventNames(again), ["redial", "connecting"], "said once, then the same device dialled")
-        XCTAssertTrue(again.contains(.connect(SessionHarness.peerID, timeout: 20)))
-        XCTAssertFalse(again.contains(.startRelayDiscovery))
-        harness.establish()
-        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+    /// bluetoothd answers `Connect` and forgets the device, in either order: one `redial`, the
+    /// address sought, the device dialled when the scan hears it.
+    func testAnAttemptEndedByLinuxIsOneRedialWhicheverComesFirst() {
+        for answerFirst in [true, false] {
+            var harness = SessionHarness()
+            harness.scanAndFind()
+            let (token, _) = harness.command(.connect(.index(0)))
+            let first =
+                answerFirst
+                ? harness.feed(.connectFinished(SessionHarness.peerID, Self.abort), at: 4)
+                : harness.feed(.deviceRemoved(SessionHarness.peerID), at: 4)
+            let second =
+                answerFirst
+                ? harness.feed(.deviceRemoved(SessionHarness.peerID))
+                : harness.feed(.connectFinished(SessionHarness.peerID, Self.abort))
+            XCTAssertEqual(SessionHarness.eventNames(first + second), ["redial"], "answer first: \(answerFirst)")
+            XCTAssertTrue(first.contains(.startRelayDiscovery), "answer first: \(answerFirst)")
+            XCTAssertFalse((first + second).contains { if case .connect = $0 { true } else { false } })
+            harness.feed(.discoveryStarted)
+            let found = harness.feed(.deviceUpdated(SessionHarness.device()))
+            XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)), "answer first: \(answerFirst)")
+            harness.establish()
+            XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success)
+        }
     }
 
     func testTheCommandFailsOnceItsTimeIsUp() {
@@ -53,13 +66,48 @@ final class RedialTests: XCTestCase {
         for _ in 0..<4 {
             at += 4
             let again = harness.feed(.connectFinished(SessionHarness.peerID, Self.abort), at: at)
-            XCTAssertEqual(SessionHarness.eventNames(again).first, "redial", "at \(at) s")
+            XCTAssertEqual(SessionHarness.eventNames(again), ["redial"], "at \(at) s")
+            harness.feed(.discoveryStarted)
+            harness.feed(.deviceUpdated(SessionHarness.device()))
+            harness.command(.scanStop)
         }
         let last = harness.feed(.deviceRemoved(SessionHarness.peerID), at: 19.5)
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: last) else { return XCTFail() }
         XCTAssertTrue(message.contains("went away"), message)
         XCTAssertEqual(harness.session.link, .idle)
         XCTAssertNil(harness.session.connectUntil)
+    }
+
+    /// Once `connected` was said, a link that ends is a lost connection, not an unanswered attempt.
+    func testAnAttemptThatConnectedIsNotDialledAgain() {
+        var harness = SessionHarness()
+        harness.scanAndFind()
+        let (token, _) = harness.command(.connect(.index(0)))
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: true)), at: 1)
+        let failed = harness.feed(
+            .connectFinished(
+                SessionHarness.peerID,
+                BlueZError(name: "org.bluez.Error.Failed", message: "Software caused connection abort")),
+            at: 2)
+        XCTAssertFalse(SessionHarness.eventNames(failed).contains("redial"))
+        XCTAssertNotNil(SessionHarness.outcome(of: token, in: failed))
+    }
+
+    /// A `connect` typed while `--reconnect` was seeking is a command like any other: it dials again.
+    func testAConnectTypedWhileReconnectingDialsAgain() {
+        var settings = CentralSettings()
+        settings.reconnect = true
+        var harness = SessionHarness(settings: settings)
+        harness.connectReady()
+        harness.feed(.deviceUpdated(SessionHarness.device(connected: false)), at: 1)
+        XCTAssertTrue(harness.session.automatic.persistent, "seeking the peripheral again")
+        let (token, _) = harness.command(.connect(.address(SessionHarness.peerAddress)))
+        XCTAssertFalse(harness.session.automatic.persistent)
+        harness.feed(.discoveryStarted)
+        harness.feed(.deviceUpdated(SessionHarness.device()))
+        let again = harness.feed(.deviceRemoved(SessionHarness.peerID), at: 5)
+        XCTAssertEqual(SessionHarness.eventNames(again).first, "redial")
+        XCTAssertNil(SessionHarness.outcome(of: token, in: harness.log))
     }
 
     func testARefusalOrALocalProblemIsNotDialledAgain() {
@@ -85,7 +133,7 @@ final class RedialTests: XCTestCase {
         let fields = Dictionary(uniqueKeysWithValues: event.fields)
         XCTAssertEqual(fields["address"], .string("00:AA:01:00:00:00"))
         XCTAssertEqual(fields["remaining"], .number(15.9))
-        XCTAssertTrue(event.humanDescription.contains("dialling again"), event.humanDescription)
+        XCTAssertTrue(event.humanDescription.contains("dialling again, for up to 16 s more"), event.humanDescription)
         XCTAssertTrue(event.humanDescription.contains("busy taking other centrals"), event.humanDescription)
     }
 }

@@ -7,7 +7,7 @@
 # each central's kernel gives its attempt 4 s, then bluetoothd forgets the device and
 # relay-central's `connect` dials again (`redial`), so in the test bed (btvirt connecting at the
 # peripheral's next advertising event, scripts/vm/btvirt-pending-connect.patch) about half of
-# the class dials twice or more. Then:
+# the class dials again. Then:
 #   1. everyone is in: fifteen `ready` with protocol 2, each on its L2CAP lane, fifteen
 #      `connected` at the peripheral, no `connect` failed; how many dialled again and the time
 #      from `start` until the last is ready are printed
