@@ -33,10 +33,17 @@ public enum SessionFrame: Sendable, Hashable {
     case abort(Abort)
 
     /// This frame cut to a value of at most `length` bytes where it can be: an acknowledgement
-    /// keeps the ranges that fit; every other control frame fits any MTU (at most 20 bytes).
+    /// keeps the ranges that fit, a welcome drops its optional MTU when that does not fit; every
+    /// other control frame fits any MTU (at most 20 bytes written, 18 notified).
     public func fitting(_ length: Int) -> SessionFrame {
-        guard case .acknowledgement(let ack) = self else { return self }
-        return .acknowledgement(ack.fitting(length))
+        switch self {
+        case .acknowledgement(let ack): return .acknowledgement(ack.fitting(length))
+        case .welcome(var welcome) where welcome.encodedLength > length:
+            // Without its optional MTU (18 bytes fit every link): that central then writes 20-byte values.
+            welcome.mtu = nil
+            return .welcome(welcome)
+        default: return self
+        }
     }
 
     /// Byte 0 of every session frame: the relay marker `0xB` and version 2.
@@ -208,11 +215,16 @@ public struct Hello: Sendable, Hashable {
 /// 8-11  the peripheral's token, UInt32 LE (not 0)
 /// 12-15 receive window of the peripheral, UInt32 LE
 /// 16-17 the transfer id of the next message the peripheral sends this central, UInt16 LE
+/// 18-19 optional: the ATT MTU of this central's link as the peripheral's bluetoothd gives it,
+///       UInt16 LE (absent when unknown; a central that cannot read its MTU, a browser, sizes
+///       its writes by it)
 /// ```
-/// 18 bytes. Later versions may append fields; they are ignored.
+/// 18 bytes, or 20 with the MTU. Later versions may append fields; they are ignored.
 public struct Welcome: Sendable, Hashable {
-    /// Bytes of a welcome.
+    /// Bytes of a welcome without the MTU.
     public static let length = 18
+    /// Bytes of a welcome with the MTU.
+    public static let lengthWithMTU = 20
 
     public var version: UInt8
     public var session: SessionNumber
@@ -220,10 +232,12 @@ public struct Welcome: Sendable, Hashable {
     public var peripheral: SessionToken
     public var window: UInt32
     public var next: TransferID
+    /// The ATT MTU of the central's link as the peripheral sees it, when it knows it (bytes 18-19).
+    public var mtu: MTU?
 
     public init(
         version: UInt8 = SessionFrame.version, session: SessionNumber, central: SessionToken,
-        peripheral: SessionToken, window: UInt32, next: TransferID
+        peripheral: SessionToken, window: UInt32, next: TransferID, mtu: MTU? = nil
     ) {
         self.version = version
         self.session = session
@@ -231,9 +245,10 @@ public struct Welcome: Sendable, Hashable {
         self.peripheral = peripheral
         self.window = window
         self.next = next
+        self.mtu = mtu
     }
 
-    public var encodedLength: Int { Self.length }
+    public var encodedLength: Int { mtu == nil ? Self.length : Self.lengthWithMTU }
 
     public func encode(into bytes: inout [UInt8]) {
         SessionFrame.appendHeader(.welcome, to: &bytes)
@@ -243,6 +258,7 @@ public struct Welcome: Sendable, Hashable {
         appendLittleEndian(peripheral.value, to: &bytes)
         appendLittleEndian(window, to: &bytes)
         appendLittleEndian(next.value, to: &bytes)
+        if let mtu { appendLittleEndian(UInt16(mtu.value), to: &bytes) }
     }
 
     public init(parsing bytes: some Collection<UInt8>) throws(SessionFrameError) {
@@ -265,6 +281,8 @@ public struct Welcome: Sendable, Hashable {
         self.peripheral = peripheral
         window = reader.uint32()
         next = TransferID(reader.uint16())
+        // An MTU outside 23...517 is no MTU: taken as unknown, as an 18-byte welcome's.
+        mtu = reader.remaining >= 2 ? MTU(Int(reader.uint16())) : nil
     }
 }
 

@@ -78,6 +78,7 @@ public enum ValueMeaning {
             return
                 "welcome v\(welcome.version) session \(welcome.session.value) central \(hex32(welcome.central.value))"
                 + " peripheral \(hex32(welcome.peripheral.value)) window \(welcome.window) next \(welcome.next.value)"
+                + (welcome.mtu.map { " mtu \($0.value)" } ?? "")
         case .data(let data):
             var line = "data session \(data.session.value) transfer \(data.transfer.value) offset \(data.offset)"
             line += ", \(data.bytes.count) stream bytes"

@@ -187,7 +187,8 @@ extension PeripheralSession {
             .welcome(
                 Welcome(
                     version: version, session: number, central: hello.token, peripheral: delivery.settings.token,
-                    window: UInt32(delivery.settings.window), next: delivery.outgoing.sender.nextTransfer(for: number)))
+                    window: UInt32(delivery.settings.window), next: delivery.outgoing.sender.nextTransfer(for: number),
+                    mtu: centrals[address]?.mtu))
         )
         return actions + startSending()
     }

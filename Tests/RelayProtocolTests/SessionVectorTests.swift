@@ -9,6 +9,7 @@ final class SessionVectorTests: XCTestCase {
             Set(vectors.map(\.name)),
             [
                 "v2-hello", "v2-hello-later-version", "v2-hello-version-1", "v2-welcome", "v3-hello", "v3-welcome",
+                "v3-welcome-mtu",
                 "v2-data-short-text",
                 "v2-data-binary-1000-mtu247", "v2-ack-gap",
                 "v2-ack-delivered", "v2-abort",
@@ -77,6 +78,30 @@ final class SessionVectorTests: XCTestCase {
                     central: try token(welcome, "central"), peripheral: try token(welcome, "peripheral"),
                     window: UInt32(try XCTUnwrap(welcome.integer("window"))),
                     next: TransferID(UInt16(try XCTUnwrap(welcome.integer("next")))))), welcome)
+    }
+
+    /// A welcome may carry the central's link MTU (bytes 18-19); one that would not fit a
+    /// notification goes without it, and an MTU outside 23...517 reads as none.
+    func testWelcomeWithTheLinkMTU() throws {
+        let vectors = try vectors()
+        let vector = try XCTUnwrap(vectors["v3-welcome-mtu"])
+        let welcome = Welcome(
+            version: 3, session: try session(vector), central: try token(vector, "central"),
+            peripheral: try token(vector, "peripheral"), window: UInt32(try XCTUnwrap(vector.integer("window"))),
+            next: TransferID(UInt16(try XCTUnwrap(vector.integer("next")))),
+            mtu: MTU(try XCTUnwrap(vector.integer("mtu"))))
+        try roundTrip(.welcome(welcome), vector)
+        // 18 notified bytes at MTU 23: the MTU is left out, the rest is the 18-byte welcome.
+        let plain = try XCTUnwrap(vectors["v3-welcome"]?.hexFields["value"])
+        XCTAssertEqual(SessionFrame.welcome(welcome).fitting(18).encoded, plain)
+        XCTAssertEqual(SessionFrame.welcome(welcome).fitting(20).encoded, vector.hexFields["value"])
+        // A relay of an earlier release reads the first 18 bytes: the same welcome without MTU.
+        var unknown = try XCTUnwrap(vector.hexFields["value"])
+        unknown[18] = 0
+        unknown[19] = 0
+        var expected = welcome
+        expected.mtu = nil
+        XCTAssertEqual(try SessionFrame(parsing: unknown), .welcome(expected))
     }
 
     /// A hello below version 2 is refused as a frame that cannot be parsed (no welcome); a later central is
