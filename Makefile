@@ -33,6 +33,15 @@ build: deps
 unit-test: deps
 	RELAY_REQUIRE_BLUEZOO=1 $(SWIFT) test
 
+# The browser page's JavaScript (web/): its protocol code against docs/protocol.md's golden vectors
+# and its central session frame by frame, with Debian's Node.js; every script of the page parses.
+.PHONY: web-test
+web-test:
+	scripts/install-deps.sh browser
+	for f in web/*.js; do node --check "$$f" || exit 1; done
+	node web/test/protocol-test.js
+	node web/test/session-test.js
+
 # The delivery simulation of the unit tests at full size (10 000 messages each way), in a release
 # build: the debug build took six minutes for it.
 simulation: deps

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The package as a user gets it (issue 17), on the host, after scripts/package:
 #   - the .deb's Depends come from dpkg-shlibdeps and name no Swift library; it holds both
-#     programs, their man pages and bash completions, and /usr/share/doc/relay; lintian: no error;
+#     programs, their man pages and bash completions, /usr/share/doc/relay and the browser page
+#     (/usr/share/relay/web); lintian: no error;
 #   - extracted with dpkg -x, the programs link no Swift library and run with an empty
 #     environment: --version names the package version, the wire protocols and HEAD's commit;
 #     without a system bus each says what is missing in one line;
@@ -30,7 +31,8 @@ for file in /usr/bin/relay-peripheral /usr/bin/relay-central /usr/share/man/man1
   /usr/share/man/man1/relay-central.1.gz /usr/share/bash-completion/completions/relay-peripheral \
   /usr/share/bash-completion/completions/relay-central /usr/share/doc/relay/copyright \
   /usr/share/doc/relay/changelog.gz /usr/share/doc/relay/README.md /usr/share/doc/relay/protocol.md.gz \
-  /usr/share/doc/relay/workshop.md.gz; do
+  /usr/share/doc/relay/workshop.md.gz /usr/share/relay/web/relay.html /usr/share/relay/web/relay-protocol.js \
+  /usr/share/relay/web/relay-session.js /usr/share/relay/web/relay-page.js /usr/share/relay/web/relay.css; do
   grep -qx "$file" "$work/deb.files" || fail "$file is not in the package"
 done
 lintian "$deb" > "$work/lintian.txt" 2>&1 || true

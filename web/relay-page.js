@@ -1,0 +1,399 @@
+// The page's driver: Web Bluetooth in, the session (relay-session.js) decides, the page shows. It
+// performs what the session asks (one GATT operation at a time, as Web Bluetooth needs) and feeds it
+// what happened with the time. `window.relayPage` is the same surface for people and for the test
+// bed's DevTools driver (scenarios/vm/scenario-browser.py).
+(function () {
+  "use strict";
+  const P = window.RelayProtocol;
+  const S = window.RelaySession;
+  const $ = (id) => document.getElementById(id);
+  const now = () => performance.now() / 1000;
+  const TICK_MS = 25;
+  const RECONNECT_MS = 2000;
+  // A connection attempt that has not completed in this time is given up and tried again. Seen in
+  // the test bed with Chromium 156: when the link drops while a write is in flight, that write's
+  // promise never settles and no later connect() reaches bluetoothd; the page then says so.
+  const CONNECT_MS = 15000;
+
+  function within(ms, promise, why) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(why);
+        error.name = "NetworkError";
+        reject(error);
+      }, ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  const page = {
+    state: "idle", // idle, choosing, connecting, ready, away, closed
+    protocol: null,
+    mtu: null,
+    counterIn: null,
+    counterOut: 0,
+    received: [], // {kind, name, text|null, size, sha: null, confirmed}
+    sent: {}, // id -> {state, done, total}
+    errors: [],
+    trace: [],
+    log: [],
+    times: [], // when each log line was said (s, the page's clock)
+  };
+  window.relayPage = page;
+
+  let device = null;
+  let chars = {};
+  let session = null;
+  let writing = false;
+  let nextID = 1;
+  let wanted = false; // the user wants the link (reconnect when it drops)
+
+  function say(text) {
+    $("status").textContent = text;
+    page.log.push(text);
+    page.times.push(Math.round(now() * 1000) / 1000);
+  }
+
+  // ---- What this browser can do ----
+
+  function unsupported() {
+    if (!window.isSecureContext) {
+      return "This page needs a secure context: open it from a file, from https://, or from http://localhost (a page over plain http from another address has no Bluetooth).";
+    }
+    if (!navigator.bluetooth) {
+      return "This browser has no Web Bluetooth. Use Chrome or Edge on Android, Windows, macOS or ChromeOS; on Linux start Chromium with --enable-features=WebBluetooth. Firefox, Safari and every browser on iOS have none.";
+    }
+    return null;
+  }
+
+  // ---- Connecting ----
+
+  async function connect() {
+    wanted = true;
+    page.state = "choosing";
+    say("Choose the relay-peripheral (its name is usually sample)...");
+    try {
+      device = await navigator.bluetooth.requestDevice({ filters: [{ services: [P.UUID.service] }] });
+    } catch (e) {
+      page.state = "idle";
+      wanted = false;
+      say(e.name === "NotFoundError" ? "No device chosen." : `Could not choose a device: ${e.message}`);
+      return;
+    }
+    device.addEventListener("gattserverdisconnected", linkLost);
+    $("device").textContent = device.name || device.id;
+    session = new S.CentralSession({});
+    await link();
+  }
+
+  async function link() {
+    page.state = "connecting";
+    say(`Connecting to ${device.name || "the device"}...`);
+    try {
+      const server = await within(CONNECT_MS, device.gatt.connect(), "the device did not answer the connection");
+      const service = await server.getPrimaryService(P.UUID.service);
+      chars = {};
+      chars.write = await service.getCharacteristic(P.UUID.write);
+      chars.notify = await service.getCharacteristic(P.UUID.notify);
+      chars.session = await optional(service, P.UUID.session);
+      const pairing = await optional(service, P.UUID.pairing);
+      if (pairing) {
+        try {
+          await pairing.readValue();
+        } catch (e) {
+          throw new Error(`this relay-peripheral runs with --secure and the link is not paired: pair the device in the system's Bluetooth settings (or accept the pairing request), then connect again (${e.message})`);
+        }
+      }
+      const listen = chars.session || chars.notify;
+      listen.addEventListener("characteristicvaluechanged", (event) => {
+        const bytes = new Uint8Array(event.target.value.buffer.slice(0));
+        const on = event.target === chars.session ? "session" : "notify";
+        traced("in", on, bytes);
+        session.received(on, bytes, now());
+        handleEvents();
+      });
+      await listen.startNotifications();
+      session.linkUp(!!chars.session, now());
+      page.state = "linked";
+      say(`Connected to ${device.name || "the device"}; saying hello...`);
+      enable(true);
+    } catch (e) {
+      const lines = {
+        NotFoundError: "This device is not a relay-peripheral (it has no relay service, or not all of it).",
+        NetworkError: "The device did not answer (out of range, or it stopped).",
+        SecurityError: "The browser refused the relay service.",
+      };
+      page.errors.push(e.message);
+      say(lines[e.name] ? `${lines[e.name]} (${e.message})` : `Could not connect: ${e.message}`);
+      if (e.name === "NotFoundError" || /--secure/.test(e.message)) {
+        wanted = false;
+        page.state = "idle";
+        if (device.gatt.connected) device.gatt.disconnect();
+        return;
+      }
+      page.state = "away";
+      if (device.gatt.connected) device.gatt.disconnect();
+      setTimeout(() => wanted && device && !device.gatt.connected && link(), RECONNECT_MS);
+    }
+  }
+
+  async function optional(service, uuid) {
+    try {
+      return await service.getCharacteristic(uuid);
+    } catch (e) {
+      return null;
+    }
+  }
+
+  function linkLost() {
+    if (session) session.linkDown(now());
+    writing = false;
+    enable(false);
+    if (!wanted) {
+      page.state = "closed";
+      say("Disconnected.");
+      return;
+    }
+    page.state = "away";
+    say("The link dropped; connecting again (messages under way resume)...");
+    setTimeout(() => wanted && device && !device.gatt.connected && link(), RECONNECT_MS);
+  }
+
+  function disconnect() {
+    wanted = false;
+    if (device && device.gatt.connected) device.gatt.disconnect();
+  }
+
+  function enable(on) {
+    for (const id of ["disconnect", "counter-send", "message-text", "message-send", "file-input"]) $(id).disabled = !on;
+  }
+
+  // ---- Writing: one value at a time ----
+
+  async function pump() {
+    if (writing || !session || !device || !device.gatt.connected) return;
+    writing = true;
+    try {
+      for (let v = session.nextValue(now()); v; v = session.nextValue(now())) {
+        const characteristic = chars[v.characteristic];
+        traced("out", v.characteristic, v.bytes);
+        await characteristic.writeValueWithoutResponse(v.bytes);
+        handleEvents();
+      }
+    } catch (e) {
+      page.errors.push(e.message);
+      if (device.gatt.connected) say(`A write failed: ${e.message}`);
+    } finally {
+      writing = false;
+    }
+  }
+
+  setInterval(() => {
+    if (!session) return;
+    session.tick(now());
+    handleEvents();
+    pump();
+  }, TICK_MS);
+
+  // ---- What the session says ----
+
+  function handleEvents() {
+    for (const e of session.takeEvents()) {
+      switch (e.type) {
+        case "ready":
+          page.state = "ready";
+          page.protocol = e.protocol;
+          page.mtu = e.mtu;
+          $("protocol").textContent = e.protocol === 2 ? "2 (delivery confirmed)" : "1 (messages unconfirmed)";
+          $("mtu").textContent = `${P.sendLength(e.mtu, "write")} bytes` + (e.mtu ? ` (link MTU ${e.mtu})` : " (MTU not known: 20)");
+          say(`Ready: protocol ${e.protocol}.`);
+          break;
+        case "counter":
+          page.counterIn = e.value;
+          $("counter-in").textContent = String(e.value);
+          break;
+        case "message":
+          received(e);
+          break;
+        case "incoming":
+          break;
+        case "progress":
+          if (e.direction === "out" && page.sent[e.id]) {
+            page.sent[e.id].done = e.done;
+            showSent(e.id);
+          }
+          break;
+        case "delivered":
+        case "unconfirmed":
+          if (page.sent[e.id]) {
+            page.sent[e.id].state = e.type;
+            page.sent[e.id].done = page.sent[e.id].total;
+            showSent(e.id);
+          }
+          break;
+        case "failed":
+          if (page.sent[e.id]) {
+            page.sent[e.id].state = "failed";
+            page.sent[e.id].why = e.why;
+            showSent(e.id);
+          }
+          say(`A message failed: ${e.why}.`);
+          break;
+        case "resumed":
+          say("Back: resuming.");
+          break;
+        case "resumed-at":
+          if (page.sent[e.id]) page.sent[e.id].resumedAt = e.offset;
+          break;
+        case "error":
+          page.errors.push(e.text);
+          say(`The peripheral sent something that is not relay's: ${e.text}`);
+          break;
+        case "refused":
+          page.errors.push(`refused transfer ${e.transfer}: ${e.status}`);
+          say(`A message from the peripheral was refused: ${e.status}.`);
+          break;
+        case "dropped":
+          say(`A message from the peripheral was dropped: ${e.why}.`);
+          break;
+      }
+    }
+  }
+
+  // ---- Messages shown ----
+
+  function sendMessage(kind, bytes, name, label) {
+    const id = nextID++;
+    page.sent[id] = { state: "sending", done: 0, total: bytes.length, name, label };
+    const item = document.createElement("li");
+    item.id = `sent-${id}`;
+    $("messages").prepend(item);
+    showSent(id);
+    session.sendMessage({ id, kind, bytes, name });
+    pump();
+    return id;
+  }
+
+  function showSent(id) {
+    const m = page.sent[id];
+    const item = $(`sent-${id}`);
+    if (!item) return;
+    item.textContent = "";
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = "you: ";
+    const what = document.createElement("span");
+    what.textContent = m.label;
+    const state = document.createElement("span");
+    state.className = `state ${m.state}`;
+    const text = {
+      sending: `sending ${m.done} of ${m.total} bytes`,
+      delivered: "delivered",
+      unconfirmed: "sent (unconfirmed: protocol 1)",
+      failed: `failed: ${m.why}`,
+    };
+    state.textContent = text[m.state];
+    item.append(who, what, state);
+    if (m.state === "sending") {
+      const bar = document.createElement("progress");
+      bar.max = m.total || 1;
+      bar.value = m.done;
+      item.append(bar);
+    }
+  }
+
+  async function sha256(bytes) {
+    if (!crypto.subtle) return null;
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function received(e) {
+    const entry = {
+      kind: P.kindName(e.kind),
+      name: e.name,
+      size: e.bytes.length,
+      text: e.kind === P.KIND.text && !e.name ? new TextDecoder().decode(e.bytes) : null,
+      confirmed: e.confirmed,
+      sha: null,
+    };
+    page.received.push(entry);
+    sha256(e.bytes).then((sha) => (entry.sha = sha));
+    const item = document.createElement("li");
+    const who = document.createElement("span");
+    who.className = "who";
+    who.textContent = "peripheral: ";
+    item.append(who);
+    if (entry.text != null) {
+      item.append(document.createTextNode(entry.text));
+    } else {
+      // A name from the air is shown as text and offered as the download's name only after the
+      // browser's own sanitising (the download attribute); never put into the page as markup.
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([e.bytes]));
+      link.download = safeName(e.name) || "relay-message.bin";
+      link.textContent = `${link.download} (${e.bytes.length} bytes) - save`;
+      item.append(link);
+    }
+    $("messages").prepend(item);
+  }
+
+  function safeName(name) {
+    return (name || "").replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "").slice(0, 120);
+  }
+
+  // ---- Trace ----
+
+  function traced(direction, characteristic, bytes) {
+    const line = `${direction === "out" ? "->" : "<-"} ${characteristic} ${bytes.length} bytes: ${P.describe(bytes, characteristic === "session" ? "session" : "write")}`;
+    page.trace.push(line);
+    if (page.trace.length > 2000) page.trace.splice(0, 1000);
+    if (!$("trace-on").checked) return;
+    const item = document.createElement("li");
+    item.textContent = `${line}  [${P.hex(bytes.subarray(0, 32))}${bytes.length > 32 ? " ..." : ""}]`;
+    $("trace").append(item);
+    while ($("trace").children.length > 300) $("trace").firstElementChild.remove();
+  }
+
+  // ---- The controls ----
+
+  page.connect = connect;
+  page.disconnect = disconnect;
+  page.sendCounter = () => {
+    page.counterOut = (page.counterOut + 1) >>> 0;
+    $("counter-out").textContent = String((page.counterOut + 1) >>> 0);
+    session.sendCounter(page.counterOut);
+    pump();
+    return page.counterOut;
+  };
+  page.sendText = (text) => sendMessage(P.KIND.text, new TextEncoder().encode(text), "", text);
+  page.sendBytes = (name, bytes) => sendMessage(P.KIND.binary, bytes, name, `${name} (${bytes.length} bytes)`);
+
+  const problem = unsupported();
+  if (problem) {
+    $("unsupported").hidden = false;
+    $("unsupported").textContent = problem;
+    $("connect").disabled = true;
+    page.state = "unsupported";
+    say("Web Bluetooth is not available here.");
+  }
+  $("connect").addEventListener("click", connect);
+  $("disconnect").addEventListener("click", disconnect);
+  $("counter-send").addEventListener("click", page.sendCounter);
+  $("counter-out").textContent = "1";
+  $("message-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("message-text").value;
+    if (!text) return;
+    page.sendText(text);
+    $("message-text").value = "";
+  });
+  $("file-input").addEventListener("change", async () => {
+    const file = $("file-input").files[0];
+    if (!file) return;
+    page.sendBytes(file.name, new Uint8Array(await file.arrayBuffer()));
+    $("file-input").value = "";
+  });
+  $("trace-on").addEventListener("change", () => ($("trace").hidden = !$("trace-on").checked));
+})();
