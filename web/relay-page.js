@@ -46,13 +46,26 @@
   let chars = {};
   let session = null;
   let writing = false;
+  let retry = null; // a value whose write failed while the link stood: written first next time
+  let linking = false;
+  let reconnectTimer = null;
   let nextID = 1;
   let wanted = false; // the user wants the link (reconnect when it drops)
+
+  /** An error line kept for the test bed's driver (the last 200). */
+  function note(text) {
+    page.errors.push(text);
+    if (page.errors.length > 200) page.errors.splice(0, 100);
+  }
 
   function say(text) {
     $("status").textContent = text;
     page.log.push(text);
     page.times.push(Math.round(now() * 1000) / 1000);
+    if (page.log.length > 500) {
+      page.log.splice(0, 250);
+      page.times.splice(0, 250);
+    }
   }
 
   // ---- What this browser can do ----
@@ -70,50 +83,40 @@
   // ---- Connecting ----
 
   async function connect() {
-    wanted = true;
+    if (page.state === "choosing" || (device && wanted)) return; // one device at a time
     page.state = "choosing";
     say("Choose the relay-peripheral (its name is usually sample)...");
+    let chosen;
     try {
-      device = await navigator.bluetooth.requestDevice({ filters: [{ services: [P.UUID.service] }] });
+      chosen = await navigator.bluetooth.requestDevice({ filters: [{ services: [P.UUID.service] }] });
     } catch (e) {
       page.state = "idle";
-      wanted = false;
       say(e.name === "NotFoundError" ? "No device chosen." : `Could not choose a device: ${e.message}`);
       return;
     }
-    device.addEventListener("gattserverdisconnected", linkLost);
+    // The same device chosen again keeps its session (what is under way resumes); another starts one.
+    if (!session || !device || chosen.id !== device.id) session = new S.CentralSession({});
+    device = chosen;
+    device.addEventListener("gattserverdisconnected", linkLost); // the same function: added once
     $("device").textContent = device.name || device.id;
-    session = new S.CentralSession({});
+    wanted = true;
+    $("connect").disabled = true;
     await link();
   }
 
+  /** Connects again after RECONNECT_MS, once, unless a connection is under way or not wanted. */
+  function scheduleLink() {
+    clearTimeout(reconnectTimer);
+    reconnectTimer = setTimeout(() => wanted && device && !linking && !device.gatt.connected && link(), RECONNECT_MS);
+  }
+
   async function link() {
+    if (linking) return;
+    linking = true;
     page.state = "connecting";
     say(`Connecting to ${device.name || "the device"}...`);
     try {
-      const server = await within(CONNECT_MS, device.gatt.connect(), "the device did not answer the connection");
-      const service = await server.getPrimaryService(P.UUID.service);
-      chars = {};
-      chars.write = await service.getCharacteristic(P.UUID.write);
-      chars.notify = await service.getCharacteristic(P.UUID.notify);
-      chars.session = await optional(service, P.UUID.session);
-      const pairing = await optional(service, P.UUID.pairing);
-      if (pairing) {
-        try {
-          await pairing.readValue();
-        } catch (e) {
-          throw new Error(`this relay-peripheral runs with --secure and the link is not paired: pair the device in the system's Bluetooth settings (or accept the pairing request), then connect again (${e.message})`);
-        }
-      }
-      const listen = chars.session || chars.notify;
-      listen.addEventListener("characteristicvaluechanged", (event) => {
-        const bytes = new Uint8Array(event.target.value.buffer.slice(0));
-        const on = event.target === chars.session ? "session" : "notify";
-        traced("in", on, bytes);
-        session.received(on, bytes, now());
-        handleEvents();
-      });
-      await listen.startNotifications();
+      await within(CONNECT_MS, setUp(), "the device did not answer the connection");
       session.linkUp(!!chars.session, now());
       page.state = "linked";
       say(`Connected to ${device.name || "the device"}; saying hello...`);
@@ -124,18 +127,52 @@
         NetworkError: "The device did not answer (out of range, or it stopped).",
         SecurityError: "The browser refused the relay service.",
       };
-      page.errors.push(e.message);
+      note(e.message);
+      const final = e.name === "NotFoundError" || /--secure/.test(e.message);
+      if (final) wanted = false; // linkLost, if the disconnection below fires it, keeps this line
       say(lines[e.name] ? `${lines[e.name]} (${e.message})` : `Could not connect: ${e.message}`);
-      if (e.name === "NotFoundError" || /--secure/.test(e.message)) {
-        wanted = false;
-        page.state = "idle";
-        if (device.gatt.connected) device.gatt.disconnect();
-        return;
-      }
-      page.state = "away";
+      page.state = final ? "idle" : "away";
       if (device.gatt.connected) device.gatt.disconnect();
-      setTimeout(() => wanted && device && !device.gatt.connected && link(), RECONNECT_MS);
+      if (final) $("connect").disabled = false;
+      else scheduleLink();
+    } finally {
+      linking = false;
     }
+  }
+
+  /** The GATT part of a connection: the service, its characteristics, the subscription. */
+  async function setUp() {
+    const server = await device.gatt.connect();
+    const service = await server.getPrimaryService(P.UUID.service);
+    chars = {};
+    chars.write = await service.getCharacteristic(P.UUID.write);
+    chars.notify = await service.getCharacteristic(P.UUID.notify);
+    chars.session = await optional(service, P.UUID.session);
+    const pairing = await optional(service, P.UUID.pairing);
+    if (pairing) {
+      try {
+        await pairing.readValue();
+      } catch (e) {
+        throw new Error(`this relay-peripheral runs with --secure and the link is not paired: pair the device in the system's Bluetooth settings (or accept the pairing request), then connect again (${e.message})`);
+      }
+    }
+    await listen(chars.session || chars.notify);
+  }
+
+  /** Hears CHARACTERISTIC's notifications (the handler is one function: added once per object). */
+  async function listen(characteristic) {
+    characteristic.addEventListener("characteristicvaluechanged", valueChanged);
+    await characteristic.startNotifications();
+  }
+
+  function valueChanged(event) {
+    if (!session) return;
+    const view = event.target.value;
+    const bytes = new Uint8Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+    const on = event.target.uuid === P.UUID.session ? "session" : "notify";
+    traced("in", on, bytes);
+    session.received(on, bytes, now());
+    handleEvents();
   }
 
   async function optional(service, uuid) {
@@ -149,24 +186,32 @@
   function linkLost() {
     if (session) session.linkDown(now());
     writing = false;
+    retry = null;
     enable(false);
     if (!wanted) {
-      page.state = "closed";
-      say("Disconnected.");
+      if (page.state !== "idle") {
+        page.state = "closed";
+        say("Disconnected.");
+      }
+      $("connect").disabled = false;
       return;
     }
     page.state = "away";
+    $("disconnect").disabled = false; // to give up waiting
     say("The link dropped; connecting again (messages under way resume)...");
-    setTimeout(() => wanted && device && !device.gatt.connected && link(), RECONNECT_MS);
+    scheduleLink();
   }
 
   function disconnect() {
     wanted = false;
+    clearTimeout(reconnectTimer);
     if (device && device.gatt.connected) device.gatt.disconnect();
+    else linkLost();
   }
 
   function enable(on) {
     for (const id of ["disconnect", "counter-send", "message-text", "message-send", "file-input"]) $(id).disabled = !on;
+    if (on) $("disconnect").disabled = false;
   }
 
   // ---- Writing: one value at a time ----
@@ -174,15 +219,21 @@
   async function pump() {
     if (writing || !session || !device || !device.gatt.connected) return;
     writing = true;
+    let v = null;
     try {
-      for (let v = session.nextValue(now()); v; v = session.nextValue(now())) {
+      for (v = retry || session.nextValue(now()); v; v = session.nextValue(now())) {
+        retry = null;
         const characteristic = chars[v.characteristic];
         traced("out", v.characteristic, v.bytes);
         await characteristic.writeValueWithoutResponse(v.bytes);
+        v = null;
         handleEvents();
       }
     } catch (e) {
-      page.errors.push(e.message);
+      note(e.message);
+      // The value goes again while the link stands (a write refused for a moment); a link that
+      // fell takes it with it, and the session's resume repairs what it carried.
+      if (device.gatt.connected && v) retry = v;
       if (device.gatt.connected) say(`A write failed: ${e.message}`);
     } finally {
       writing = false;
@@ -202,6 +253,7 @@
     for (const e of session.takeEvents()) {
       switch (e.type) {
         case "ready":
+          if (e.listen === "notify" && chars.session) listen(chars.notify).catch((error) => note(error.message));
           page.state = "ready";
           page.protocol = e.protocol;
           page.mtu = e.mtu;
@@ -247,11 +299,11 @@
           if (page.sent[e.id]) page.sent[e.id].resumedAt = e.offset;
           break;
         case "error":
-          page.errors.push(e.text);
+          note(e.text);
           say(`The peripheral sent something that is not relay's: ${e.text}`);
           break;
         case "refused":
-          page.errors.push(`refused transfer ${e.transfer}: ${e.status}`);
+          note(`refused transfer ${e.transfer}: ${e.status}`);
           say(`A message from the peripheral was refused: ${e.status}.`);
           break;
         case "dropped":
@@ -319,6 +371,7 @@
       sha: null,
     };
     page.received.push(entry);
+    if (page.received.length > 200) page.received.splice(0, 100);
     sha256(e.bytes).then((sha) => (entry.sha = sha));
     const item = document.createElement("li");
     const who = document.createElement("span");
@@ -337,10 +390,22 @@
       item.append(link);
     }
     $("messages").prepend(item);
+    // The list keeps the last 100 messages; older downloads are let go.
+    while ($("messages").children.length > 100) {
+      const last = $("messages").lastElementChild;
+      const link = last.querySelector("a");
+      if (link) URL.revokeObjectURL(link.href);
+      last.remove();
+    }
   }
 
   function safeName(name) {
-    return (name || "").replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "").slice(0, 120);
+    // Control characters, path separators, characters Windows refuses, and the bidirectional
+    // controls that can make `gpj.exe` read as `exe.jpg`.
+    return (name || "")
+      .replace(/[\u0000-\u001f\u007f/\\:*?"<>|\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, "_")
+      .replace(/^\.+/, "")
+      .slice(0, 120);
   }
 
   // ---- Trace ----

@@ -180,9 +180,13 @@
           this.partial = null;
           throw new ProtocolError(`message of ${frame.length} bytes is over the limit of ${this.maxMessage}`);
         }
+        this.lost = null;
         this.partial = { id: frame.id, next: 1, kind: frame.kind, length: frame.length, crc: frame.crc, parts: [], got: 0 };
       } else if (!this.partial || frame.id !== this.partial.id || frame.sequence !== this.partial.next) {
+        // The rest of a message already given up is ignored, said once.
+        if (this.lost === frame.id && !this.partial) return null;
         this.partial = null;
+        this.lost = frame.id;
         throw new ProtocolError(`frame of message ${frame.id} out of sequence (${frame.sequence}): the message is lost`);
       } else {
         this.partial.next = (this.partial.next + 1) & 0xffff;

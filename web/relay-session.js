@@ -34,7 +34,9 @@
      */
     constructor(options = {}) {
       this.token = options.token || 1 + Math.floor(Math.random() * 0xfffffffe);
-      this.window = options.window || 65536;
+      // The hello's receive window: bytes held beyond a gap. The page holds none (it takes bytes in
+      // order), so it announces little: the peripheral then never has more than this unacknowledged.
+      this.window = options.window || 16384;
       this.maxMessage = options.maxMessage || 16 * 1024 * 1024;
       this.deliveryTimeout = options.deliveryTimeout || 120;
       this.resumeTimeout = options.resumeTimeout || 60;
@@ -54,7 +56,7 @@
       this.current = null;
       this.nextTransfer = 1;
       this.nextMessageID = 0; // version 1
-      this.v1Frames = [];
+      this.v1Messages = []; // {message, frames, next}: re-cut from its first frame after a drop
       // receiving
       this.expected = null;
       this.partial = null;
@@ -89,13 +91,17 @@
       this.linked = false;
       this.downSince = now;
       this.control = [];
-      this.v1Frames = [];
+      // A version-1 message cut by the drop goes again from its first frame (the peripheral
+      // drops a partial one when a new first frame comes); frames half received are forgotten.
+      if (this.v1Messages.length) this.v1Messages[0].next = 0;
+      this.reassembler = new P.FrameReassembler(this.maxMessage);
       if (this.current) this.current.awaiting = true;
     }
 
     useVersion1(now, why) {
       this.protocol = 1;
-      this.events.push({ type: "ready", protocol: 1, mtu: null, why });
+      // `listen`: the characteristic the driver must now hear (the notify characteristic).
+      this.events.push({ type: "ready", protocol: 1, mtu: null, why, listen: "notify" });
       // Messages waiting (or under way) go as version-1 frames, unconfirmed.
       const waiting = (this.current ? [this.current.message] : []).concat(this.queue);
       this.current = null;
@@ -119,7 +125,7 @@
     queueVersion1(message) {
       const frames = P.messageFrames(message.bytes, message.kind, this.nextMessageID, null);
       this.nextMessageID = (this.nextMessageID + 1) & 0xff;
-      frames.forEach((bytes, i) => this.v1Frames.push({ bytes, message, last: i === frames.length - 1 }));
+      this.v1Messages.push({ message, frames, next: 0 });
     }
 
     // ---- Values from the peripheral ----
@@ -149,7 +155,9 @@
       }
       switch (frame.type) {
         case "welcome":
-          if (frame.central === this.token && this.linked) this.welcomed(frame, now);
+          // Taken once per link, while the handshake waits for it: a second welcome (an answer to
+          // a hello written again) or one after the switch to version 1 changes nothing.
+          if (frame.central === this.token && this.linked && this.protocol === 0) this.welcomed(frame, now);
           break;
         case "data":
           if (this.peer && (frame.session === this.peer.session || frame.session === P.EVERYONE)) this.data(frame, now);
@@ -178,6 +186,7 @@
     }
 
     welcomed(welcome, now) {
+      this.helloDue = false;
       const previous = this.peer;
       this.peer = { token: welcome.peripheral, session: welcome.session, window: welcome.window, mtu: welcome.mtu };
       const firstTime = this.protocol !== 2;
@@ -185,14 +194,25 @@
       this.downSince = null;
       if (firstTime) this.events.push({ type: "ready", protocol: 2, mtu: welcome.mtu, session: welcome.session });
       const sameProcess = previous && previous.token === welcome.peripheral;
-      // Receiving: what it sends next.
-      if (!sameProcess || welcome.next !== this.expected) {
+      // Receiving: what it sends next. A message it names that this page finished (its final
+      // acknowledgement was lost with the link) is answered again, not taken twice.
+      if (!sameProcess) this.finished = [];
+      const done = this.finished.findLast((f) => f.transfer === welcome.next);
+      if (done) {
+        this.partial = null;
+        this.expected = (welcome.next + 1) & 0xffff;
+        done.answeredAt = now;
+        this.control.push(this.finalAck(done));
+      } else if (!sameProcess || welcome.next !== this.expected) {
         if (this.partial) this.events.push({ type: "dropped", transfer: this.expected, why: sameProcess ? "the peripheral gave it up" : "the peripheral restarted" });
         this.partial = null;
         this.expected = welcome.next;
       } else if (this.partial) {
+        this.partial.lastFrameAt = now;
         this.queueAck(now, true);
       }
+      // Version-1 messages cut before the handshake ended go as protocol-2 messages.
+      for (const message of this.v1Messages.splice(0).map((m) => m.message)) this.queue.push(message);
       // Sending: resume, or start over with a new process.
       if (this.current) {
         if (previous && !sameProcess) {
@@ -212,10 +232,10 @@
 
     data(frame, now) {
       if (frame.transfer !== this.expected) {
-        const done = this.finished.find((f) => f.transfer === frame.transfer);
+        const done = this.finished.findLast((f) => f.transfer === frame.transfer);
         if (done && now - (done.answeredAt ?? -Infinity) >= FINAL_ANSWER_INTERVAL) {
           done.answeredAt = now;
-          this.control.push({ type: "acknowledgement", status: done.status, session: this.peer.session, transfer: done.transfer, received: done.received, spans: [] });
+          this.control.push(this.finalAck(done));
         }
         return;
       }
@@ -269,6 +289,10 @@
         return this.finish(P.STATUS.delivered, now);
       }
       this.queueAck(now, p.sinceAck >= this.window / 4);
+    }
+
+    finalAck(done) {
+      return { type: "acknowledgement", status: done.status, session: this.peer.session, transfer: done.transfer, received: done.received, spans: [] };
     }
 
     finish(status, now) {
@@ -397,10 +421,14 @@
       if (this.control.length) return { characteristic: "session", bytes: P.encodeSessionFrame(this.control.shift()) };
       if (this.counters.length) return { characteristic: counterOn, bytes: P.encodeCounter(this.counters.shift()) };
       if (this.protocol === 1) {
-        const f = this.v1Frames.shift();
-        if (!f) return null;
-        if (f.last) this.events.push({ type: "unconfirmed", id: f.message.id });
-        return { characteristic: "write", bytes: f.bytes };
+        const m = this.v1Messages[0];
+        if (!m) return null;
+        const bytes = m.frames[m.next++];
+        if (m.next === m.frames.length) {
+          this.v1Messages.shift();
+          this.events.push({ type: "unconfirmed", id: m.message.id });
+        }
+        return { characteristic: "write", bytes };
       }
       return this.nextDataFrame(now);
     }

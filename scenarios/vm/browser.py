@@ -140,6 +140,13 @@ class Chromium:
             raise BrowserError(f"the page threw on `{expression[:60]}`: {text}")
         return result.get("result", {}).get("value")
 
+    def screenshot(self, path):
+        """The page as the browser draws it, a PNG at PATH (Page.captureScreenshot)."""
+        import base64
+        data = self.call("Page.captureScreenshot", format="png", timeout=60)["data"]
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode(data))
+
     def wait_event(self, method, timeout=30, where=lambda params: True, since=0):
         """The first event METHOD (index >= SINCE) whose params satisfy WHERE; None on time-out."""
         deadline = time.monotonic() + timeout

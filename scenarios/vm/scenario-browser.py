@@ -28,6 +28,10 @@ saved = os.path.join(data, "saved")
 os.makedirs(saved)
 figures = {}
 problems = Problems()
+# RELAY_BROWSER_SHOTS=1: the page on a phone-sized screen with its trace shown, a PNG after each step
+# in the output folder (left out of make test: the guest draws a page in seconds).
+shots = os.environ.get("RELAY_BROWSER_SHOTS") == "1"
+
 
 
 def page_log(last=8):
@@ -72,6 +76,9 @@ try:
     if not browser.wait_until("relayPage.state === 'ready'", timeout=60):
         fail(f"the page never became ready: {page_log()}")
     figures["ready after choosing (s)"] = round(time.monotonic() - asked, 1)
+    if shots:
+        browser.call("Emulation.setDeviceMetricsOverride", width=412, height=1100, deviceScaleFactor=1, mobile=True)
+        browser.evaluate("document.getElementById('trace-on').click(); 1")
     protocol = browser.evaluate("relayPage.protocol")
     mtu = browser.evaluate("relayPage.mtu")
     problems.check(protocol == 2, f"the page speaks protocol {protocol}, not 2")
@@ -86,6 +93,8 @@ try:
     if browser.wait_until("relayPage.counterIn === 77", timeout=20) is None:
         problems.append(f"the page did not show counter 77 (it shows {browser.evaluate('relayPage.counterIn')})")
 
+    if shots:
+        browser.screenshot(f"{OUT}/page-1-counters.png")
     # 3. 10 KiB of text each way.
     text = "".join(chr(0x61 + (i * 7) % 26) for i in range(10240))
     sent_at = time.monotonic()
@@ -105,6 +114,8 @@ try:
     got = browser.wait_until("relayPage.received.length >= 1 && relayPage.received[0].text", timeout=10)
     problems.check(got == text[::-1], "the page did not show relay-peripheral's 10 KiB as sent")
 
+    if shots:
+        browser.screenshot(f"{OUT}/page-2-messages.png")
     # 4. A file from the page's file input, saved under its name.
     name = "Notes for the class (1).txt"
     source = os.path.join(data, name)
@@ -119,6 +130,8 @@ try:
     if not browser.wait_until("relayPage.sent[2] && relayPage.sent[2].state === 'delivered'", timeout=30):
         problems.append("the page's file was not delivered")
 
+    if shots:
+        browser.screenshot(f"{OUT}/page-3-file.png")
     # 5. The link drops and comes back. The browser's bluetoothd ends it (Device1.Disconnect), as
     # when the peripheral goes out of range, while the page writes nothing (Chromium 156 never
     # reconnects a page whose write was in flight when the link dropped: docs/cli.md).
@@ -134,6 +147,8 @@ try:
     if not browser.wait_until("relayPage.log.includes('Back: resuming.') && relayPage.state === 'ready'", timeout=20):
         problems.append(f"the page did not say it resumed its session ({page_log(4)})")
     figures["page back after the drop (s)"] = round(time.monotonic() - dropped_at, 1)
+    if shots:
+        browser.screenshot(f"{OUT}/page-4-back.png")
     # The same session goes on: a message each way after the return, delivered.
     browser.evaluate("relayPage.sendText('after the drop')")
     expect(p, "message", "the page's message after the drop did not arrive", timeout=30, since=mark,

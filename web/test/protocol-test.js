@@ -1,24 +1,14 @@
 // The page's protocol code against docs/protocol.md's golden vectors (node web/test/protocol-test.js;
-// part of make test's unit stage). Every vector but the L2CAP lane's (the page has no lane) is
+// make web-test, a stage of make test). Every vector but the L2CAP lane's (the page has no lane) is
 // checked: encoding, parsing and the trace line.
 "use strict";
 const assert = require("assert");
+const { test, report } = require("./harness.js");
 const P = require("../relay-protocol.js");
 const { vectors, messageOf } = require("./vectors.js");
-
-const results = [];
-function test(name, body) {
-  try {
-    body();
-    results.push([name, null]);
-  } catch (error) {
-    results.push([name, error]);
-  }
-}
 const same = (actual, expected, what) => assert.deepStrictEqual(Array.from(actual), Array.from(expected), what);
 
 const all = vectors();
-const byName = Object.fromEntries(all.map((v) => [v.name, v]));
 const laneVectors = all.filter((v) => v.fields.lane != null);
 const pageVectors = all.filter((v) => v.fields.lane == null);
 
@@ -149,12 +139,4 @@ test("hostile values: a one-line reason, never an exception of another kind", ()
   assert.strictEqual(P.describe(Uint8Array.from([0, 1, 2]), "write"), "not a relay value: not a relay frame (first byte 0x00)");
 });
 
-let failed = 0;
-for (const [name, error] of results) {
-  if (error) {
-    failed++;
-    console.log(`FAIL ${name}: ${error.message}`);
-  }
-}
-console.log(`web/test/protocol-test.js: ${results.length - failed} of ${results.length} passed (${pageVectors.length} vectors; ${laneVectors.length} lane vectors are not the page's)`);
-process.exit(failed ? 1 : 0);
+report(__filename, ` (${pageVectors.length} vectors; ${laneVectors.length} lane vectors are not the page's)`);

@@ -2,18 +2,9 @@
 // input, checked byte by byte against docs/protocol.md's rules (node web/test/session-test.js).
 "use strict";
 const assert = require("assert");
+const { test, report } = require("./harness.js");
 const P = require("../relay-protocol.js");
 const { CentralSession } = require("../relay-session.js");
-
-const results = [];
-function test(name, body) {
-  try {
-    body();
-    results.push([name, null]);
-  } catch (error) {
-    results.push([name, error]);
-  }
-}
 
 const PERIPHERAL = 0x5e6f7081;
 const welcome = (central, next = 1, mtu = null, peripheral = PERIPHERAL, session = 1) =>
@@ -57,7 +48,10 @@ test("the hello: version 2 (no compact frames), 20 bytes, again every 2 s, versi
   }
   s.tick(10);
   const events = s.takeEvents();
-  assert.deepStrictEqual(events.map((e) => [e.type, e.protocol]), [["ready", 1]]);
+  assert.deepStrictEqual(events.map((e) => [e.type, e.protocol, e.listen]), [["ready", 1, "notify"]]);
+  // A welcome that comes after the switch changes nothing.
+  s.received("session", welcome(0x1a2b3c4d), 10.5);
+  assert.deepStrictEqual(s.takeEvents(), []);
   s.sendCounter(7);
   assert.deepStrictEqual(drain(s, 10).map((v) => [v.characteristic, v.frame.value]), [["write", 7]]);
 });
@@ -155,6 +149,51 @@ test("a link drop: resumed from what the peripheral holds (same token); failed w
   const after = drain(s, 12.1);
   assert.deepStrictEqual(after.map((f) => f.frame.type), ["abort"]);
   assert.ok(s.takeEvents().some((e) => e.type === "failed" && e.why === "the receiving program restarted"));
+});
+
+test("a final acknowledgement lost with the link: answered again after the reconnect, the message not shown twice", () => {
+  const s = welcomed(247);
+  s.takeEvents();
+  const stream = P.messageStream(new TextEncoder().encode("once only"), P.KIND.text);
+  s.received("session", data(1, 0, stream), 1);
+  assert.strictEqual(s.takeEvents().filter((e) => e.type === "message").length, 1);
+  s.linkDown(1.01); // before the final acknowledgement was written
+  s.linkUp(true, 3);
+  s.tick(3);
+  drain(s, 3);
+  s.received("session", welcome(0x1a2b3c4d, 1, 247), 3.1); // the peripheral still sends transfer 1
+  const [final] = drain(s, 3.1);
+  assert.deepStrictEqual([final.frame.type, final.frame.status, final.frame.transfer, final.frame.received], ["acknowledgement", P.STATUS.delivered, 1, stream.length]);
+  s.received("session", data(1, 0, stream), 3.2);
+  assert.ok(!s.takeEvents().some((e) => e.type === "message"), "not shown twice");
+  s.received("session", data(2, 0, P.messageStream(new TextEncoder().encode("next"), P.KIND.text)), 3.3);
+  assert.ok(s.takeEvents().some((e) => e.type === "message" && new TextDecoder().decode(e.bytes) === "next"));
+});
+
+test("a second welcome on the same link (an answer to a hello written again) is not a reconnect", () => {
+  const s = welcomed(247);
+  s.takeEvents();
+  s.sendMessage({ id: 1, kind: P.KIND.text, bytes: new Uint8Array(3000), name: "" });
+  const first = drain(s, 0.2);
+  s.received("session", welcome(0x1a2b3c4d, 1, 247), 0.3);
+  assert.deepStrictEqual(s.takeEvents(), []);
+  s.received("session", ack(1, 1000), 0.4);
+  const more = drain(s, 0.4);
+  assert.ok(more.length === 0 || more[0].frame.offset >= first[first.length - 1].frame.offset, "no resend from the start");
+});
+
+test("version 1: a message cut by a drop goes again from its first frame on the next link", () => {
+  const s = new CentralSession({ token: 5 });
+  s.linkUp(false, 0);
+  s.takeEvents();
+  s.sendMessage({ id: 8, kind: P.KIND.text, bytes: new TextEncoder().encode("a message of several version-one frames"), name: "" });
+  const one = s.nextValue(0);
+  s.nextValue(0);
+  s.linkDown(1);
+  s.linkUp(false, 2);
+  const again = drain2(s, 2);
+  assert.deepStrictEqual(Array.from(again[0].bytes), Array.from(one.bytes), "from the first frame");
+  assert.ok(s.takeEvents().some((e) => e.type === "unconfirmed" && e.id === 8));
 });
 
 test("a link that stays away fails the messages after the resume time-out", () => {
@@ -257,12 +296,4 @@ function drain2(s, now) {
   return out;
 }
 
-let failed = 0;
-for (const [name, error] of results) {
-  if (error) {
-    failed++;
-    console.log(`FAIL ${name}: ${error.stack}`);
-  }
-}
-console.log(`web/test/session-test.js: ${results.length - failed} of ${results.length} passed`);
-process.exit(failed ? 1 : 0);
+report(__filename);
