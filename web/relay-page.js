@@ -12,7 +12,7 @@
   const RECONNECT_MS = 2000;
   // A connection attempt that has not completed in this time is given up and tried again. Seen in
   // the test bed with Chromium 156: when the link drops while a write is in flight, that write's
-  // promise never settles and no later connect() reaches bluetoothd; the page then says so.
+  // promise may never settle, and then no later connect() reaches bluetoothd (docs/cli.md).
   const CONNECT_MS = 15000;
 
   function within(ms, promise, why) {
