@@ -160,8 +160,14 @@ extension SetupCheck {
         }
     }
 
-    /// Starts discovery for relay's service and stops it.
-    func checkDiscovery(_ finish: @escaping (Bool) -> Void) {
+    /// How many times discovery is asked for when bluetoothd answers it is busy.
+    static let discoveryAttempts = 3
+
+    /// Starts discovery for relay's service and stops it. bluetoothd answers `InProgress` when the
+    /// kernel's discovery was still busy (seen once in 27 runs of the test bed's check scenario,
+    /// right after another program's check on that adapter) and keeps the client listed: the
+    /// session is released and asked for again a second later, three times at most.
+    func checkDiscovery(_ finish: @escaping (Bool) -> Void, attempt: Int = 1) {
         guard let client, let adapter else { return finish(false) }
         let filter = DiscoveryFilter(uuids: [RelayProfile.service], transport: .le)
         let failed: (BlueZError) -> Void = { [weak self] error in
@@ -177,7 +183,19 @@ extension SetupCheck {
                 guard let self else { return }
                 if case .success = result { self.discovering = true }
                 guard self.answered() else { return }
-                if case .failure(let error) = result { return failed(error) }
+                if case .failure(let error) = result {
+                    guard error.kind == .inProgress, attempt < Self.discoveryAttempts else { return failed(error) }
+                    self.calling()
+                    client.stopDiscovery(adapter: adapter.id) { [weak self] _ in
+                        // The second's wait counts as a call in flight: an interrupted check ends after it.
+                        guard let self else { return }
+                        self.loop.schedule(after: 1) { [weak self] in
+                            guard let self, self.answered() else { return }
+                            self.checkDiscovery(finish, attempt: attempt + 1)
+                        }
+                    }
+                    return
+                }
                 client.stopDiscovery(adapter: adapter.id) { [weak self] result in
                     guard let self else { return }
                     self.discovering = false
