@@ -164,9 +164,10 @@ extension SetupCheck {
     static let discoveryAttempts = 3
 
     /// Starts discovery for relay's service and stops it. bluetoothd answers `InProgress` when the
-    /// kernel's discovery was still busy (seen once in 27 runs of the test bed's check scenario,
-    /// right after another program's check on that adapter) and keeps the client listed: the
-    /// session is released and asked for again a second later, three times at most.
+    /// kernel refused to start discovery, still busy (seen once in 27 runs of the test bed's check
+    /// scenario, right after another program's check on that adapter; BlueZ of 2020 also kept the
+    /// client listed after that answer): the session is released and asked for again a second
+    /// later, three times at most.
     func checkDiscovery(_ finish: @escaping (Bool) -> Void, attempt: Int = 1) {
         guard let client, let adapter else { return finish(false) }
         let filter = DiscoveryFilter(uuids: [RelayProfile.service], transport: .le)
