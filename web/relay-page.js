@@ -268,8 +268,6 @@
         case "message":
           received(e);
           break;
-        case "incoming":
-          break;
         case "progress":
           if (e.direction === "out" && page.sent[e.id]) {
             page.sent[e.id].done = e.done;

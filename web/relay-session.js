@@ -454,11 +454,6 @@
       c.sent = end;
       return { characteristic: "session", bytes: P.encodeSessionFrame(frame) };
     }
-
-    /** Whether anything is under way (the driver ticks more often then). */
-    get busy() {
-      return this.current != null || this.queue.length > 0 || this.partial != null || this.control.length > 0;
-    }
   }
 
   const api = { CentralSession };
