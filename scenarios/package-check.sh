@@ -32,7 +32,7 @@ for file in /usr/bin/relay-peripheral /usr/bin/relay-central /usr/share/man/man1
   /usr/share/bash-completion/completions/relay-central /usr/share/doc/relay/copyright \
   /usr/share/doc/relay/changelog.gz /usr/share/doc/relay/README.md /usr/share/doc/relay/protocol.md.gz \
   /usr/share/doc/relay/workshop.md.gz /usr/share/relay/web/relay.html /usr/share/relay/web/relay-protocol.js \
-  /usr/share/relay/web/relay-session.js /usr/share/relay/web/relay-page.js /usr/share/relay/web/relay.css; do
+  /usr/share/relay/web/relay-meaning.js /usr/share/relay/web/relay-session.js /usr/share/relay/web/relay-page.js /usr/share/relay/web/relay.css; do
   grep -qx "$file" "$work/deb.files" || fail "$file is not in the package"
 done
 lintian "$deb" > "$work/lintian.txt" 2>&1 || true
@@ -49,7 +49,15 @@ for program in relay-peripheral relay-central; do
   line=$(env -i "$path" --version)
   [ "$line" = "$program $version (wire protocol 2, also 1; commit $commit)" ] || fail "--version: $line"
   # No system bus here: one line saying what is missing, then the program goes on (status works).
-  problem=$(echo status | env -i timeout 20 "$path" 2>&1 | head -n 1)
+  # relay-peripheral says first where the browser page is: beside it, in ../share/relay/web.
+  said=$(echo status | env -i timeout 20 "$path" 2>&1)
+  if [ $program = relay-peripheral ]; then
+    page=$(head -n 1 <<< "$said")
+    [ "$page" = "browsers join as centrals through the page $(readlink -f "$installed")/usr/share/relay/web/relay.html (Chrome, Edge)" ] ||
+      fail "$program does not name the installed browser page: $page"
+    said=$(tail -n +2 <<< "$said")
+  fi
+  problem=$(head -n 1 <<< "$said")
   [[ $problem == "Bluetooth is not available: cannot connect to the system D-Bus"*"systemctl start dbus)" ]] ||
     fail "$program without a system bus says: $problem"
   env -i "$path" --help > "$work/$program.help"

@@ -18,7 +18,8 @@ output to RUN_DIR/transcripts/NAME.txt, the `wait` and `sleep` lines that pace t
 then it checks the docs against them, so `make test` fails when a doc's transcript is no longer
 what the programs print. Compared: the commands, in order, and every other line, in any order
 (events from two radios and a bus come in the order they come), each with what differs from run
-to run made alike (durations, times, signal strength, the PSM the kernel picks). A JSON transcript
+to run made alike (durations, times, signal strength, the PSM the kernel picks, the folder the
+browser page is in). A JSON transcript
 starts with the command line that ran it (the scenario writes it from the script it ran) and
 leaves out the `progress` events. `paste` writes the
 run's lines as they were.
@@ -40,6 +41,8 @@ VARIABLE = [
     (re.compile(r"\b\d+(?:\.\d+)? (s|ms|kB/s|KiB/s)\b"), r"# \1"),
     (re.compile(r"RSSI -?\d+"), "RSSI #"),
     (re.compile(r"PSM 0x[0-9a-f]{4}"), "PSM 0x#"),
+    # Where the browser page is: the repository's web/ in a build, /usr/share/relay/web installed.
+    (re.compile(r"[^\s\"']*/web/relay\.html"), "…/web/relay.html"),
     (re.compile(r'"(time|seconds|rssi|psm)":(?:"[^"]*"|-?[0-9.]+|null)'), r'"\1":#'),
 ]
 # Script lines that pace the flow, not part of what a person types.

@@ -5,6 +5,7 @@
 (function () {
   "use strict";
   const P = window.RelayProtocol;
+  const M = window.RelayMeaning;
   const S = window.RelaySession;
   const $ = (id) => document.getElementById(id);
   const now = () => performance.now() / 1000;
@@ -188,6 +189,8 @@
     writing = false;
     retry = null;
     enable(false);
+    // Lost while the GATT setup runs: link() reports the failure and decides what follows.
+    if (linking) return;
     if (!wanted) {
       if (page.state !== "idle") {
         page.state = "closed";
@@ -334,7 +337,7 @@
     who.className = "who";
     who.textContent = "you: ";
     const what = document.createElement("span");
-    what.textContent = m.label;
+    what.append(folded(m.label));
     const state = document.createElement("span");
     state.className = `state ${m.state}`;
     const text = {
@@ -351,6 +354,24 @@
       bar.value = m.done;
       item.append(bar);
     }
+  }
+
+  // A text longer than FOLD characters shows its beginning, the rest behind a disclosure (a 10 KiB
+  // message would fill a phone's screen). Text from the air goes in as text nodes only.
+  const FOLD = 400;
+  function folded(text) {
+    if (text.length <= FOLD) return document.createTextNode(text);
+    const box = document.createElement("details");
+    const summary = document.createElement("summary");
+    const beginning = document.createElement("span");
+    beginning.className = "beginning";
+    beginning.textContent = `${text.slice(0, FOLD)}... `;
+    summary.append(beginning, `(${text.length} characters: show all)`);
+    const all = document.createElement("div");
+    all.className = "unfolded";
+    all.textContent = text;
+    box.append(summary, all);
+    return box;
   }
 
   async function sha256(bytes) {
@@ -377,7 +398,7 @@
     who.textContent = "peripheral: ";
     item.append(who);
     if (entry.text != null) {
-      item.append(document.createTextNode(entry.text));
+      item.append(folded(entry.text));
     } else {
       // A name from the air is shown as text and offered as the download's name only after the
       // browser's own sanitising (the download attribute); never put into the page as markup.
@@ -409,7 +430,7 @@
   // ---- Trace ----
 
   function traced(direction, characteristic, bytes) {
-    const line = `${direction === "out" ? "->" : "<-"} ${characteristic} ${bytes.length} bytes: ${P.describe(bytes, characteristic === "session" ? "session" : "write")}`;
+    const line = `${direction === "out" ? "->" : "<-"} ${characteristic} ${bytes.length} bytes: ${M.describe(bytes, characteristic === "session" ? "session" : "write")}`;
     page.trace.push(line);
     if (page.trace.length > 2000) page.trace.splice(0, 1000);
     if (!$("trace-on").checked) return;

@@ -1,6 +1,6 @@
 // relay's wire protocol for the browser page: counters, version-1 frames, version-2 session frames,
-// the message stream's header, CRC-32C, chunk sizes and the one-line meaning of a value (what
-// `--trace` prints). No I/O: bytes in, values out. docs/protocol.md is the specification; the
+// the message stream's header, CRC-32C and chunk sizes (the one-line meaning of a value, what
+// `--trace` prints, is relay-meaning.js). No I/O: bytes in, values out. docs/protocol.md is the specification; the
 // tests (web/test/protocol-test.js) read its golden vectors, as the Swift codec's tests do.
 //
 // A classic script (a page opened from a file cannot load modules): in a browser it defines
@@ -427,64 +427,6 @@
   /** Stream bytes a data frame carries at `mtu` (full header; written by a central). */
   const dataRoom = (mtu, carrier = "write") => sendLength(mtu, carrier) - DATA_HEADER;
 
-  // ---- Meaning of a value, one line (`--trace`) ----
-
-  function describe(bytes, characteristic) {
-    if (characteristic === "session") {
-      if (bytes.length === COUNTER_LENGTH) return `counter ${parseCounter(bytes)}`;
-      try {
-        if (isCompact(bytes)) {
-          const c = parseCompact(bytes);
-          return `compact data offset ${c.residue} modulo ${COMPACT.modulus}, ${c.bytes.length} stream bytes`;
-        }
-        return describeSession(parseSessionFrame(bytes));
-      } catch (e) {
-        if (e instanceof ProtocolError) return `not a relay value: ${e.message}`;
-        throw e;
-      }
-    }
-    if (bytes.length === COUNTER_LENGTH) return `counter ${parseCounter(bytes)}`;
-    try {
-      const f = parseFrame(bytes);
-      const flags = [f.first ? "FIRST" : null, f.last ? "LAST" : null].filter(Boolean).join("|") || "-";
-      let line = `frame v1 ${flags} id ${f.id} seq ${f.sequence}`;
-      if (f.first) line += `, ${kindName(f.kind)}, length ${f.length}, CRC-32C ${hex32(f.crc)}`;
-      return `${line}, ${f.payload.length} payload bytes`;
-    } catch (e) {
-      if (e instanceof ProtocolError) return `not a relay value: ${e.message}`;
-      throw e;
-    }
-  }
-
-  function describeSession(f) {
-    switch (f.type) {
-      case "hello":
-        return `hello v${f.version} token ${hex32(f.token)} address ${f.address} window ${f.window} next ${f.next}`;
-      case "welcome":
-        return (
-          `welcome v${f.version} session ${f.session} central ${hex32(f.central)} peripheral ${hex32(f.peripheral)}` +
-          ` window ${f.window} next ${f.next}` +
-          (f.mtu != null ? ` mtu ${f.mtu}` : "")
-        );
-      case "data": {
-        let line = `data session ${f.session} transfer ${f.transfer} offset ${f.offset}, ${f.bytes.length} stream bytes`;
-        const header = f.offset === 0 ? parseStreamHeader(f.bytes) : null;
-        if (header && kindName(header.kind) && header.flags === 0) {
-          line += `; header ${kindName(header.kind)}, length ${header.length}, CRC-32C ${hex32(header.crc)}`;
-          line += header.name.length === 0 ? ", no name" : `, name ${header.name.length} bytes`;
-        }
-        return line;
-      }
-      case "acknowledgement": {
-        let line = `acknowledgement ${STATUS_TEXT[f.status]} session ${f.session} transfer ${f.transfer} received ${f.received}`;
-        if (f.spans.length) line += " spans " + f.spans.map(([s, e]) => `${s}..<${e}`).join(" ");
-        return line;
-      }
-      case "abort":
-        return `abort session ${f.session} transfer ${f.transfer}: ${REASON_TEXT[f.reason]}`;
-    }
-  }
-
   const api = {
     UUID,
     ProtocolError,
@@ -526,7 +468,6 @@
     messageStream,
     parseStreamHeader,
     dataRoom,
-    describe,
   };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.RelayProtocol = api;

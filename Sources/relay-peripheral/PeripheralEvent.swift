@@ -50,12 +50,14 @@ enum PeripheralEvent: Equatable, Sendable {
     case status(PeripheralStatus)
     /// The L2CAP lane: listening, a channel open, closed or refused.
     case lane(LaneEvent)
+    /// At start-up: where the browser page is (`BrowserPage`), for browsers to join.
+    case page(path: String)
 
     /// Every event name, for `wait` and completion.
     static let names =
         [
             "state", "registered", "advertising", "stopped", "connected", "disconnected", "subscribed", "unsubscribed",
-            "mtu", "notified", "error", "status", LaneEvent.name,
+            "mtu", "notified", "error", "status", LaneEvent.name, "page",
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.peripheralNames
 }
 
@@ -83,6 +85,7 @@ extension PeripheralEvent: ReportableEvent {
         case .error: return "error"
         case .status: return "status"
         case .lane: return LaneEvent.name
+        case .page: return "page"
         }
     }
 
@@ -115,6 +118,7 @@ extension PeripheralEvent: ReportableEvent {
             return fields
         case .status(let status): return status.fields
         case .lane(let event): return event.fields
+        case .page(let path): return [("path", .string(path))]
         }
     }
 
@@ -151,6 +155,7 @@ extension PeripheralEvent: ReportableEvent {
         case .error(let problem, let from): return "error: " + (from.map { "\(who($0)): " } ?? "") + problem.description
         case .status(let status): return status.humanDescription
         case .lane(let event): return event.humanDescription
+        case .page(let path): return "browsers join as centrals through the page \(path) (Chrome, Edge)"
         }
     }
 }

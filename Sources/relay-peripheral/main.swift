@@ -55,6 +55,7 @@ func runPeripheral() -> Int32 {
     // in a turn), so a `start` typed at launch is read before bluetoothd's first answers and
     // the registrations go out as soon as the adapter is known.
     loop.post {
+        if let page = BrowserPage.located() { console.report(PeripheralEvent.page(path: page)) }
         backend.start()
         StartupTrace.mark("backend started")
     }

@@ -194,7 +194,7 @@ final class PeripheralEventTests: XCTestCase {
             .pairing(.passkey(PeerName(.central, centralA), Passkey(123)!)),
             .pairing(.paired(PeerName(.central, centralA))),
             .pairing(.failed(PeerName(.central, centralA), .notCompleted)),
-            .lane(.listening(LanePSM(0x80)!)),
+            .lane(.listening(LanePSM(0x80)!)), .page(path: "/usr/share/relay/web/relay.html"),
         ]
         XCTAssertEqual(Set(events.map(\.name)), Set(PeripheralEvent.names))
         for event in events { XCTAssertFalse(event.humanDescription.isEmpty, event.name) }

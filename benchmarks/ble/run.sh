@@ -10,9 +10,10 @@
 # scripts/vm/build-rootfs.sh NAME) on that clean root file system's own bluetoothd and Python
 # peers, written into its own section of docs/performance.md (make bench-releases).
 #
-# RELAY_BENCH_PARTS=main, air or class (or a comma list) runs those parts only; RELAY_AIR_BENCH_ARGS
-# passes options to air_bench.py (e.g. "--profiles laptop --sides relay,relay-v1"),
-# RELAY_CLASS_BENCH_ARGS to class_bench.py (e.g. "--counts 1,5").
+# RELAY_BENCH_PARTS=main, air, class or page (or a comma list) runs those parts only;
+# RELAY_AIR_BENCH_ARGS passes options to air_bench.py (e.g. "--profiles laptop --sides relay,relay-v1"),
+# RELAY_CLASS_BENCH_ARGS to class_bench.py (e.g. "--counts 1,5"), RELAY_PAGE_BENCH_ARGS to
+# page_bench.py (e.g. "--runs 1").
 #
 # Builds release binaries in its own scratch folder ($RELAY_BENCH_SCRATCH, default
 # .build-bench-release: never rebuilt while the guest reads it), makes the Python venv, boots
@@ -43,8 +44,9 @@ else
   ${SWIFT:-swift} build -c release --scratch-path "$scratch" --product relay-central
   out=$(scripts/bluez-vm outdir bench)
   RELAY_BIN=$repo/$scratch/release RELAY_PYTHON=$repo/.venv/bin/python scripts/bluez-vm run --controllers 0 \
-    --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air,class}" \
-    -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -e "RELAY_CLASS_BENCH_ARGS=${RELAY_CLASS_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
+    --timeout "${RELAY_BENCH_TIMEOUT:-3600}" --out "$out" -e "RELAY_BENCH_PARTS=${RELAY_BENCH_PARTS:-main,air,class,page}" \
+    -e "RELAY_AIR_BENCH_ARGS=${RELAY_AIR_BENCH_ARGS:-}" -e "RELAY_CLASS_BENCH_ARGS=${RELAY_CLASS_BENCH_ARGS:-}" \
+    -e "RELAY_PAGE_BENCH_ARGS=${RELAY_PAGE_BENCH_ARGS:-}" -- benchmarks/ble/guest_all.sh "$@" || status=$?
 fi
 # The raw figures of every table written into docs/performance.md stay beside it.
 day=$(date +%F)
@@ -65,7 +67,13 @@ if [ -f "$out/class-results.json" ]; then
   [ $markdown = 1 ] && report+=(--markdown docs/performance.md --raw "$(keep "$out/class-results.json" "bench-$day-class.json")")
   "${report[@]}"
 fi
+if [ -f "$out/page-results.json" ]; then
+  report=(python3 benchmarks/ble/page_report.py "$out/page-results.json")
+  [ $markdown = 1 ] && report+=(--markdown docs/performance.md --raw "$(keep "$out/page-results.json" "bench-$day-page.json")")
+  "${report[@]}"
+fi
 [ -f "$out/results.json" ] || [ -f "$out/air-results.json" ] || [ -f "$out/class-results.json" ] ||
+  [ -f "$out/page-results.json" ] ||
   { echo "bench-ble: no results (guest status $status); see $out/console.log" >&2; exit 1; }
 echo "bench-ble: logs in $out"
 exit "$status"

@@ -183,3 +183,39 @@ class Chromium:
                 self.process.wait(5)
         self._log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+class RelayPage:
+    """web/relay.html in a Chromium (its `window.relayPage` surface): opened, loaded, and a device
+    chosen through the chooser as a person would. Failures raise BrowserError with the page's last
+    status lines."""
+
+    def __init__(self, browser):
+        self.browser = browser
+        browser.call("DeviceAccess.enable")
+        browser.call("Runtime.enable")
+        if not browser.wait_until("document.readyState === 'complete' && !!window.relayPage", timeout=60):
+            raise BrowserError(f"the page did not load ({browser.evaluate('location.href')})")
+
+    def log(self, last=8):
+        """What the page said last (its status lines), for a failure's reason."""
+        try:
+            return " | ".join(self.browser.evaluate(f"relayPage.log.slice(-{last})") or [])
+        except BrowserError as error:
+            return f"(the page did not answer: {error})"
+
+    def choose(self, name, timeout=60):
+        """`Connect` pressed (a user gesture), then NAME chosen in the chooser once it lists it:
+        the seconds from the press until the chooser listed NAME."""
+        browser = self.browser
+        asked = time.monotonic()
+        mark = len(browser.events)
+        browser.evaluate("relayPage.connect(); 1", gesture=True)
+        prompt = browser.wait_event("DeviceAccess.deviceRequestPrompted", timeout=timeout, since=mark,
+                                    where=lambda params: any(d.get("name") == name for d in params.get("devices", [])))
+        if prompt is None:
+            raise BrowserError(f"the chooser never listed {name} (page: {self.log()})")
+        listed = time.monotonic() - asked
+        device = next(d for d in prompt["devices"] if d.get("name") == name)
+        browser.call("DeviceAccess.selectPrompt", id=prompt["id"], deviceId=device["id"])
+        return listed

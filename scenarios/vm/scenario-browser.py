@@ -11,15 +11,18 @@
 #      relay-peripheral under its name, the same bytes;
 #   5. the link drops (the browser's bluetoothd ends it) and the page connects again by itself,
 #      resumes its session (the same tokens) and a message crosses each way after it.
-# vm-controllers: 2
+# Before step 1, the same page meets bad input (scenarios/vm/browser_bad.py): a wrong device (hci2),
+# relay-peripheral --secure unpaired (hci3) and a peripheral notifying malformed frames (hci4).
+# vm-controllers: 5
 # vm-air: laptop
-# vm-timeout: 420
+# vm-timeout: 480
 import hashlib
 import os
 import tempfile
 import time
 
-from browser import BrowserError, Chromium
+from browser import BrowserError, Chromium, RelayPage
+from browser_bad import BadPeripherals, bad_input
 from scenario import OUT, REPO, Problems, expect, fail, passed, relay, run, sha256
 
 page_url = "file://" + os.path.join(REPO, "web", "relay.html")
@@ -34,19 +37,13 @@ shots = os.environ.get("RELAY_BROWSER_SHOTS") == "1"
 
 
 
-def page_log(last=8):
-    """What the page said last (its status lines), for a failure's reason."""
-    try:
-        return " | ".join(browser.evaluate(f"relayPage.log.slice(-{last})") or [])
-    except BrowserError as error:
-        return f"(the page did not answer: {error})"
-
 
 began = time.monotonic()
 
 p = relay("peripheral", "relay-peripheral", "--adapter", "hci1", "--save-dir", saved)
 p.send("start")
 expect(p, "advertising", "the peripheral did not advertise", timeout=60)
+bad = BadPeripherals("hci2", "hci3", "hci4")
 
 try:
     browser = Chromium(OUT, page_url)
@@ -54,25 +51,18 @@ except BrowserError as error:
     fail(f"chromium did not start: {error}")
 figures["chromium up (s)"] = round(browser.ready_seconds, 1)
 try:
-    browser.call("DeviceAccess.enable")
-    browser.call("Runtime.enable")
-    if not browser.wait_until("document.readyState === 'complete' && !!window.relayPage", timeout=60):
-        fail(f"the page did not load ({browser.evaluate('location.href')})")
+    page = RelayPage(browser)
+    page_log = page.log
     figures["page loaded (s)"] = round(time.monotonic() - began, 1)
     if browser.evaluate("window.isSecureContext && !!navigator.bluetooth") is not True:
         fail(f"the page has no Web Bluetooth: {page_log()}")
+    bad.wait_advertising()
+    bad_input(browser, page, bad, problems, figures)
+    figures["bad input done (s)"] = round(time.monotonic() - began, 1)
 
     # 1. The chooser.
     asked = time.monotonic()
-    mark = len(browser.events)
-    browser.evaluate("relayPage.connect(); 1", gesture=True)
-    prompt = browser.wait_event("DeviceAccess.deviceRequestPrompted", timeout=60, since=mark,
-                                where=lambda params: any(d.get("name") == "sample" for d in params.get("devices", [])))
-    if prompt is None:
-        fail(f"the chooser never listed sample (page: {page_log()})")
-    figures["chooser lists sample (s)"] = round(time.monotonic() - asked, 1)
-    device = next(d for d in prompt["devices"] if d.get("name") == "sample")
-    browser.call("DeviceAccess.selectPrompt", id=prompt["id"], deviceId=device["id"])
+    figures["chooser lists sample (s)"] = round(page.choose("sample"), 1)
     if not browser.wait_until("relayPage.state === 'ready'", timeout=60):
         fail(f"the page never became ready: {page_log()}")
     figures["ready after choosing (s)"] = round(time.monotonic() - asked, 1)
@@ -87,8 +77,8 @@ try:
     figures["page MTU"] = mtu
 
     # 2. Counters.
-    browser.evaluate("relayPage.sendCounter()")
-    expect(p, "counter", "the page's counter did not arrive", timeout=20, value=1)
+    written = browser.evaluate("relayPage.sendCounter()")
+    expect(p, "counter", "the page's counter did not arrive", timeout=20, value=written)
     p.send("notify 77")
     if browser.wait_until("relayPage.counterIn === 77", timeout=20) is None:
         problems.append(f"the page did not show counter 77 (it shows {browser.evaluate('relayPage.counterIn')})")
@@ -161,6 +151,8 @@ try:
                    "the page did not show relay-peripheral's message after the drop")
     errors = browser.evaluate("relayPage.errors")
     figures["page errors"] = len(errors or [])
+except BrowserError as error:
+    fail(str(error))
 finally:
     try:
         with open(f"{OUT}/page.json", "w") as handle:

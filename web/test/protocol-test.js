@@ -5,6 +5,7 @@
 const assert = require("assert");
 const { test, report } = require("./harness.js");
 const P = require("../relay-protocol.js");
+const M = require("../relay-meaning.js");
 const { vectors, messageOf } = require("./vectors.js");
 const same = (actual, expected, what) => assert.deepStrictEqual(Array.from(actual), Array.from(expected), what);
 
@@ -48,7 +49,7 @@ for (const v of pageVectors) {
   test(`vector ${v.name}`, () => {
     const value = v.hex.value || v.hex["frame 0"];
     const characteristic = v.fields["session-frame"] != null || v.fields["compact-frame"] != null ? "session" : "write";
-    if (v.fields.trace != null) assert.strictEqual(P.describe(value, characteristic), v.fields.trace, "trace line");
+    if (v.fields.trace != null) assert.strictEqual(M.describe(value, characteristic), v.fields.trace, "trace line");
     if (v.fields.counter != null) {
       same(P.encodeCounter(v.integer("counter")), value, "counter bytes");
       assert.strictEqual(P.parseCounter(value), v.integer("counter"));
@@ -131,12 +132,12 @@ test("hostile values: a one-line reason, never an exception of another kind", ()
   for (const sample of samples) {
     const bytes = Uint8Array.from(sample);
     for (const c of ["session", "write"]) {
-      const line = P.describe(bytes, c);
+      const line = M.describe(bytes, c);
       assert.strictEqual(typeof line, "string");
       assert.ok(!line.includes("\n"));
     }
   }
-  assert.strictEqual(P.describe(Uint8Array.from([0, 1, 2]), "write"), "not a relay value: not a relay frame (first byte 0x00)");
+  assert.strictEqual(M.describe(Uint8Array.from([0, 1, 2]), "write"), "not a relay value: not a relay frame (first byte 0x00)");
 });
 
 report(__filename, ` (${pageVectors.length} vectors; ${laneVectors.length} lane vectors are not the page's)`);
