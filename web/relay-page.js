@@ -310,6 +310,13 @@
         case "dropped":
           say(`A message from the peripheral was dropped: ${e.why}.`);
           break;
+        case "silent":
+          // The browser still calls the link up, but its notifications stopped: link again (the
+          // subscription is made anew, the session resumes).
+          note(`nothing heard for ${e.seconds} s with data unanswered`);
+          say(`Nothing heard from the peripheral for ${e.seconds} s; connecting again...`);
+          if (device && device.gatt.connected) device.gatt.disconnect();
+          break;
       }
     }
   }

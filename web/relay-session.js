@@ -25,6 +25,9 @@
   const RTO_FIRST = 2;
   const RTO_MAX = 16;
   const ERROR_INTERVAL = 1;
+  // Data unanswered and nothing at all heard for this long: the page's subscription may be gone
+  // with a link the browser never saw drop (seen in the test bed), so the page links again.
+  const SILENT = 6;
 
   /** A relay central's session with one relay-peripheral. */
   class CentralSession {
@@ -77,6 +80,8 @@
     /** The link is up and subscribed: `sessionOffered` when the peripheral has the session characteristic. */
     linkUp(sessionOffered, now) {
       this.linked = true;
+      this.heardAt = now;
+      this.silenceSaid = false;
       if (!sessionOffered) {
         this.useVersion1(now, "the peripheral offers no session characteristic");
         return;
@@ -132,6 +137,7 @@
 
     /** A value notified on `characteristic` ("session" or "notify"). */
     received(characteristic, bytes, now) {
+      this.heardAt = now;
       if (bytes.length === P.COUNTER_LENGTH) {
         this.events.push({ type: "counter", value: P.parseCounter(bytes) });
         return;
@@ -384,6 +390,10 @@
           c.sent = c.acked >= c.stream.length ? c.stream.length - 1 : c.acked;
           c.rto = Math.min(c.rto * 2, RTO_MAX);
           c.retransmitAt = now + c.rto;
+          if (now - this.heardAt >= SILENT && !this.silenceSaid) {
+            this.silenceSaid = true;
+            this.events.push({ type: "silent", seconds: Math.round(now - this.heardAt) });
+          }
         }
         if (now - c.progressAt >= this.deliveryTimeout) {
           this.current = null;
@@ -456,7 +466,7 @@
     }
   }
 
-  const api = { CentralSession };
+  const api = { CentralSession, SILENT };
   if (typeof module !== "undefined" && module.exports) module.exports = api;
   else root.RelaySession = api;
 })(typeof globalThis !== "undefined" ? globalThis : this);

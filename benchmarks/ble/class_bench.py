@@ -16,14 +16,13 @@ the time until all are in only. Writes class-results.json into $RELAY_VM_OUT; cl
 makes the table (ratios against N=1 of the same run).
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from guest_bench import BIN, LOCAL_BIN, OUT, REPO, install_binaries, launch, log  # noqa: E402
+from guest_bench import BIN, LOCAL_BIN, OUT, REPO, install_binaries, launch, log, write_sessions  # noqa: E402
 
 from relay_driver import WaitFailed  # noqa: E402
 
@@ -159,10 +158,7 @@ def main():
                                                join_only=True))
         except (WaitFailed, OSError) as problem:
             results["sessions"].append({"centrals": max(counts), "interval": 1280, "error": str(problem)})
-    with open(os.path.join(OUT, "class-results.json"), "w") as handle:
-        json.dump(results, handle, indent=1)
-    log("class-results.json written")
-    return 0 if all("error" not in s for s in results["sessions"]) else 1
+    return write_sessions("class-results.json", results)
 
 
 if __name__ == "__main__":

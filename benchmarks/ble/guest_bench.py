@@ -53,6 +53,15 @@ def launch(name, arguments, logs):
     return RelayProgram(arguments, name=name, log_dir=logs, stamp_log=True)
 
 
+def write_sessions(name, results):
+    """Writes RESULTS (a dict with `sessions`) as $RELAY_VM_OUT/NAME; the exit status: 1 when a
+    session failed (has an `error`)."""
+    with open(os.path.join(OUT, name), "w") as handle:
+        json.dump(results, handle, indent=1)
+    log(f"{name} written")
+    return 0 if all("error" not in s for s in results["sessions"]) else 1
+
+
 def bluetoothd_pid():
     return int(subprocess.run(["pidof", "-s", "bluetoothd"], capture_output=True, text=True).stdout.split()[0])
 

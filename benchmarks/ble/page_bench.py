@@ -15,13 +15,12 @@ alternating. Writes page-results.json into $RELAY_VM_OUT; page_report.py makes t
 """
 import argparse
 import hashlib
-import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from guest_bench import LOCAL_BIN, MIB, OUT, REPO, install_binaries, launch, log  # noqa: E402
+from guest_bench import LOCAL_BIN, MIB, OUT, REPO, install_binaries, launch, log, write_sessions  # noqa: E402
 import guest_bench  # noqa: E402
 
 sys.path.insert(0, os.path.join(REPO, "scenarios", "vm"))
@@ -140,6 +139,7 @@ def main():
     build = "debug" if "/debug" in guest_bench.BIN else "release"
     results = {"started": time.strftime("%Y-%m-%d %H:%M:%S"), "build": build, "size": options.size,
                "profile": PROFILE, "sessions": []}
+    status = 0
     for run in range(options.runs):
         for side, session in (("relay-central", relay_central_session), ("page", page_session)):
             logs = os.path.join(OUT, f"page-{run + 1}-{side}")
@@ -154,10 +154,8 @@ def main():
                 log(f"{side} FAILED: {problem}")
                 result = {"error": str(problem)}
             results["sessions"].append(dict(result, side=side, run=run + 1))
-            with open(os.path.join(OUT, "page-results.json"), "w") as handle:
-                json.dump(results, handle, indent=1)
-    log("page-results.json written")
-    return 0 if all("error" not in s for s in results["sessions"]) else 1
+            status = write_sessions("page-results.json", results)
+    return status
 
 
 if __name__ == "__main__":

@@ -4,11 +4,12 @@
 const assert = require("assert");
 const { test, report } = require("./harness.js");
 const P = require("../relay-protocol.js");
-const { CentralSession } = require("../relay-session.js");
+const S = require("../relay-session.js");
+const { CentralSession } = S;
 
 const PERIPHERAL = 0x5e6f7081;
-const welcome = (central, next = 1, mtu = null, peripheral = PERIPHERAL, session = 1) =>
-  P.encodeSessionFrame({ type: "welcome", version: 3, session, central, peripheral, window: 65536, next, mtu });
+const welcome = (central, next = 1, mtu = null, peripheral = PERIPHERAL, session = 1, window = 65536) =>
+  P.encodeSessionFrame({ type: "welcome", version: 3, session, central, peripheral, window, next, mtu });
 const ack = (transfer, received, status = P.STATUS.receiving, session = 1, spans = []) =>
   P.encodeSessionFrame({ type: "acknowledgement", status, session, transfer, received, spans });
 const data = (transfer, offset, bytes, session = 255) => P.encodeSessionFrame({ type: "data", session, transfer, offset, bytes });
@@ -288,6 +289,53 @@ test("version 1: frames of 20 bytes on the write characteristic, unconfirmed; fr
   const message = s.takeEvents().find((e) => e.type === "message");
   assert.strictEqual(new TextDecoder().decode(message.bytes), "from the peripheral");
   assert.strictEqual(message.confirmed, false);
+});
+
+test("the flight: 16 frames at most, never beyond the window the peripheral announced", () => {
+  const bytes = Uint8Array.from({ length: 100000 }, (_, i) => i % 251);
+  for (const [window, most] of [[65536, 16 * P.dataRoom(517)], [4096, 4096]]) {
+    const s = new CentralSession({ token: 0x1a2b3c4d });
+    s.linkUp(true, 0);
+    s.tick(0);
+    drain(s, 0);
+    s.received("session", welcome(0x1a2b3c4d, 1, 517, PERIPHERAL, 1, window), 0.1);
+    s.sendMessage({ id: 1, kind: P.KIND.binary, bytes, name: "" });
+    let acked = 0;
+    let sent = 0;
+    for (let round = 0, now = 0.2; round < 400 && acked < 100011; round++, now += 0.05) {
+      for (const f of drain(s, now).filter((f) => f.frame.type === "data")) sent = f.frame.offset + f.frame.bytes.length;
+      assert.ok(sent - acked <= most, `window ${window}: ${sent - acked} bytes beyond the acknowledged`);
+      if (round === 0) assert.strictEqual(sent, Math.min(window, most), `window ${window}: the first flight`);
+      acked = Math.min(sent, acked + 4096);
+      s.received("session", ack(1, acked), now);
+    }
+    assert.strictEqual(sent, acked, `window ${window}: all sent and acknowledged`);
+  }
+});
+
+test("silence: data unanswered and nothing heard for 6 s says so once a link, so the page links again", () => {
+  const s = welcomed(517);
+  s.takeEvents();
+  s.sendMessage({ id: 1, kind: P.KIND.text, bytes: new TextEncoder().encode("after the drop"), name: "" });
+  drain(s, 0.2);
+  const silent = [];
+  for (let now = 0.2; now < 20; now += 0.25) {
+    s.tick(now);
+    drain(s, now);
+    silent.push(...s.takeEvents().filter((e) => e.type === "silent").map(() => now));
+  }
+  assert.strictEqual(silent.length, 1, `one silent event, not ${silent.length}`);
+  assert.ok(silent[0] >= 0.1 + S.SILENT && silent[0] < 0.1 + S.SILENT + 2, `said at ${silent[0]} s`);
+  // Anything heard (here a counter) resets the clock; a new link may say it again.
+  const t = welcomed(517);
+  t.takeEvents();
+  t.sendMessage({ id: 1, kind: P.KIND.text, bytes: new TextEncoder().encode("x"), name: "" });
+  for (let now = 0.2; now < 20; now += 0.25) {
+    t.tick(now);
+    drain(t, now);
+    t.received("session", P.encodeCounter(7), now);
+    assert.ok(!t.takeEvents().some((e) => e.type === "silent"), `silent at ${now} s though counters came`);
+  }
 });
 
 function drain2(s, now) {
