@@ -183,10 +183,10 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         switch event {
         case .added(let device), .changed(let device, _):
             noteDevice(device)
-        case .removed(let id, let address):
-            if let known = connectedDevices.removeValue(forKey: id) ?? address {
-                driver.feed(.disconnected(known))
-            }
+        case .removed(let id, _):
+            // Only a central of ours: bluetoothd also removes other adapters' devices of the same
+            // address (a stranger's temporary device 30 s after it left), which say nothing of ours.
+            if let known = connectedDevices.removeValue(forKey: id) { driver.feed(.disconnected(known)) }
         case .disconnected(let id, _, _):
             if let known = connectedDevices.removeValue(forKey: id) { centralLeft(id, known) }
         }

@@ -1,6 +1,7 @@
 import RelayApp
 import RelayBlueZ
 import RelayCLI
+import RelayDBus
 import RelayProtocol
 import RelayRuntime
 import RelayTestSupport
@@ -132,5 +133,81 @@ final class BluezooPeripheralTests: XCTestCase {
         central.disconnect(device: path) { _ in done = true }
         wait("disconnected", loop) { done && controller.session.centrals.isEmpty }
         XCTAssertTrue(lines.contains { $0.contains(#""event":"disconnected""#) })
+    }
+
+    /// bluetoothd removes other adapters' devices too (a stranger's temporary device 30 s after it
+    /// left): one with the address of relay-peripheral's central is not that central leaving.
+    func testAnotherAdaptersDeviceOfTheCentralsAddressGoingIsNotTheCentralLeaving() throws {
+        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description, "00:00:00:33:33:33"])
+        let loop = EventLoop()
+        var lines: [String] = []
+        let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
+        let controller = PeripheralDriver(settings: .init(), loop: loop, console: console)
+        let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
+        controller.performer = PeripheralPerformer(driver: controller, backend: backend)
+        backend.start(bus: .address(bus.address))
+        wait("powered on", loop) { controller.session.adapter == .poweredOn }
+        controller.feed(.command(.start, token: 1))
+        wait("advertising", loop) { controller.session.isAdvertising }
+
+        // The central on hci1 connects and subscribes.
+        let central = try BlueZClient.connect(to: .address(bus.address), loop: loop)
+        central.start()
+        wait("central loaded", loop) { central.isAvailable }
+        let hci1 = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
+        let hci2 = try XCTUnwrap(central.tree.adapter(matching: "hci2"))
+        var done = false
+        central.startDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery", loop) { done }
+        var device: DeviceSnapshot?
+        wait("our advertisement", loop) {
+            device = central.tree.devices(on: hci1.id).first { $0.uuids.contains(RelayProfile.service) }
+            return device != nil
+        }
+        let path = try XCTUnwrap(device?.id)
+        done = false
+        central.stopDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery stopped", loop) { done }
+        done = false
+        central.connect(device: path) { _ in done = true }
+        wait("connected and resolved", loop) { done && central.tree.device(path)?.servicesResolved == true }
+        let notify = try XCTUnwrap(
+            central.tree.characteristics(of: path).first { $0.uuid == RelayProfile.notifyCharacteristic })
+        done = false
+        central.startNotify(characteristic: notify.id) { _ in done = true }
+        wait("subscribed", loop) { done && controller.session.hasSubscribers }
+
+        // hci2 finds hci1 (made discoverable): a device of the central's address on hci2, removed.
+        done = false
+        central.setProperty(try ObjectPath(hci1.id.description), BlueZInterface.adapter, "Discoverable", .boolean(true))
+        {
+            _ in done = true
+        }
+        wait("hci1 discoverable", loop) { done }
+        done = false
+        central.startDiscovery(adapter: hci2.id) { _ in done = true }
+        wait("discovery on hci2", loop) { done }
+        var stranger: DeviceSnapshot?
+        wait("hci2 sees the central's address", loop) {
+            stranger = central.tree.devices(on: hci2.id).first { $0.address == self.centralAddress }
+            return stranger != nil
+        }
+        done = false
+        central.stopDiscovery(adapter: hci2.id) { _ in done = true }
+        wait("discovery on hci2 stopped", loop) { done }
+        let strangerPath = try ObjectPath(try XCTUnwrap(stranger?.id.description))
+        done = false
+        central.call(
+            try ObjectPath(hci2.id.description), BlueZInterface.adapter, "RemoveDevice", [.objectPath(strangerPath)]
+        ) {
+            _ in done = true
+        }
+        wait("removed", loop) {
+            done && !central.tree.devices(on: hci2.id).contains { $0.address == self.centralAddress }
+        }
+        _ = loop.run(until: { false }, timeout: 0.5)
+        XCTAssertFalse(lines.contains { $0.contains(#""event":"disconnected""#) }, lines.joined())
+        XCTAssertEqual(controller.session.centrals.count, 1)
+        XCTAssertTrue(controller.session.hasSubscribers)
     }
 }

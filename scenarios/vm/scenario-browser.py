@@ -149,6 +149,11 @@ try:
     expect(p, "delivered", "relay-peripheral's message after the drop was not delivered", timeout=30, since=mark)
     problems.check(browser.wait_until("relayPage.received.some(m => m.text === 'back again')", timeout=10),
                    "the page did not show relay-peripheral's message after the drop")
+    # One drop, one return: nothing else ended the page's link at relay-peripheral (bluetoothd
+    # removing the bad peripherals' temporary devices of the browser's address, 30 s after they
+    # left, once read as the page leaving).
+    links = [event.get("event") for event in p.events if event.get("event") in ("connected", "disconnected")]
+    problems.check(links == ["connected", "disconnected", "connected"], f"relay-peripheral saw the page's link as {links}")
     errors = browser.evaluate("relayPage.errors")
     figures["page errors"] = len(errors or [])
 except BrowserError as error:
