@@ -64,7 +64,7 @@ test:
 .PHONY: lint format docs-check
 lint: docs-check
 	$(SWIFT) format lint --strict --recursive Sources Tests benchmarks/codec
-	$$(scripts/python-env.sh) -m pyflakes scenarios/*.py scenarios/vm/*.py benchmarks scripts/demo-flow scripts/*.py
+	$$(scripts/python-env.sh) -m pyflakes scenarios/*.py scenarios/vm/*.py benchmarks scripts/demo-flow scripts/*.py Tests/Support/*.py
 
 docs-check:
 	python3 scripts/docs-check.py

@@ -85,7 +85,7 @@ let package = Package(
         // Test support shared by the tests: a private dbus-daemon, bluezoo, a scripted REPL.
         .target(
             name: "RelayTestSupport", dependencies: ["RelayDBus", "RelayRuntime", "RelayREPL", "RelayCLI"],
-            path: "Tests/Support"),
+            path: "Tests/Support", exclude: ["busy_bluezoo.py"]),
 
         // The delivery simulation (two endpoints on a lossy, dropping link; time simulated): a
         // library for the unit tests and relay-simulation, which make test runs at full size in a

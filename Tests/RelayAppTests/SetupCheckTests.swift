@@ -96,6 +96,21 @@ final class SetupCheckTests: XCTestCase {
         XCTAssertEqual(after.uuids, before.uuids, "no test service left registered")
     }
 
+    /// bluetoothd answers `InProgress` while the kernel is busy: to StartDiscovery when it refused
+    /// to start one, to StopDiscovery when it was still starting it (both seen in the test bed).
+    /// The discovery check asks again a second later, three times at most.
+    func testDiscoveryAnsweredInProgressIsAskedForAgainThreeTimesAtMost() throws {
+        for (busy, passes) in [("start=1", true), ("stop=2", true), ("start=1,stop=1", true), ("stop=3", false)] {
+            let bus = try PrivateBus()
+            try bus.startBluezoo(busy: busy)
+            let central = try check(.central, on: bus, adapter: "hci1")
+            let discovery = try XCTUnwrap(central.findings.first { $0.check == .discovery }, busy)
+            XCTAssertEqual(discovery.status, passes ? .ok : .failed, "\(busy): \(discovery.detail)")
+            XCTAssertEqual(central.summary.ready, passes, busy)
+            if !passes { XCTAssertTrue(discovery.detail.contains("InProgress"), discovery.detail) }
+        }
+    }
+
     /// A presenter's laptop: whether bluetoothd reads the advertising interval (its experimental
     /// properties are shown), and the `[GATT] Client = false` advice where bluetoothd has it.
     func testTheRoomCheckSaysWhetherTheIntervalIsHonouredAndGivesTheClientAdvice() throws {

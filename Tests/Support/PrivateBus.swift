@@ -129,11 +129,22 @@ public final class PrivateBus {
 
     /// Starts bluezoo with LE adapters that see each other (logging to `bluezoo.log`) and
     /// waits until it answers `GetManagedObjects`, so clients start against a complete service.
-    public func startBluezoo(adapters: [String] = PrivateBus.defaultAdapters) throws {
+    /// `busy` (e.g. `start=1,stop=2`): the first calls of StartDiscovery and StopDiscovery are
+    /// answered `InProgress`, as bluetoothd does while the kernel is busy (`busy_bluezoo.py`).
+    public func startBluezoo(adapters: [String] = PrivateBus.defaultAdapters, busy: String? = nil) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.bluezooExecutable())
-        process.arguments = ["--auto-enable", "--scan-interval", "1", "-v"] + adapters.flatMap { ["-a", $0] }
+        let bluezoo = try Self.bluezooExecutable()
+        let options = ["--auto-enable", "--scan-interval", "1", "-v"] + adapters.flatMap { ["-a", $0] }
         var environment = ProcessInfo.processInfo.environment
+        if let busy {
+            let python = URL(fileURLWithPath: bluezoo).deletingLastPathComponent().appendingPathComponent("python3")
+            process.executableURL = python
+            process.arguments = [Self.repository.appendingPathComponent("Tests/Support/busy_bluezoo.py").path] + options
+            environment["RELAY_BLUEZOO_BUSY"] = busy
+        } else {
+            process.executableURL = URL(fileURLWithPath: bluezoo)
+            process.arguments = options
+        }
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
         process.environment = environment
         let log = directory.appendingPathComponent("bluezoo.log")
@@ -141,7 +152,7 @@ public final class PrivateBus {
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        bluezoo = process
+        self.bluezoo = process
         try waitUntilBluezooServes()
     }
 
