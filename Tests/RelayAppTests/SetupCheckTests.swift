@@ -100,6 +100,8 @@ final class SetupCheckTests: XCTestCase {
     /// to start one, to StopDiscovery when it was still starting it (both seen in the test bed).
     /// The discovery check asks again a second later, three times at most.
     func testDiscoveryAnsweredInProgressIsAskedForAgainThreeTimesAtMost() throws {
+        SetupCheck.discoveryRetryDelay = 0.1
+        defer { SetupCheck.discoveryRetryDelay = 1 }
         for (busy, passes) in [("start=1", true), ("stop=2", true), ("start=1,stop=1", true), ("stop=3", false)] {
             let bus = try PrivateBus()
             try bus.startBluezoo(busy: busy)

@@ -163,6 +163,9 @@ extension SetupCheck {
     /// How many times discovery is asked for when bluetoothd answers it is busy.
     static let discoveryAttempts = 3
 
+    /// Seconds before asking again (a test asks sooner).
+    nonisolated(unsafe) static var discoveryRetryDelay: Double = 1
+
     /// Starts discovery for relay's service and stops it (`stopCheckDiscovery`). bluetoothd answers
     /// `InProgress` when the kernel refused to start discovery, still busy (seen once in 27 runs of the test bed's check
     /// scenario, right after another program's check on that adapter; BlueZ of 2020 also kept the
@@ -190,7 +193,7 @@ extension SetupCheck {
                     client.stopDiscovery(adapter: adapter.id) { [weak self] _ in
                         // The second's wait counts as a call in flight: an interrupted check ends after it.
                         guard let self else { return }
-                        self.loop.schedule(after: 1) { [weak self] in
+                        self.loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
                             guard let self, self.answered() else { return }
                             self.checkDiscovery(finish, attempt: attempt + 1)
                         }
@@ -218,7 +221,7 @@ extension SetupCheck {
                 }
                 // The second's wait counts as a call in flight: an interrupted check ends after it.
                 self.calling()
-                self.loop.schedule(after: 1) { [weak self] in
+                self.loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
                     guard let self, self.answered() else { return }
                     self.stopCheckDiscovery(finish, failed: failed, attempt: attempt + 1)
                 }
