@@ -24,19 +24,65 @@ final class BluezooPeripheralTests: XCTestCase {
         }
     }
 
-    func testCountersAndMessagesBothWaysWithAClientOnTheOtherAdapter() throws {
-        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description])
+    /// relay-peripheral's driver and BlueZ backend on hci0, started and advertising; its JSON lines.
+    final class Peripheral {
         let loop = EventLoop()
         var lines: [String] = []
-        let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
+        var controller: PeripheralDriver!
+        var backend: BlueZPeripheralBackend!
+    }
+
+    func startPeripheral(on bus: PrivateBus) -> Peripheral {
+        let peripheral = Peripheral()
+        let loop = peripheral.loop
+        let console = Console(
+            format: .json, output: { [unowned peripheral] in peripheral.lines.append($0) }, clock: { "T" })
         let controller = PeripheralDriver(settings: .init(), loop: loop, console: console)
         let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
         controller.performer = PeripheralPerformer(driver: controller, backend: backend)
         backend.start(bus: .address(bus.address))
+        peripheral.controller = controller
+        peripheral.backend = backend
         wait("powered on", loop) { controller.session.adapter == .poweredOn }
         controller.feed(.command(.start, token: 1))
         wait("advertising", loop) { controller.session.isAdvertising }
-        XCTAssertTrue(lines.contains { $0.contains(#""event":"registered""#) })
+        return peripheral
+    }
+
+    /// `central` (a started BlueZ client) on hci1 finds the peripheral's advertisement, connects and
+    /// resolves its services: the device as first seen.
+    func connect(_ central: BlueZClient, _ loop: EventLoop) throws -> DeviceSnapshot {
+        wait("central loaded", loop) { central.isAvailable }
+        let hci1 = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
+        var done = false
+        central.startDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery", loop) { done }
+        var device: DeviceSnapshot?
+        wait("our advertisement", loop) {
+            device = central.tree.devices(on: hci1.id).first { $0.uuids.contains(RelayProfile.service) }
+            return device != nil
+        }
+        let found = try XCTUnwrap(device)
+        done = false
+        central.stopDiscovery(adapter: hci1.id) { _ in done = true }
+        wait("discovery stopped", loop) { done }
+        done = false
+        var connectResult: Result<Void, BlueZError>?
+        central.connect(device: found.id) { result in
+            connectResult = result
+            done = true
+        }
+        wait("connected and resolved", loop) { done && central.tree.device(found.id)?.servicesResolved == true }
+        if case .failure(let error)? = connectResult { XCTFail("connect failed: \(error)") }
+        return found
+    }
+
+    func testCountersAndMessagesBothWaysWithAClientOnTheOtherAdapter() throws {
+        let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description])
+        let peripheral = startPeripheral(on: bus)
+        let loop = peripheral.loop
+        let controller: PeripheralDriver = peripheral.controller
+        XCTAssertTrue(peripheral.lines.contains { $0.contains(#""event":"registered""#) })
 
         // The central side.
         let central = try BlueZClient.connect(to: .address(bus.address), loop: loop)
@@ -49,29 +95,10 @@ final class BluezooPeripheralTests: XCTestCase {
             }
         }
         central.start()
-        wait("central loaded", loop) { central.isAvailable }
-        let hci1 = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
+        let device = try connect(central, loop)
+        let path = device.id
+        XCTAssertEqual(device.name, "sample")
         var done = false
-        central.startDiscovery(adapter: hci1.id) { _ in done = true }
-        wait("discovery", loop) { done }
-        var device: DeviceSnapshot?
-        wait("our advertisement", loop) {
-            device = central.tree.devices(on: hci1.id).first { $0.uuids.contains(RelayProfile.service) }
-            return device != nil
-        }
-        let path = try XCTUnwrap(device?.id)
-        XCTAssertEqual(device?.name, "sample")
-        done = false
-        central.stopDiscovery(adapter: hci1.id) { _ in done = true }
-        wait("discovery stopped", loop) { done }
-        done = false
-        var connectResult: Result<Void, BlueZError>?
-        central.connect(device: path) { result in
-            connectResult = result
-            done = true
-        }
-        wait("connected and resolved", loop) { done && central.tree.device(path)?.servicesResolved == true }
-        if case .failure(let error)? = connectResult { XCTFail("connect failed: \(error)") }
         let found = central.tree.characteristics(of: path).filter { $0.serviceUUID == RelayProfile.service }
         let write = try XCTUnwrap(found.first { $0.uuid == RelayProfile.writeCharacteristic })
         let notify = try XCTUnwrap(found.first { $0.uuid == RelayProfile.notifyCharacteristic })
@@ -85,9 +112,9 @@ final class BluezooPeripheralTests: XCTestCase {
         for value: UInt32 in [0, 1, 2] {
             central.writeValue(Counter(value).encoded, characteristic: write.id, type: .command) { _ in }
         }
-        wait("three counters", loop) { lines.filter { $0.contains(#""event":"counter""#) }.count == 3 }
+        wait("three counters", loop) { peripheral.lines.filter { $0.contains(#""event":"counter""#) }.count == 3 }
         XCTAssertEqual(
-            lines.filter { $0.contains(#""event":"counter""#) },
+            peripheral.lines.filter { $0.contains(#""event":"counter""#) },
             (0...2).map { #"{"event":"counter","time":"T","from":"\#(centralAddress)","value":\#($0)}"# + "\n" })
 
         // Counters peripheral -> central.
@@ -108,8 +135,9 @@ final class BluezooPeripheralTests: XCTestCase {
         for frame in MessageFrames(message: Message(text: text), id: MessageID(0), mtu: mtu, carrier: .write) {
             central.writeValue(frame, characteristic: write.id, type: .command) { _ in }
         }
-        wait("message", loop) { lines.contains { $0.contains(#""event":"message""#) } }
-        XCTAssertTrue(lines.contains { $0.contains(#""event":"message""#) && $0.contains(#""text":"\#(text)""#) })
+        wait("message", loop) { peripheral.lines.contains { $0.contains(#""event":"message""#) } }
+        XCTAssertTrue(
+            peripheral.lines.contains { $0.contains(#""event":"message""#) && $0.contains(#""text":"\#(text)""#) })
         notified.removeAll()
         let binary = Message(binary: (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         controller.feed(.command(.send(binary), token: 5))
@@ -126,51 +154,30 @@ final class BluezooPeripheralTests: XCTestCase {
             return !arrived.isEmpty
         }
         XCTAssertEqual(arrived, [binary])
-        XCTAssertTrue(lines.contains { $0.contains(#""event":"sent""#) })
+        XCTAssertTrue(peripheral.lines.contains { $0.contains(#""event":"sent""#) })
 
         // The central leaves: the peripheral frees it.
         done = false
         central.disconnect(device: path) { _ in done = true }
         wait("disconnected", loop) { done && controller.session.centrals.isEmpty }
-        XCTAssertTrue(lines.contains { $0.contains(#""event":"disconnected""#) })
+        XCTAssertTrue(peripheral.lines.contains { $0.contains(#""event":"disconnected""#) })
     }
 
     /// bluetoothd removes other adapters' devices too (a stranger's temporary device 30 s after it
     /// left): one with the address of relay-peripheral's central is not that central leaving.
     func testAnotherAdaptersDeviceOfTheCentralsAddressGoingIsNotTheCentralLeaving() throws {
         let bus = try PrivateBus(bluezooAdapters: [peripheralAddress, centralAddress.description, "00:00:00:33:33:33"])
-        let loop = EventLoop()
-        var lines: [String] = []
-        let console = Console(format: .json, output: { lines.append($0) }, clock: { "T" })
-        let controller = PeripheralDriver(settings: .init(), loop: loop, console: console)
-        let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
-        controller.performer = PeripheralPerformer(driver: controller, backend: backend)
-        backend.start(bus: .address(bus.address))
-        wait("powered on", loop) { controller.session.adapter == .poweredOn }
-        controller.feed(.command(.start, token: 1))
-        wait("advertising", loop) { controller.session.isAdvertising }
+        let peripheral = startPeripheral(on: bus)
+        let loop = peripheral.loop
+        let controller: PeripheralDriver = peripheral.controller
 
         // The central on hci1 connects and subscribes.
         let central = try BlueZClient.connect(to: .address(bus.address), loop: loop)
         central.start()
-        wait("central loaded", loop) { central.isAvailable }
+        let path = try connect(central, loop).id
         let hci1 = try XCTUnwrap(central.tree.adapter(matching: "hci1"))
         let hci2 = try XCTUnwrap(central.tree.adapter(matching: "hci2"))
         var done = false
-        central.startDiscovery(adapter: hci1.id) { _ in done = true }
-        wait("discovery", loop) { done }
-        var device: DeviceSnapshot?
-        wait("our advertisement", loop) {
-            device = central.tree.devices(on: hci1.id).first { $0.uuids.contains(RelayProfile.service) }
-            return device != nil
-        }
-        let path = try XCTUnwrap(device?.id)
-        done = false
-        central.stopDiscovery(adapter: hci1.id) { _ in done = true }
-        wait("discovery stopped", loop) { done }
-        done = false
-        central.connect(device: path) { _ in done = true }
-        wait("connected and resolved", loop) { done && central.tree.device(path)?.servicesResolved == true }
         let notify = try XCTUnwrap(
             central.tree.characteristics(of: path).first { $0.uuid == RelayProfile.notifyCharacteristic })
         done = false
@@ -206,7 +213,7 @@ final class BluezooPeripheralTests: XCTestCase {
             done && !central.tree.devices(on: hci2.id).contains { $0.address == self.centralAddress }
         }
         _ = loop.run(until: { false }, timeout: 0.5)
-        XCTAssertFalse(lines.contains { $0.contains(#""event":"disconnected""#) }, lines.joined())
+        XCTAssertFalse(peripheral.lines.contains { $0.contains(#""event":"disconnected""#) }, peripheral.lines.joined())
         XCTAssertEqual(controller.session.centrals.count, 1)
         XCTAssertTrue(controller.session.hasSubscribers)
     }
