@@ -153,7 +153,7 @@ package-test: package
 # Swift, no -dev package), each booted in the VM with its own kernel and a btvirt built from its
 # own bluez: the article flow, messages both ways, bleak and bless, the power-cycle and
 # bluetoothd-restart faults, three centrals at once and --allow, with the installed programs.
-VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/ProgramVersion.swift)
+VERSION := $(shell sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/Program/ProgramVersion.swift)
 RELEASES = debian-12 debian-13
 PACKAGE_SCENARIOS = article messages lane-messages peripheral-bleak bless fault-power-cycle fault-bluetoothd-restart \
   fault-three-centrals allow check

@@ -13,7 +13,7 @@
 # scenarios with its programs (make test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/ProgramVersion.swift)
+version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/Program/ProgramVersion.swift)
 deb=dist/relay_${version}_amd64.deb
 tarball=dist/relay-$version-linux-x86_64.tar.gz
 fail() { echo "FAIL package: $*" >&2; exit 1; }

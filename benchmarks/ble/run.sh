@@ -31,7 +31,7 @@ status=0
 if [ -n "$release" ]; then
   scripts/install-deps.sh package rootfs
   scripts/package > /dev/null
-  version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/ProgramVersion.swift)
+  version=$(sed -n 's/.*static let package = "\(.*\)".*/\1/p' Sources/Shared/RelayApp/Program/ProgramVersion.swift)
   root=$(scripts/vm/build-rootfs.sh "$release" "dist/relay_${version}_amd64.deb")
   out=$(scripts/bluez-vm outdir "bench-$release")
   # The guest's own programs and Python (RELAY_BIN /usr/bin, relay-python: build-rootfs.sh).
