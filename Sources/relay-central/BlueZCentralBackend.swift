@@ -152,10 +152,6 @@ final class BlueZCentralBackend: CentralBackend {
             to: (peer.address, LEAddressType(bluez: peer.addressType)), psm: psm, security: security, timeout: timeout)
     }
 
-    func sendOnLane(_ bytes: [UInt8]) {
-        laneSocket.send(bytes)
-    }
-
     func closeLane() {
         laneSocket.close()
     }
@@ -257,7 +253,7 @@ final class BlueZCentralBackend: CentralBackend {
                 self.writeLink = link
                 link.onEvent = { [weak self, weak link] event in
                     guard let self, let link, self.writeLink === link else { return }
-                    self.writeSocketEvent(event)
+                    self.writeSocketEvent(event, of: characteristic)
                 }
                 self.driver.feed(.writeAcquired(link.mtu))
             case .failure(let error):
@@ -309,36 +305,32 @@ final class BlueZCentralBackend: CentralBackend {
         }
     }
 
-    func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID) {
-        switch path {
-        case .socket:
-            guard let link = writeLink else {
-                return driver.feed(.writeFinished(BlueZError(.notConnected, "the write socket is closed")))
+    func send(_ value: [UInt8], on carrier: Carrier) {
+        switch carrier {
+        case .lane:
+            laneSocket.send(value)
+        case .gatt(_, .socket):
+            guard let link = writeLink else { return driver.feed(.sendFinished(.failed(.closed(carrier)))) }
+            switch link.send(value) {
+            case .sent: driver.feed(.sendFinished(.sent))
+            case .wouldBlock: driver.feed(.sendFinished(.full))
+            case .failed(let code): driver.feed(.sendFinished(.failed(.socketFailed(carrier, errno: code))))
             }
-            send(value, on: link, to: characteristic)
-        case .writeValue, .writeRequest:
-            guard let client else { return driver.feed(.writeFinished(BlueZError(.gone, "bluetoothd is not running"))) }
+        case .gatt(let characteristic, let path):
+            guard let client else {
+                return driver.feed(.sendFinished(.failed(.bluez(BlueZError(.gone, "bluetoothd is not running")))))
+            }
             let type: WriteType = path == .writeRequest ? .request : .command
             client.writeValue(value, characteristic: characteristic, type: type) { [weak self] result in
-                self?.driver.feed(.writeFinished(result.failure))
+                self?.driver.feed(.sendFinished(result.failure.map { .failed(.bluez($0)) } ?? .sent))
             }
         }
     }
 
-    /// Sends one value on the write socket; a full socket hands it back to the session.
-    private func send(_ value: [UInt8], on link: AcquiredLink, to characteristic: CharacteristicID) {
-        switch link.send(value) {
-        case .sent: driver.feed(.writeFinished(nil))
-        case .wouldBlock: driver.feed(.writeBlocked(value, to: characteristic))
-        case .failed(let code):
-            driver.feed(.writeFinished(BlueZError(.failed, "write socket: \(String(cString: strerror(code)))")))
-        }
-    }
-
-    private func writeSocketEvent(_ event: AcquiredLink.Event) {
+    private func writeSocketEvent(_ event: AcquiredLink.Event, of characteristic: CharacteristicID) {
         switch event {
         case .received: break
-        case .writable: driver.feed(.writeWritable)
+        case .writable: driver.feed(.carrierWritable(.gatt(characteristic, .socket)))
         case .closed:
             writeLink = nil
             driver.feed(.writeSocketClosed)

@@ -21,8 +21,9 @@ enum CentralAction: Equatable, Sendable {
     case acquireWrite(CharacteristicID)
     /// Read the characteristic's `MTU` property and answer `mtuRead`.
     case readMTU(CharacteristicID)
-    /// Write one value; answer `writeFinished` when it is done (socket: queued; WriteValue: replied).
-    case write([UInt8], via: WritePath, to: CharacteristicID)
+    /// Send one value on its carrier (a characteristic by its write path, or the lane, which
+    /// frames it); answer `sendFinished` (then `carrierWritable` when it was full).
+    case send([UInt8], on: Carrier)
     /// Close the `AcquireWrite` and `AcquireNotify` sockets and the L2CAP channel, if any (made
     /// by `CentralSession.releaseSockets()`).
     case releaseSockets
@@ -31,8 +32,6 @@ enum CentralAction: Equatable, Sendable {
     case readLanePSM(CharacteristicID)
     /// Open an L2CAP channel to the device's `psm`; answer `laneOpened` or `laneOpenFailed`.
     case openLane(DeviceID, LanePSM, LaneSecurity)
-    /// Send one value (lane-framed) on the channel; answer `writeFinished` or `laneBlocked`.
-    case sendOnLane([UInt8])
     /// Close the channel, if any (no `laneClosed` follows).
     case closeLane
     case startReconnectTimer(seconds: Double)

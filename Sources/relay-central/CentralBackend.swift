@@ -25,9 +25,10 @@ protocol CentralBackend: AnyObject {
     func acquireWrite(_ characteristic: CharacteristicID)
     /// Answer `.mtuRead` with the characteristic's `MTU` property.
     func readMTU(_ characteristic: CharacteristicID)
-    /// Write one value; answer `.writeFinished` once it is taken (socket) or replied (`WriteValue`),
-    /// or `.writeBlocked` when the socket is full (then `.writeWritable` once it can take more).
-    func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID)
+    /// Send one value on `carrier` (the lane frames it); answer `.sendFinished`: `.sent` once it
+    /// is taken (socket, channel) or replied (`WriteValue`), `.full` when the socket is full (then
+    /// `.carrierWritable(carrier)` once it can take more), or `.failed`.
+    func send(_ value: [UInt8], on carrier: Carrier)
     /// Close the `AcquireWrite` and `AcquireNotify` sockets and the L2CAP channel, if any.
     func releaseSockets()
     /// Answer `.lanePSMRead`.
@@ -35,8 +36,6 @@ protocol CentralBackend: AnyObject {
     /// Open an L2CAP channel to `psm` of `device` with `security`, within `timeout` seconds;
     /// answer `.laneOpened` or `.laneOpenFailed`, then `.laneReceived`, `.laneClosed`.
     func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double)
-    /// Send one value on the channel; answer `.writeFinished`, or `.laneBlocked` (then `.laneWritable`).
-    func sendOnLane(_ bytes: [UInt8])
     /// Close the channel, if any.
     func closeLane()
     /// Answer `.readFinished`.

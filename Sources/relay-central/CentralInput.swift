@@ -40,12 +40,11 @@ enum CentralInput: Equatable, Sendable {
     case valueChanged(CharacteristicID, [UInt8], at: Double = 0)
     /// A datagram from the `AcquireNotify` socket: a notification.
     case notification([UInt8], at: Double = 0)
-    /// The value in flight was written (nil) or failed.
-    case writeFinished(BlueZError?)
-    /// The `AcquireWrite` socket is full and did not take `value`: the session keeps it.
-    case writeBlocked([UInt8], to: CharacteristicID)
-    /// The `AcquireWrite` socket can take more after `.writeBlocked`.
-    case writeWritable
+    /// The outcome of the value in flight's `.send`: sent, full (it waits), or failed.
+    case sendFinished(SendOutcome)
+    /// The carrier's socket can take more after `.sendFinished(.full)` (the `AcquireWrite`
+    /// socket's characteristic, or the lane).
+    case carrierWritable(Carrier)
     /// The `AcquireWrite` socket closed (BlueZ released it or the link dropped).
     case writeSocketClosed
     case readFinished(CharacteristicRole, Result<[UInt8], BlueZError>)
@@ -57,10 +56,6 @@ enum CentralInput: Equatable, Sendable {
     case laneOpenFailed(LaneEnd)
     /// Bytes arrived on the channel at loop time `at`.
     case laneReceived([UInt8], at: Double = 0)
-    /// The channel was full and did not take `value` (the value in flight): it waits for `.laneWritable`.
-    case laneBlocked([UInt8])
-    /// The channel can take more after `.laneBlocked`.
-    case laneWritable
     /// The channel hung up (the backend has closed it).
     case laneClosed
     case reconnectTimerFired

@@ -41,7 +41,7 @@ final class CentralLaneSocket {
                     guard let self else { return }
                     switch event {
                     case .received(let bytes): self.driver.feed(.laneReceived(bytes, at: self.loop.now))
-                    case .writable: self.driver.feed(.laneWritable)
+                    case .writable: self.driver.feed(.carrierWritable(.lane))
                     case .closed:
                         self.link = nil
                         self.driver.feed(.laneClosed)
@@ -52,14 +52,13 @@ final class CentralLaneSocket {
         }
     }
 
-    /// `bytes` on the channel: the driver hears the outcome as a write's, or that it was full.
-    func send(_ bytes: [UInt8]) {
-        guard let link else { return driver.feed(.writeFinished(BlueZError(.notConnected, "no L2CAP channel"))) }
-        switch link.send(bytes) {
-        case .sent: driver.feed(.writeFinished(nil))
-        case .wouldBlock: driver.feed(.laneBlocked(bytes))
-        case .failed(let code):
-            driver.feed(.writeFinished(BlueZError(.failed, "L2CAP channel: \(String(cString: strerror(code)))")))
+    /// One value on the channel, framed: the driver hears that it was sent, full or failed.
+    func send(_ value: [UInt8]) {
+        guard let link else { return driver.feed(.sendFinished(.failed(.closed(.lane)))) }
+        switch link.send(Carrier.lane.framed(value)) {
+        case .sent: driver.feed(.sendFinished(.sent))
+        case .wouldBlock: driver.feed(.sendFinished(.full))
+        case .failed(let code): driver.feed(.sendFinished(.failed(.socketFailed(.lane, errno: code))))
         }
     }
 

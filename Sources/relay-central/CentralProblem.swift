@@ -180,14 +180,19 @@ enum CentralProblem: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The cause and the fix of a failed write.
-    static func writeReason(_ error: BlueZError) -> String {
-        switch error.kind {
-        case .invalidLength, .invalidValueLength, .invalidArguments:
-            return "the value is too large for the link (\(error.name)): the MTU shrank? reconnect and retry"
-        case .notConnected: return "not connected: connect again"
-        case .inProgress: return "another write is in progress (InProgress): retry"
-        case .notPermitted: return "the peripheral does not permit this write (NotPermitted)"
-        default: return error.description
+    static func writeReason(_ error: TransportError) -> String {
+        switch error {
+        case .closed: return "not connected: connect again"
+        case .socketFailed, .fellBackToVersion1: return error.description
+        case .bluez(let error):
+            switch error.kind {
+            case .invalidLength, .invalidValueLength, .invalidArguments:
+                return "the value is too large for the link (\(error.name)): the MTU shrank? reconnect and retry"
+            case .notConnected: return "not connected: connect again"
+            case .inProgress: return "another write is in progress (InProgress): retry"
+            case .notPermitted: return "the peripheral does not permit this write (NotPermitted)"
+            default: return error.description
+            }
         }
     }
 

@@ -125,11 +125,9 @@ extension CentralSession {
         }
         delivery.waiting = []
         // A value the full socket had not taken was not written: the sockets go, and it fails.
-        let wasBlocked = writing.blockedWrite != nil
+        let wasWaiting = writing.waiting != nil
         var actions: [CentralAction] = [.report(.error(.speakingVersion1(why: why))), releaseSockets()]
-        if wasBlocked {
-            actions += writeFinished(BlueZError(.failed, "the link went back to protocol 1 before it was written"))
-        }
+        if wasWaiting { actions += sendFinished(.failed(.fellBackToVersion1)) }
         actions.append(settings.notifyPath == .socket ? .acquireNotify(relay.notify) : .startNotify(relay.notify))
         actions.append(settings.writePath == .writeValue ? .readMTU(relay.write) : .acquireWrite(relay.write))
         return actions
@@ -153,9 +151,8 @@ extension CentralSession {
 
     /// A data frame was written: the message's `sent` once its last byte went out.
     mutating func dataWritten(number: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
-        guard completes, let mtu = delivery.laneMTU ?? readyLink?.mtu,
-            let sent = delivery.outgoing.sent(
-                number, transfer: transfer, mtu: mtu, carrier: delivery.laneMTU != nil ? .lane : .write)
+        guard completes, let (carrier, mtu) = frameCarrier, let mtu,
+            let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: carrier.valueCarrier)
         else { return [] }
         writing.messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]

@@ -108,22 +108,6 @@ extension CentralSession {
         return laneBroke(.hungUp)
     }
 
-    /// The channel was full: the value in flight waits for it.
-    mutating func laneBlocked(_ value: [UInt8]) -> [CentralAction] {
-        guard writing.inFlight != nil else { return [] }
-        writing.blockedWrite = BlockedWrite(value: value, characteristic: nil)
-        return []
-    }
-
-    /// The channel can take more: the value that waited goes again.
-    mutating func laneWritable() -> [CentralAction] {
-        guard let blocked = writing.blockedWrite, blocked.characteristic == nil, delivery.laneMTU != nil else {
-            return []
-        }
-        writing.blockedWrite = nil
-        return [.sendOnLane(blocked.value)]
-    }
-
     /// The hello on the channel went unanswered: close it and greet on GATT.
     mutating func laneHelloUnanswered() -> [CentralAction] {
         laneBroke(.unanswered)
@@ -140,10 +124,7 @@ extension CentralSession {
             delivery.receiver?.linkDown(at: now)
         }
         delivery.phase = .idle
-        if let blocked = writing.blockedWrite, blocked.characteristic == nil {
-            writing.blockedWrite = nil
-            actions += writeFinished(BlueZError(.notConnected, "the L2CAP channel closed"))
-        }
+        if writing.waiting?.carrier == .lane { actions += sendFinished(.failed(.closed(.lane))) }
         guard readyLink != nil else { return actions }
         return actions + startGreeting()
     }

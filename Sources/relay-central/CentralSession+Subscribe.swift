@@ -261,7 +261,7 @@ extension CentralSession {
         for (index, item) in writing.outbox.removeAll().enumerated() {
             lost.append((item, index == 0 ? front?.taken ?? 0 : 0))
         }
-        writing.inFlight = nil
+        _ = writing.finishInFlight()
         for (item, taken) in lost {
             switch item {
             case .counter(let counter, let token):

@@ -31,22 +31,26 @@ extension CentralSession {
         } else if case .tick = input {
             result += (trace?.flush(at: now) ?? []).map { .report(.trace($0)) }
         }
-        // A value written again once the full socket can take it was traced when first handed over.
+        // A value sent again once its full carrier can take more was traced when first handed over.
         let retried: Bool
-        if case .writeWritable = input { retried = true } else { retried = false }
+        if case .carrierWritable = input { retried = true } else { retried = false }
         for action in actions {
-            if !retried, case .write(let value, _, let id) = action {
-                let link = subscribingOrReadyLink
-                let characteristic: TracedCharacteristic =
-                    link?.service == .nus ? .uartRX : id == link?.session ? .session : .write
-                result += reports(value, .outgoing, characteristic)
-            }
-            if case .sendOnLane(let framed) = action, !(input == .laneWritable) {
-                result += reports(Array(framed.dropFirst(LaneFraming.headerLength)), .outgoing, .lane)
+            if !retried, case .send(let value, let carrier) = action {
+                result += reports(value, .outgoing, tracedCharacteristic(of: carrier))
             }
             result.append(action)
         }
         return result
+    }
+
+    /// What the trace calls the way a value went out.
+    private func tracedCharacteristic(of carrier: Carrier) -> TracedCharacteristic {
+        switch carrier {
+        case .lane: return .lane
+        case .gatt(let id, _):
+            let link = subscribingOrReadyLink
+            return link?.service == .nus ? .uartRX : id == link?.session ? .session : .write
+        }
     }
 
     /// The trace events of a value that arrived on the L2CAP channel.

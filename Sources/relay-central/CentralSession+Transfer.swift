@@ -7,38 +7,59 @@ import RelayProtocol
 /// frames first, then counters and version-1 frames, then version-2 data), and what the
 /// peripheral notifies.
 extension CentralSession {
+    /// The carrier of counters, version-1 frames and UART text on the ready link: its write
+    /// characteristic (the session characteristic with protocol 2) by the link's write path.
+    var gattCarrier: Carrier? {
+        guard case .ready(_, let relay) = link, let path = relay.path else { return nil }
+        return .gatt(relay.dataWrite, path)
+    }
+
+    /// The carrier of protocol 2's frames on the ready link and the MTU they are cut for: the
+    /// lane while it is open, else GATT (nil MTU: not learned yet).
+    var frameCarrier: (carrier: Carrier, mtu: MTU?)? {
+        if let laneMTU = delivery.laneMTU, readyLink != nil { return (.lane, laneMTU) }
+        guard let gatt = gattCarrier else { return nil }
+        return (gatt, readyLink?.mtu)
+    }
+
     /// Starts writing the next value when the link is ready and nothing is in flight.
     mutating func pump() -> [CentralAction] {
-        guard writing.inFlight == nil, case .ready(_, let relay) = link, let path = relay.path else { return [] }
+        guard writing.inFlight == nil, let relay = readyLink, let gatt = gattCarrier,
+            let frames = frameCarrier
+        else { return [] }
         if relay.service == .nus {
             guard let value = takeUARTValue() else { return [] }
-            writing.inFlight = .uart(value)
-            return [.write(value.bytes, via: path, to: relay.write)]
+            return [writing.send(value.bytes, on: gatt, as: .uart(value))]
         }
-        let laneMTU = delivery.laneMTU
         if relay.session != nil, let next = delivery.outgoing.control.popFirst() {
-            let frame = next.fitting(laneMTU?.maxValueLength(.lane) ?? (relay.mtu ?? .default).maxValueLength(.write))
-            writing.inFlight = .control
-            if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(frame.encoded))] }
-            return [.write(frame.encoded, via: path, to: relay.dataWrite)]
+            let frame = next.fitting((frames.mtu ?? .default).maxValueLength(frames.carrier.valueCarrier))
+            return [writing.send(frame.encoded, on: frames.carrier, as: .control)]
         }
         if let value = writing.outbox.next() {
-            writing.inFlight = .outbox(value)
-            return [.write(value.bytes, via: path, to: relay.dataWrite)]
+            return [writing.send(value.bytes, on: gatt, as: .outbox(value))]
         }
-        if relay.session != nil, let mtu = laneMTU ?? relay.mtu,
-            let (bytes, write) = nextDataFrame(mtu: mtu, carrier: laneMTU != nil ? .lane : .write)
+        if relay.session != nil, let mtu = frames.mtu,
+            let (bytes, write) = nextDataFrame(mtu: mtu, carrier: frames.carrier.valueCarrier)
         {
-            writing.inFlight = write
-            if laneMTU != nil { return [.sendOnLane(LaneFraming.encode(bytes))] }
-            return [.write(bytes, via: path, to: relay.dataWrite)]
+            return [writing.send(bytes, on: frames.carrier, as: write)]
         }
         return []
     }
 
-    mutating func writeFinished(_ error: BlueZError?) -> [CentralAction] {
-        guard let written = writing.inFlight else { return [] }
-        writing.inFlight = nil
+    /// The outcome of the value in flight: the next one goes, unless the carrier was full.
+    mutating func sendFinished(_ outcome: SendOutcome) -> [CentralAction] {
+        switch outcome {
+        case .full:
+            writing.carrierFull()
+            return []
+        case .sent: return written(error: nil)
+        case .failed(let error): return written(error: error)
+        }
+    }
+
+    /// The value in flight went (`error` nil) or did not.
+    private mutating func written(error: TransportError?) -> [CentralAction] {
+        guard let written = writing.finishInFlight() else { return [] }
         let value: Outbox<CommandToken?>.Value
         switch written {
         case .control:
@@ -110,31 +131,20 @@ extension CentralSession {
             link = .ready(peer, relay)
         }
         // A value the socket had not taken yet was not written (later ones go by `WriteValue`).
-        guard writing.blockedWrite != nil else { return [] }
-        writing.blockedWrite = nil
-        return writeFinished(BlueZError(.notConnected, "the write socket closed"))
+        guard let waiting = writing.waiting, case .gatt = waiting.carrier else { return [] }
+        return sendFinished(.failed(.closed(waiting.carrier)))
     }
 
-    /// The full write socket did not take the value in flight: it waits here for `.writeWritable`.
-    mutating func writeBlocked(_ value: [UInt8], to characteristic: CharacteristicID) -> [CentralAction] {
-        guard writing.inFlight != nil else { return [] }
-        writing.blockedWrite = BlockedWrite(value: value, characteristic: characteristic)
-        return []
-    }
-
-    /// The write socket can take more: the value that waited goes again.
-    mutating func writeWritable() -> [CentralAction] {
-        guard let blocked = writing.blockedWrite, let characteristic = blocked.characteristic,
-            readyLink?.path == .socket
-        else { return [] }
-        writing.blockedWrite = nil
-        return [.write(blocked.value, via: .socket, to: characteristic)]
+    /// `carrier` can take more: the value that waited for it goes again.
+    mutating func carrierWritable(_ carrier: Carrier) -> [CentralAction] {
+        guard let waiting = writing.room(on: carrier) else { return [] }
+        return [.send(waiting.value, on: waiting.carrier)]
     }
 
     /// Closes the write and notification sockets; a value waiting for the full write socket
     /// goes with them.
     mutating func releaseSockets() -> CentralAction {
-        writing.blockedWrite = nil
+        writing.forgetWaiting()
         delivery.lane = .none
         return .releaseSockets
     }

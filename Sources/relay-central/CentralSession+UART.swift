@@ -107,7 +107,7 @@ extension CentralSession {
 
     /// A value for RX was written (or failed): a `send` completes with its last value; a failed
     /// value takes the rest of its text with it.
-    mutating func uartWritten(_ value: CentralUART.Value, error: BlueZError?) -> [CentralAction] {
+    mutating func uartWritten(_ value: CentralUART.Value, error: TransportError?) -> [CentralAction] {
         if let error {
             var failed = value.completes
             if failed == nil, let last = uart.queue.firstIndex(where: { $0.completes != nil }) {

@@ -158,9 +158,8 @@ struct CentralSession {
         case .mtuChanged(let id, let mtu): return id == notifyCharacteristic ? mtuChanged(mtu) : []
         case .valueChanged(let id, let value, let time): return valueChanged(id, value, at: time)
         case .notification(let value, let time): return notified(value, at: time)
-        case .writeFinished(let error): return writeFinished(error)
-        case .writeBlocked(let value, let characteristic): return writeBlocked(value, to: characteristic)
-        case .writeWritable: return writeWritable()
+        case .sendFinished(let outcome): return sendFinished(outcome)
+        case .carrierWritable(let carrier): return carrierWritable(carrier)
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)
         case .reconnectTimerFired: return tryAutoConnect()
@@ -179,8 +178,6 @@ struct CentralSession {
         case .laneOpened(let mtu): return laneOpened(mtu)
         case .laneOpenFailed(let end): return laneOpenFailed(end)
         case .laneReceived(let bytes, _): return laneReceived(bytes)
-        case .laneBlocked(let value): return laneBlocked(value)
-        case .laneWritable: return laneWritable()
         case .laneClosed: return laneClosed()
         }
     }

@@ -15,21 +15,63 @@ enum InFlightWrite {
 }
 
 /// relay-central's writes: one value at a time (the handshake's and acknowledgements' frames
-/// first, then counters and version-1 frames, then version-2 data), the counter, the numbers of
-/// messages. Part of `CentralSession` (see `CentralSession+Transfer`).
+/// first, then counters and version-1 frames, then version-2 data) on its carrier, the counter,
+/// the numbers of messages. Part of `CentralSession` (see `CentralSession+Transfer`).
 struct CentralWriting {
     /// Counters and version-1 frames to write, with the command waiting for each (nil: none).
     var outbox = Outbox<CommandToken?>()
     /// The value being written (one at a time).
-    var inFlight: InFlightWrite?
-    /// The value in flight, when the full write socket did not take it yet.
-    var blockedWrite: BlockedWrite?
+    private(set) var inFlight: InFlightWrite?
+    /// The value in flight as it was handed to its carrier.
+    private(set) var carried: CarriedValue?
+    /// The carrier's socket was full: `carried` goes again once it can take more.
+    private var waitingForRoom = false
     var chunker = Chunker(carrier: .write)
     /// The counter `write` writes next.
     var nextCounter = Counter(0)
     var messagesSent = 0
     /// The number the next message gets (from 1; `id` in the sender's events).
     var nextMessageNumber = 1
+
+    /// Hands `value` to `carrier` as `write`: the one action that sends a value.
+    mutating func send(_ value: [UInt8], on carrier: Carrier, as write: InFlightWrite) -> CentralAction {
+        inFlight = write
+        carried = CarriedValue(value: value, carrier: carrier)
+        waitingForRoom = false
+        return .send(value, on: carrier)
+    }
+
+    /// The value in flight has its outcome (or goes with the link): nothing is in flight now.
+    /// Returns what was.
+    mutating func finishInFlight() -> InFlightWrite? {
+        let written = inFlight
+        inFlight = nil
+        carried = nil
+        waitingForRoom = false
+        return written
+    }
+
+    /// The carrier's socket did not take the value in flight: it waits for room.
+    mutating func carrierFull() {
+        guard carried != nil else { return }
+        waitingForRoom = true
+    }
+
+    /// The value waiting for room, if any.
+    var waiting: CarriedValue? { waitingForRoom ? carried : nil }
+
+    /// `carrier` can take more: the value that waited for it, to send again (nil: none did).
+    mutating func room(on carrier: Carrier) -> CarriedValue? {
+        guard let waiting, waiting.carrier == carrier else { return nil }
+        waitingForRoom = false
+        return waiting
+    }
+
+    /// The sockets closed: nothing waits for their room any more (the value in flight is still
+    /// in flight until its failure is heard).
+    mutating func forgetWaiting() {
+        waitingForRoom = false
+    }
 }
 
 /// What the peripheral notifies: counters, and messages through the inbound pipeline (protocol

@@ -1,13 +1,3 @@
-import RelayBlueZ
-
-/// A value the full `AcquireWrite` socket did not take: it waits in the session and is written
-/// again once the socket can take more (`.writeWritable`).
-struct BlockedWrite: Equatable, Sendable {
-    var value: [UInt8]
-    /// Where it goes: a characteristic's `AcquireWrite` socket, or nil: the L2CAP lane.
-    var characteristic: CharacteristicID?
-}
-
 /// How values reach the write characteristic.
 enum WritePath: String, Sendable, Equatable {
     /// The `AcquireWrite` socket: one datagram per value, writable-ready paces.

@@ -283,16 +283,18 @@ extension PeripheralSession {
     /// else notified), and go on it.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
         let route = laneRoute
-        let carrier: ValueCarrier = route == nil ? .notification : .lane
+        let routeCarrier = route.map { PeripheralCarrier.lanes($0) } ?? .notification(.session)
+        let carrier = routeCarrier.valueCarrier
         if let next = delivery.outgoing.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
             let frame = next.fitting(sessionMTU(route: route).maxValueLength(carrier))
-            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, target: .session, lanes: route)
+            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, carrier: routeCarrier)
         }
         if !sending.sessionCounters.isEmpty {
             // Counters stay on GATT (docs/protocol.md, "The L2CAP lane").
             let (counter, completion) = sending.sessionCounters.removeFirst()
-            return OutgoingValue(bytes: counter.encoded, counter: counter, completion: completion, target: .session)
+            return OutgoingValue(
+                bytes: counter.encoded, counter: counter, completion: completion, carrier: .notification(.session))
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         // A session's frames travel losslessly only while every frame goes on the lanes (one
@@ -314,8 +316,8 @@ extension PeripheralSession {
             frame.completes
             ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: carrier) : nil
         return OutgoingValue(
-            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) }, target: .session,
-            lanes: route.map { lanes(of: frame.recipients, within: $0) })
+            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) },
+            carrier: route.map { .lanes(lanes(of: frame.recipients, within: $0)) } ?? .notification(.session))
     }
 
     /// The channels of `recipients` on `route`: a frame goes on the lanes of the sessions it is for

@@ -45,14 +45,15 @@ extension PeripheralSession {
             sending.blocked = nil
             // Protocol 2's frames go on the channels they were cut for (when every linked session
             // was on one), each channel at its own pace: handed over once queued there.
-            if let route = value.lanes {
+            switch value.carrier {
+            case .lanes(let route):
                 actions += traceSentOnLanes(value.bytes) + queueOnLanes(value.bytes, route: route)
                 actions += value.completion.map { [.report($0)] } ?? []
                 actions += value.alsoReport.map { .report($0) }
-                continue
+            case .notification(let characteristic):
+                sending.inFlight = value
+                return actions + [.notify(value.bytes, on: characteristic)]
             }
-            sending.inFlight = value
-            return actions + [.notify(value.bytes, on: value.target)]
         }
     }
 
@@ -72,7 +73,7 @@ extension PeripheralSession {
         case nil: completion = nil
         }
         return OutgoingValue(
-            bytes: value.bytes, counter: value.counter, completion: completion, target: .notify, alsoReport: also)
+            bytes: value.bytes, counter: value.counter, completion: completion, alsoReport: also)
     }
 
     /// The outcome of the `.notify` in flight.
@@ -84,7 +85,7 @@ extension PeripheralSession {
             var actions: [PeripheralAction] = []
             if let counter = value.counter { sending.lastNotified = counter }
             // A frame changed the characteristic's value: reads return the last counter.
-            if value.counter == nil, value.target == .notify {
+            if value.counter == nil, value.carrier == .notification(.notify) {
                 actions.append(.setReadValue(sending.lastNotified?.encoded ?? [], of: .notify))
             }
             if let completion = value.completion { actions.append(.report(completion)) }
@@ -99,11 +100,11 @@ extension PeripheralSession {
         case .wouldBlock:
             sending.blocked = value
             return []
-        case .failed(let failure) where value.target == .uartTX:
+        case .failed(let failure) where value.carrier == .notification(.uartTX):
             // The UART apps left (or bluetoothd went): the rest of their text goes too.
             uart.queue.removeAll()
             return [.report(.error(.valueNotSent(counter: nil, failure), from: nil))] + handOverNext()
-        case .failed(let failure) where value.target == .session:
+        case .failed(let failure) where value.carrier == .notification(.session):
             // Version 2 repairs a lost frame; a counter is reported lost.
             let report: [PeripheralAction] =
                 value.counter.map { [.report(.error(.valueNotSent(counter: $0, failure), from: nil))] } ?? []

@@ -16,9 +16,9 @@ extension PeripheralSession {
         case .uartWritten(let bytes, let from, _, _):
             events = trace(bytes, .incoming, .uartRX, peer: from)
         case .notifyOutcome(.sent):
-            guard let value = handedOver else { return [] }
+            guard let value = handedOver, case .notification(let notified) = value.carrier else { return [] }
             let characteristic: TracedCharacteristic
-            switch value.target {
+            switch notified {
             case .session: characteristic = .session
             case .uartTX: characteristic = .uartTX
             case .write, .notify: characteristic = .notify

@@ -52,9 +52,10 @@ final class FakeCentralBackend: CentralBackend {
     }
     func acquireWrite(_ characteristic: CharacteristicID) { answer(.writeAcquired(MTU(185)!)) }
     func readMTU(_ characteristic: CharacteristicID) { answer(.mtuRead(MTU(185))) }
-    func write(_ value: [UInt8], via path: WritePath, to characteristic: CharacteristicID) {
+    func send(_ value: [UInt8], on carrier: Carrier) {
+        guard case .gatt = carrier else { return answer(.sendFinished(.failed(.closed(.lane)))) }
         written.append(value)
-        loop.schedule(after: writeDelay) { self.driver.feed(.writeFinished(nil)) }
+        loop.schedule(after: writeDelay) { self.driver.feed(.sendFinished(.sent)) }
     }
     func releaseSockets() { calls.append("releaseSockets") }
     func readLanePSM(_ characteristic: CharacteristicID) {
@@ -63,7 +64,6 @@ final class FakeCentralBackend: CentralBackend {
     func openLane(to device: DeviceID, psm: LanePSM, security: LaneSecurity, timeout: Double) {
         answer(.laneOpenFailed(.couldNotOpen("no lane in the fake")))
     }
-    func sendOnLane(_ bytes: [UInt8]) { answer(.writeFinished(BlueZError(.notConnected, "no lane in the fake"))) }
     func closeLane() { calls.append("closeLane") }
     func readValue(_ role: CharacteristicRole, of characteristic: CharacteristicID) {
         answer(.readFinished(role, .success(Counter(7).encoded)))

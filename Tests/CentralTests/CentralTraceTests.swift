@@ -27,7 +27,7 @@ final class CentralTraceTests: XCTestCase {
         XCTAssertEqual(written.first?.direction, .outgoing)
         XCTAssertEqual(written.first?.peer, SessionHarness.peerName)
         let traceIndex = write.firstIndex { if case .report(.trace) = $0 { return true } else { return false } }
-        let writeIndex = write.firstIndex { if case .write = $0 { return true } else { return false } }
+        let writeIndex = write.firstIndex { if case .send = $0 { return true } else { return false } }
         XCTAssertLessThan(try XCTUnwrap(traceIndex), try XCTUnwrap(writeIndex), "traced as it goes")
         let notified = traces(harness.feed(.valueChanged(SessionHarness.notifyID, [9, 0, 0, 0], at: 1)))
         XCTAssertEqual(notified.map(\.meaning), ["counter 9"])
@@ -42,8 +42,8 @@ final class CentralTraceTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
         XCTAssertEqual(traces(harness.command(.write(value: 5)).actions).count, 1)
-        harness.feed(.writeBlocked(Counter(5).encoded, to: SessionHarness.writeID))
-        let again = harness.feed(.writeWritable)
+        harness.feed(.sendFinished(.full))
+        let again = harness.feed(.carrierWritable(.gatt(SessionHarness.writeID, .socket)))
         XCTAssertEqual(SessionHarness.writes(again), [Counter(5).encoded])
         XCTAssertEqual(traces(again), [], "the value was traced when it was first handed over")
     }

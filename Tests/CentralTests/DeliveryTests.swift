@@ -231,7 +231,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertEqual(errors, 5, "at most 5 a second")
         // The counter the central writes goes to the session characteristic too.
         let write = harness.command(.write(value: 3))
-        XCTAssertEqual(write.actions, [.write([3, 0, 0, 0], via: .socket, to: Self.sessionID)])
+        XCTAssertEqual(write.actions, [.send([3, 0, 0, 0], on: .gatt(Self.sessionID, .socket))])
     }
 
     func testAPeripheralWithoutTheSessionCharacteristicGetsVersion1Unconfirmed() {
@@ -301,7 +301,7 @@ final class DeliveryTests: XCTestCase {
         while true {
             time += CentralDelivery.helloInterval
             if let hello = pending.first {
-                harness.feed(.writeBlocked(hello, to: Self.sessionID))
+                harness.feed(.sendFinished(.full))
                 pending = []
             }
             let step = harness.feed(.tick(now: time), at: time)
@@ -310,13 +310,13 @@ final class DeliveryTests: XCTestCase {
             if time >= 60 { return }
         }
         XCTAssertNil(harness.session.writing.inFlight, "the blocked hello is not in flight any more")
-        XCTAssertNil(harness.session.writing.blockedWrite)
+        XCTAssertNil(harness.session.writing.waiting)
         harness.feed(.notifyStarted(nil))
         let ready = harness.feed(.writeAcquired(MTU(517)!))
         XCTAssertEqual(SessionHarness.eventNames(ready).first, "ready")
         let (token, write) = harness.command(.write(value: 3))
         XCTAssertEqual(SessionHarness.writes(write), [Counter(3).encoded], "the link writes again")
-        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.feed(.writeFinished(nil))), .success)
+        XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.feed(.sendFinished(.sent))), .success)
     }
 
     func testAPeripheralThatAcknowledgesBytesBeyondAMessageIsCutOffFromProtocol2() throws {

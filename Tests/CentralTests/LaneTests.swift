@@ -39,7 +39,7 @@ final class LaneTests: XCTestCase {
     }
 
     private func laneSends(_ actions: [CentralAction]) -> [[UInt8]] {
-        actions.compactMap { if case .sendOnLane(let framed) = $0 { Array(framed.dropFirst(2)) } else { nil } }
+        actions.compactMap { if case .send(let value, .lane) = $0 { value } else { nil } }
     }
 
     private func welcome() -> [UInt8] {
@@ -60,7 +60,7 @@ final class LaneTests: XCTestCase {
         let hello = try XCTUnwrap(laneSends(opened).first)
         guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
         XCTAssertEqual(SessionHarness.writes(opened), [], "nothing on GATT")
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         // The welcome comes on the channel, cut anyhow: the lane is open, the link ready.
         let framed = LaneFraming.encode(welcome())
         harness.feed(.laneReceived(Array(framed.prefix(5))))
@@ -72,7 +72,7 @@ final class LaneTests: XCTestCase {
         // A message goes on the channel; a counter on GATT.
         let (_, sent) = harness.command(.send(Message(text: "on the lane")))
         XCTAssertEqual(laneSends(sent).count, 1)
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         let (_, counter) = harness.command(.write(value: nil))
         XCTAssertEqual(SessionHarness.writes(counter), [Counter(0).encoded])
     }
@@ -83,7 +83,7 @@ final class LaneTests: XCTestCase {
             _ = setUp(&harness, characteristics: Self.characteristics, mtu: attribute)
             harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
             harness.feed(.laneOpened(MTU(laneChannelMTU: 65535)))
-            harness.feed(.writeFinished(nil))
+            harness.feed(.sendFinished(.sent))
             harness.feed(.laneReceived(LaneFraming.encode(welcome())))
             let (_, sent) = harness.command(.send(Message(binary: [UInt8](repeating: 7, count: 20000))))
             let values = laneSends(sent)
@@ -138,7 +138,7 @@ final class LaneTests: XCTestCase {
         _ = setUp(&harness, characteristics: Self.characteristics)
         _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
         _ = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         let squatter = SessionToken(0xBAD)!
         let forged = SessionFrame.welcome(
             Welcome(
@@ -158,7 +158,7 @@ final class LaneTests: XCTestCase {
         let hello = try XCTUnwrap(SessionHarness.writes(refused).first, "the hello on GATT")
         guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello: \(hello)") }
         // The peripheral's own welcome, notified on GATT, then sets the session up there.
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         let welcomed = harness.feed(.valueChanged(DeliveryTests.sessionID, welcome()))
         XCTAssertTrue(SessionHarness.eventNames(welcomed).contains("ready"), "\(SessionHarness.events(welcomed))")
     }
@@ -168,7 +168,7 @@ final class LaneTests: XCTestCase {
         _ = setUp(&harness, characteristics: Self.characteristics)
         harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
         harness.feed(.laneOpened(MTU(laneChannelMTU: 8194)))
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         harness.feed(.laneReceived(LaneFraming.encode(welcome())))
         let unit = (0..<1000).flatMap { LaneFraming.encode(Counter(UInt32($0)).encoded) }
         let names = SessionHarness.eventNames(harness.feed(.laneReceived(unit)))
@@ -181,9 +181,9 @@ final class LaneTests: XCTestCase {
         _ = setUp(&harness, characteristics: Self.characteristics)
         _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
         _ = harness.feed(.laneOpened(MTU(517)!))
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         _ = harness.feed(.tick(now: 2.1))
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         let given = harness.feed(.tick(now: 4.2))
         XCTAssertTrue(given.contains(.closeLane))
         XCTAssertEqual(SessionHarness.events(given), [.lane(.closed(SessionHarness.peerName, .unanswered))])
@@ -201,7 +201,7 @@ final class LaneTests: XCTestCase {
             _ = setUp(&harness, characteristics: Self.characteristics)
             _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
             _ = harness.feed(.laneOpened(MTU(517)!))
-            harness.feed(.writeFinished(nil))
+            harness.feed(.sendFinished(.sent))
             _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))
             let actions = harness.feed(input)
             XCTAssertTrue(actions.contains(.closeLane), "\(end)")
@@ -209,6 +209,33 @@ final class LaneTests: XCTestCase {
             let hello = try XCTUnwrap(SessionHarness.writes(actions).first, "\(end)")
             guard case .hello = try SessionFrame(parsing: hello) else { return XCTFail("not a hello") }
         }
+    }
+
+    /// A value the full channel did not take waits for the channel's room, not the write
+    /// socket's; the write socket closing does not fail it; the channel hanging up does, and the
+    /// value is not sent again on GATT as it was (the resume resends it as protocol 2 says).
+    func testAValueWaitingForTheFullChannelGoesAgainOnlyOnTheChannel() throws {
+        var harness = SessionHarness(settings: settings())
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
+        _ = harness.feed(.laneOpened(MTU(517)!))
+        harness.feed(.sendFinished(.sent))
+        _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+        let (_, sent) = harness.command(.send(Message(text: "on the lane")))
+        let frame = try XCTUnwrap(laneSends(sent).first, "\(sent)")
+        XCTAssertEqual(harness.feed(.sendFinished(.full)), [], "it waits")
+        XCTAssertEqual(harness.session.writing.waiting, CarriedValue(value: frame, carrier: .lane))
+        XCTAssertEqual(harness.feed(.carrierWritable(.gatt(DeliveryTests.sessionID, .socket))), [])
+        XCTAssertEqual(harness.feed(.writeSocketClosed), [], "the write socket is not its carrier")
+        XCTAssertEqual(harness.feed(.carrierWritable(.lane)), [.send(frame, on: .lane)])
+        XCTAssertNil(harness.session.writing.waiting)
+        XCTAssertEqual(harness.feed(.sendFinished(.full)), [])
+        let broke = harness.feed(.laneClosed)
+        XCTAssertNil(harness.session.writing.waiting)
+        XCTAssertFalse(SessionHarness.writes(broke).contains(frame), "not sent on GATT as it was")
+        XCTAssertEqual(
+            harness.session.writing.carried?.carrier, .gatt(DeliveryTests.sessionID, .writeValue),
+            "in flight now: the hello on GATT, by WriteValue since its socket closed")
     }
 
     /// Issue 47: the peripheral closed fifteen lanes at once, and a central whose hello on GATT
@@ -221,7 +248,7 @@ final class LaneTests: XCTestCase {
             _ = setUp(&harness, characteristics: Self.characteristics)
             _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
             _ = harness.feed(.laneOpened(MTU(517)!))
-            harness.feed(.writeFinished(nil))
+            harness.feed(.sendFinished(.sent))
             XCTAssertTrue(
                 SessionHarness.eventNames(harness.feed(.laneReceived(LaneFraming.encode(welcome())))).contains("ready"))
             let broke = harness.feed(.laneClosed)
@@ -230,7 +257,7 @@ final class LaneTests: XCTestCase {
             var events: [CentralEvent] = []
             var time = 0.0
             while time < (answered ? 30 : 70) {
-                harness.feed(.writeFinished(nil))
+                harness.feed(.sendFinished(.sent))
                 time += 2.1
                 let actions = harness.feed(.tick(now: time))
                 hellos += SessionHarness.writes(actions).count
@@ -241,7 +268,7 @@ final class LaneTests: XCTestCase {
                 "no fall back within 30 s: \(events)")
             if answered {
                 XCTAssertGreaterThan(hellos, 10, "the hello was said again and again")
-                harness.feed(.writeFinished(nil))
+                harness.feed(.sendFinished(.sent))
                 let resumed = harness.feed(.valueChanged(DeliveryTests.sessionID, welcome()))
                 XCTAssertTrue(SessionHarness.eventNames(resumed).contains("ready"), "\(SessionHarness.events(resumed))")
             } else {

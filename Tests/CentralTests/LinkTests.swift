@@ -47,7 +47,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(mtu, MTU(247)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
-        XCTAssertEqual(write.actions, [.write([0, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID)])
+        XCTAssertEqual(write.actions, [.send([0, 0, 0, 0], on: .gatt(SessionHarness.writeID, .writeValue))])
     }
 
     func testWritePathWriteValueNeverAcquiresTheSocket() {
@@ -67,7 +67,7 @@ final class ConnectTests: XCTestCase {
         XCTAssertEqual(mtu, MTU(517)!)
         XCTAssertEqual(path, .writeValue)
         let write = harness.command(.write(value: nil))
-        XCTAssertEqual(write.actions, [.write([0, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID)])
+        XCTAssertEqual(write.actions, [.send([0, 0, 0, 0], on: .gatt(SessionHarness.writeID, .writeValue))])
     }
 
     func testALaterMTUChangeIsFollowed() {

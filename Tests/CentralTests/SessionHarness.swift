@@ -130,9 +130,9 @@ struct SessionHarness {
         return nil
     }
 
-    /// The values written among `actions`.
+    /// The values written to a characteristic among `actions`.
     static func writes(_ actions: [CentralAction]) -> [[UInt8]] {
-        actions.compactMap { if case .write(let value, _, _) = $0 { return value } else { return nil } }
+        actions.compactMap { if case .send(let value, .gatt) = $0 { return value } else { return nil } }
     }
 
     /// Acknowledges writes one at a time until nothing more is written; returns every value written.
@@ -142,7 +142,7 @@ struct SessionHarness {
         while !pending.isEmpty {
             XCTAssertEqual(pending.count, 1, "one value in flight at a time")
             all += pending
-            pending = Self.writes(feed(.writeFinished(nil)))
+            pending = Self.writes(feed(.sendFinished(.sent)))
         }
         return all
     }

@@ -15,7 +15,7 @@ final class CounterTests: XCTestCase {
         for _ in 0..<3 {
             let (token, actions) = harness.command(.write(value: nil))
             written += SessionHarness.writes(actions)
-            let done = harness.feed(.writeFinished(nil))
+            let done = harness.feed(.sendFinished(.sent))
             events += SessionHarness.events(done)
             XCTAssertEqual(SessionHarness.outcome(of: token, in: done), .success)
         }
@@ -23,7 +23,7 @@ final class CounterTests: XCTestCase {
         XCTAssertEqual(events, [.written(Counter(0)), .written(Counter(1)), .written(Counter(2))])
         let explicit = harness.command(.write(value: 0x0102_0304))
         XCTAssertEqual(SessionHarness.writes(explicit.actions), [[4, 3, 2, 1]])
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         XCTAssertEqual(harness.session.writing.nextCounter, Counter(0x0102_0305))
     }
 
@@ -34,7 +34,7 @@ final class CounterTests: XCTestCase {
         let second = harness.command(.write(value: nil))
         XCTAssertEqual(SessionHarness.writes(first.actions).count, 1)
         XCTAssertEqual(SessionHarness.writes(second.actions).count, 0, "nothing written until the first completes")
-        let next = harness.feed(.writeFinished(nil))
+        let next = harness.feed(.sendFinished(.sent))
         XCTAssertEqual(SessionHarness.writes(next), [[1, 0, 0, 0]])
     }
 
@@ -43,7 +43,8 @@ final class CounterTests: XCTestCase {
         harness.connectReady()
         let first = harness.command(.write(value: nil))
         harness.command(.write(value: nil))
-        let failed = harness.feed(.writeFinished(BlueZError(name: "org.bluez.Error.InvalidLength", message: "")))
+        let failed = harness.feed(
+            .sendFinished(.failed(.bluez(BlueZError(name: "org.bluez.Error.InvalidLength", message: "")))))
         guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: failed) else {
             return XCTFail()
         }
@@ -56,14 +57,15 @@ final class CounterTests: XCTestCase {
         harness.connectReady()
         let first = harness.command(.write(value: nil))
         harness.command(.write(value: nil))
-        XCTAssertEqual(harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID)), [], "it waits")
-        XCTAssertEqual(harness.session.writing.blockedWrite?.value, [0, 0, 0, 0])
+        XCTAssertEqual(harness.feed(.sendFinished(.full)), [], "it waits")
+        XCTAssertEqual(harness.session.writing.waiting?.value, [0, 0, 0, 0])
         XCTAssertEqual(SessionHarness.outcome(of: first.token, in: harness.log), nil, "not written yet")
         XCTAssertEqual(
-            harness.feed(.writeWritable), [.write([0, 0, 0, 0], via: .socket, to: SessionHarness.writeID)],
+            harness.feed(.carrierWritable(.gatt(SessionHarness.writeID, .socket))),
+            [.send([0, 0, 0, 0], on: .gatt(SessionHarness.writeID, .socket))],
             "the same value goes again, nothing else")
-        XCTAssertNil(harness.session.writing.blockedWrite)
-        let next = harness.feed(.writeFinished(nil))
+        XCTAssertNil(harness.session.writing.waiting)
+        let next = harness.feed(.sendFinished(.sent))
         XCTAssertEqual(SessionHarness.outcome(of: first.token, in: next), .success)
         XCTAssertEqual(SessionHarness.writes(next), [[1, 0, 0, 0]])
     }
@@ -73,26 +75,28 @@ final class CounterTests: XCTestCase {
         harness.connectReady()
         let first = harness.command(.write(value: nil))
         let second = harness.command(.write(value: nil))
-        harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID))
+        harness.feed(.sendFinished(.full))
         let closed = harness.feed(.writeSocketClosed)
         guard case .failure(let message)? = SessionHarness.outcome(of: first.token, in: closed) else {
             return XCTFail("\(closed)")
         }
         XCTAssertTrue(message.contains("counter 0 not written"), message)
-        XCTAssertEqual(closed.last, .write([1, 0, 0, 0], via: .writeValue, to: SessionHarness.writeID))
+        XCTAssertEqual(closed.last, .send([1, 0, 0, 0], on: .gatt(SessionHarness.writeID, .writeValue)))
         XCTAssertEqual(
-            SessionHarness.outcome(of: second.token, in: harness.feed(.writeFinished(nil))), .success)
-        XCTAssertEqual(harness.feed(.writeWritable), [], "a late writable after the close writes nothing")
+            SessionHarness.outcome(of: second.token, in: harness.feed(.sendFinished(.sent))), .success)
+        XCTAssertEqual(
+            harness.feed(.carrierWritable(.gatt(SessionHarness.writeID, .socket))), [],
+            "a late writable after the close writes nothing")
     }
 
     func testLeavingTheLinkForgetsABlockedValue() {
         var harness = SessionHarness()
         harness.connectReady()
         harness.command(.write(value: nil))
-        harness.feed(.writeBlocked([0, 0, 0, 0], to: SessionHarness.writeID))
+        harness.feed(.sendFinished(.full))
         let leaving = harness.command(.disconnect).actions
         XCTAssertTrue(leaving.contains(.releaseSockets), "\(leaving)")
-        XCTAssertNil(harness.session.writing.blockedWrite)
+        XCTAssertNil(harness.session.writing.waiting)
     }
 
     func testWriteBeforeConnectingFailsWithTheFix() {
@@ -238,12 +242,12 @@ final class MessageTests: XCTestCase {
         var harness = SessionHarness()
         harness.connectReady(mtu: 23)
         let (token, _) = harness.command(.send(Message(binary: [UInt8](repeating: 1, count: 1000))))
-        harness.feed(.writeFinished(nil))
+        harness.feed(.sendFinished(.sent))
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .failure(let message)? = SessionHarness.outcome(of: token, in: lost) else { return XCTFail() }
         XCTAssertTrue(message.contains("not sent"), message)
         XCTAssertTrue(harness.session.writing.outbox.isEmpty)
-        XCTAssertEqual(harness.feed(.writeFinished(nil)), [], "a late completion is ignored")
+        XCTAssertEqual(harness.feed(.sendFinished(.sent)), [], "a late completion is ignored")
     }
 
     func testProtocolErrorsAreReportedAndTheLinkGoesOn() {

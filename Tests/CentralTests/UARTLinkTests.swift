@@ -93,7 +93,7 @@ final class UARTLinkTests: XCTestCase {
         requestOnly.feed(.notifyStarted(nil))
         requestOnly.feed(.mtuRead(MTU(100)!))
         let (_, send) = requestOnly.command(.send(Message(text: "hi")))
-        XCTAssertEqual(send, [.write(Array("hi\n".utf8), via: .writeRequest, to: Self.first)])
+        XCTAssertEqual(send, [.send(Array("hi\n".utf8), on: .gatt(Self.first, .writeRequest))])
     }
 
     func testADeviceWithoutAWritableCharacteristicIsNotAUARTDevice() {
@@ -125,7 +125,7 @@ final class UARTLinkTests: XCTestCase {
         var written = [SessionHarness.writes(first)[0]]
         var last: [CentralAction] = []
         while true {
-            last = harness.feed(.writeFinished(nil))
+            last = harness.feed(.sendFinished(.sent))
             let next = SessionHarness.writes(last)
             if next.isEmpty { break }
             written += next

@@ -29,7 +29,11 @@ final class PeripheralDeliveryTests: XCTestCase {
         var values: [(RelayCharacteristic, [UInt8])] = []
         var events: [PeripheralEvent] = []
         while let value = session.sending.inFlight {
-            values.append((value.target, value.bytes))
+            guard case .notification(let characteristic) = value.carrier else {
+                XCTFail("a value in flight is a notification")
+                break
+            }
+            values.append((characteristic, value.bytes))
             events += session.handle(.notifyOutcome(.sent(throughSocket: true))).events
         }
         return (values, events)
@@ -641,7 +645,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
             now += 0.01
             while let value = session.sending.inFlight {
                 XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength(.notification))
-                if value.target == .session, let frame = try? SessionFrame(parsing: value.bytes) {
+                if value.carrier == .notification(.session), let frame = try? SessionFrame(parsing: value.bytes) {
                     switch frame {
                     case .welcome(let welcome):
                         receiver = TransferReceiver(session: welcome.session)
