@@ -2,14 +2,15 @@ import RelayApp
 import RelayBlueZ
 import RelayProtocol
 
-/// What the session asks the driver to do, in order.
-enum CentralAction: Equatable, Sendable {
-    case report(CentralEvent)
+/// What the session asks the driver to do, in order: what every program asks for (reports,
+/// command ends, timers, messages and files received), which the driver performs, and its own
+/// calls on bluetoothd, which `CentralPerformer` performs.
+enum CentralAction: Equatable, Sendable, ProgramActions {
+    /// Reports, command ends, timers, messages and files received (`ProgramActions` names them).
+    case program(ProgramAction<CentralEvent, CentralTimer, CentralProblem>)
     /// Set the discovery filter (these service UUIDs, none: every device; LE transport) and start discovery.
     case startDiscovery(services: [BluetoothUUID])
     case stopDiscovery
-    case startScanTimer(seconds: Double)
-    case cancelScanTimer
     /// `Device1.Connect` within `timeout` seconds.
     case connect(DeviceID, timeout: Double)
     case disconnect(DeviceID)
@@ -30,21 +31,11 @@ enum CentralAction: Equatable, Sendable {
     case readValue(CharacteristicRole, CharacteristicID)
     /// Read the lane characteristic; answer `lanePSMRead`.
     case readLanePSM(CharacteristicID)
-    /// Open an L2CAP channel to the device's `psm`; answer `laneOpened` or `laneOpenFailed`.
-    case openLane(DeviceID, LanePSM, LaneSecurity)
+    /// Open an L2CAP channel to the device's `psm` within `timeout` seconds; answer `laneOpened`
+    /// or `laneOpenFailed`.
+    case openLane(DeviceID, LanePSM, LaneSecurity, timeout: Double)
     /// Close the channel, if any (no `laneClosed` follows).
     case closeLane
-    case startReconnectTimer(seconds: Double)
-    case cancelReconnectTimer
-    /// Arm (or re-arm) the timer that answers `settleTimerFired`.
-    case startSettleTimer(seconds: Double)
-    case cancelSettleTimer
-    /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
-    case deliver(MessageArrival)
-    /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
-    case file(IncomingFileStep)
-    /// The command is finished: done (nil), or failed with the problem.
-    case finish(CommandToken, CentralProblem?)
     /// `Device1.Pair` through our agent (registered first if needed); answer `pairFinished`.
     case pair(DeviceID)
     /// Answer the agent's pending passkey request.
@@ -53,6 +44,9 @@ enum CentralAction: Equatable, Sendable {
     case unpair(DeviceID)
 }
 
-extension CentralAction: ReceivingActions {
-    static func transfer(_ event: TransferEvent) -> CentralAction { .report(.transfer(event)) }
+extension CentralAction {
+    var programAction: ProgramAction<CentralEvent, CentralTimer, CentralProblem>? {
+        if case .program(let action) = self { return action }
+        return nil
+    }
 }

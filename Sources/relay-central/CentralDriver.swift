@@ -7,8 +7,8 @@ import RelayRuntime
 typealias CentralDriver = ProgramDriver<CentralSession>
 
 /// relay-central's own part of the driver: performs the session's calls on bluetoothd through
-/// its backend; the shared actions (reports, timers, received messages, command completions) go
-/// to the driver.
+/// its backend (the driver performs the shared actions: reports, timers, received messages,
+/// command completions).
 final class CentralPerformer: ActionPerformer {
     private unowned let driver: CentralDriver
     let backend: any CentralBackend
@@ -20,11 +20,9 @@ final class CentralPerformer: ActionPerformer {
 
     func perform(_ action: CentralAction) {
         switch action {
-        case .report(let event): driver.console.report(event)
+        case .program: break  // the driver's own
         case .startDiscovery(let services): backend.startDiscovery(services: services)
         case .stopDiscovery: backend.stopDiscovery()
-        case .startScanTimer(let seconds): driver.startTimer(.scan, after: seconds)
-        case .cancelScanTimer: driver.cancelTimer(.scan)
         case .connect(let id, let timeout): backend.connect(id, timeout: timeout)
         case .disconnect(let id): backend.disconnect(id)
         case .findCharacteristics(let id): backend.findCharacteristics(of: id)
@@ -36,19 +34,12 @@ final class CentralPerformer: ActionPerformer {
         case .releaseSockets: backend.releaseSockets()
         case .readValue(let role, let id): backend.readValue(role, of: id)
         case .readLanePSM(let id): backend.readLanePSM(id)
-        case .openLane(let device, let psm, let security):
-            backend.openLane(to: device, psm: psm, security: security, timeout: driver.session.settings.laneOpenTimeout)
+        case .openLane(let device, let psm, let security, let timeout):
+            backend.openLane(to: device, psm: psm, security: security, timeout: timeout)
         case .closeLane: backend.closeLane()
-        case .startReconnectTimer(let seconds): driver.startTimer(.reconnect, after: seconds)
-        case .cancelReconnectTimer: driver.cancelTimer(.reconnect)
-        case .startSettleTimer(let seconds): driver.startTimer(.settle, after: seconds)
-        case .cancelSettleTimer: driver.cancelTimer(.settle)
-        case .deliver(let arrival): driver.deliver(arrival)
-        case .file(let step): driver.receiveFile(step)
         case .pair(let id): backend.pair(id)
         case .answerPasskey(let passkey): backend.answerPasskey(passkey)
         case .unpair(let id): backend.unpair(id)
-        case .finish(let token, let outcome): driver.finish(token, outcome)
         }
     }
 

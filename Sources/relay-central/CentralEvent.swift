@@ -45,7 +45,9 @@ enum CentralEvent: Equatable, Sendable {
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.centralNames
 }
 
-extension CentralEvent: ReportableEvent {
+extension CentralEvent: ProgramEvent {
+    static func saveFailed(_ problem: String) -> CentralEvent { .error(.saveFailed(problem)) }
+
     var liveLine: LiveLine? {
         guard case .transfer(let event) = self else { return nil }
         return event.liveLine

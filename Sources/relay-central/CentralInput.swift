@@ -2,15 +2,17 @@ import RelayApp
 import RelayBlueZ
 import RelayProtocol
 
-/// Everything that happens to the session: commands, and what BlueZ reported.
-enum CentralInput: Equatable, Sendable {
-    /// A command typed or piped, identified by `token` for its completion.
-    case command(CentralCommand, token: CommandToken)
+/// Everything that happens to the session: what every program hears (commands, timers, the
+/// deadline, saves, quitting), and what BlueZ reported.
+enum CentralInput: Equatable, Sendable, ProgramInputs {
+    typealias Command = CentralCommand
+    typealias Timer = CentralTimer
+    /// Commands, timers, the deadline, saves, quitting (`ProgramInputs` names them).
+    case program(ProgramInput<CentralCommand, CentralTimer>)
     /// The adapter's state (also: bluetoothd left, the adapter vanished, the bus refused us).
     case adapter(AdapterState, AdapterInfo?)
     case discoveryStarted
     case discoveryFailed(BlueZError)
-    case scanTimerFired
     /// A device object appeared or changed (full snapshot of what is known).
     case deviceUpdated(DeviceInfo)
     case deviceRemoved(DeviceID)
@@ -58,18 +60,8 @@ enum CentralInput: Equatable, Sendable {
     case laneReceived([UInt8], at: Double = 0)
     /// The channel hung up (the backend has closed it).
     case laneClosed
-    case reconnectTimerFired
-    /// The wait for `Connected` to turn false after a `Disconnect` we asked for is over.
-    case settleTimerFired
-    /// The program is quitting: no more scanning or automatic connection; the driver disconnects.
-    case quitting
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).
     case relayCharacteristicRemoved(CharacteristicID)
-    /// The monotonic clock reached `now` (seconds), the session's `nextDeadline`: the handshake,
-    /// retransmissions, time-outs, a trace line, a UART line's idle gap.
-    case tick(now: Double)
-    /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
-    case saved(SaveReceipt)
     /// Our agent was asked for the passkey of a pairing with the device.
     case passkeyRequested(DeviceID)
     /// bluetoothd cancelled the agent's request.

@@ -35,7 +35,7 @@ extension CentralSession {
         automatic.target = nil
         automatic.persistent = false
         linkService = service
-        var actions: [CentralAction] = [.cancelReconnectTimer]
+        var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
             return actions + seek(sought)
@@ -43,7 +43,7 @@ extension CentralSession {
         if scanning.state != .idle {
             scanning.state = .idle
             actions += [
-                .cancelScanTimer, .stopDiscovery,
+                .cancelTimer(.scan), .stopDiscovery,
                 .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
             ]
             if let pending = scanning.token {
@@ -70,7 +70,7 @@ extension CentralSession {
             let services = discoveryServices(for: seeking)
             if services != discoveryServices(for: running) {
                 // A listing scan's filter would hide the device (`connect --nus` during `scan`).
-                return [.cancelScanTimer, .stopDiscovery] + beginScan(seeking)
+                return [.cancelTimer(.scan), .stopDiscovery] + beginScan(seeking)
             }
             scanning.state = .active(seeking)
             return [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
@@ -81,7 +81,7 @@ extension CentralSession {
         let seen = devices[peer.id]?.connected ?? false
         link = .connecting(peer, seenConnected: seen)
         pairing.triedOnLink = false
-        var actions: [CentralAction] = [.cancelReconnectTimer, .report(.connecting(peer))]
+        var actions: [CentralAction] = [.cancelTimer(.reconnect), .report(.connecting(peer))]
         if seen { actions.append(.report(.connected(peer))) }
         actions.append(.connect(peer.id, timeout: settings.connectTimeout))
         return actions
@@ -176,7 +176,7 @@ extension CentralSession {
         let problem = CentralProblem.couldNotConnect(peer, reason: reason, retryIn: retry)
         var actions: [CentralAction] = [.report(.error(problem))]
         actions += failConnect(problem)
-        if let retry { actions.append(.startReconnectTimer(seconds: retry)) }
+        if let retry { actions.append(.startTimer(.reconnect, after: retry)) }
         return actions
     }
 

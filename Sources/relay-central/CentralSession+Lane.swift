@@ -43,7 +43,12 @@ extension CentralSession {
             }
         }
         delivery.lane = .opening(offer, attempt: 1)
-        return [.openLane(peer.id, offer.psm, relay.secure ? .secureConnections : .low)]
+        return [openLane(peer, offer, relay)]
+    }
+
+    /// Opens a channel to the offer's PSM, encrypted and authenticated when the peripheral is in secure mode.
+    private func openLane(_ peer: Peer, _ offer: LaneOffer, _ relay: RelayLink) -> CentralAction {
+        .openLane(peer.id, offer.psm, relay.secure ? .secureConnections : .low, timeout: settings.laneOpenTimeout)
     }
 
     /// The channel opened: the hello goes on it.
@@ -61,7 +66,7 @@ extension CentralSession {
         }
         if attempt < Self.laneOpenAttempts {
             delivery.lane = .opening(offer, attempt: attempt + 1)
-            return [.openLane(peer.id, offer.psm, relay.secure ? .secureConnections : .low)]
+            return [openLane(peer, offer, relay)]
         }
         return laneNotUsed(end) + startGreeting()
     }

@@ -45,11 +45,11 @@ extension CentralSession {
             if automatic.target != nil {
                 // Cancels a pending automatic connection (reconnect or resume).
                 automatic.target = nil
-                var actions: [CentralAction] = [.cancelReconnectTimer]
+                var actions: [CentralAction] = [.cancelTimer(.reconnect)]
                 if case .seeking = scanning.state.purpose {
                     scanning.state = .idle
                     actions += [
-                        .cancelScanTimer, .stopDiscovery,
+                        .cancelTimer(.scan), .stopDiscovery,
                         .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
                     ]
                 }
@@ -62,7 +62,7 @@ extension CentralSession {
         }
         automatic.target = nil
         disconnectToken = token
-        return [.cancelReconnectTimer] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil)
+        return [.cancelTimer(.reconnect)] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil)
     }
 
     /// bluetoothd answered `Disconnect`. Done when the device is not connected (or the call
@@ -72,7 +72,7 @@ extension CentralSession {
         guard case .disconnecting(let peer) = link, peer.id == id else { return [] }
         leaving.replied = true
         if error != nil || !(devices[id]?.connected ?? false) { return finishDisconnect() }
-        return [.startSettleTimer(seconds: settings.disconnectSettle)]
+        return [.startTimer(.settle, after: settings.disconnectSettle)]
     }
 
     /// Ends a disconnection we asked for.
@@ -81,7 +81,7 @@ extension CentralSession {
         link = .idle
         let ending = leaving
         leaving = Leaving()
-        var actions: [CentralAction] = [.cancelSettleTimer]
+        var actions: [CentralAction] = [.cancelTimer(.settle)]
         if ending.reported {
             actions.append(.report(.disconnected(peer, reason: ending.reason ?? "disconnected on request")))
         }
@@ -94,7 +94,7 @@ extension CentralSession {
             actions.append(.finish(token, nil))
         }
         if let delay = ending.retryAfter, automatic.target != nil {
-            return actions + [.startReconnectTimer(seconds: delay)]
+            return actions + [.startTimer(.reconnect, after: delay)]
         }
         return actions + tryAutoConnect()
     }
@@ -105,10 +105,10 @@ extension CentralSession {
         isQuitting = true
         automatic.target = nil
         scanning.resumeListing = false
-        var actions: [CentralAction] = [.cancelReconnectTimer]
+        var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         if scanning.state != .idle {
             scanning.state = .idle
-            actions += [.cancelScanTimer, .stopDiscovery]
+            actions += [.cancelTimer(.scan), .stopDiscovery]
         }
         if let peer, !isLeaving {
             leaving = Leaving(reason: "disconnected: quitting", wasConnected: devices[peer.id]?.connected ?? false)
@@ -132,7 +132,7 @@ extension CentralSession {
         case .subscribing(_, let relay), .ready(_, let relay):
             guard id == relay.write || id == relay.notify, vanishedCharacteristic == nil else { return [] }
             vanishedCharacteristic = id
-            return [.startSettleTimer(seconds: settings.vanishSettle)]
+            return [.startTimer(.settle, after: settings.vanishSettle)]
         default:
             return []
         }

@@ -97,7 +97,7 @@ extension CentralSession {
         }
         automatic.target = nil
         pairing.unpairToken = token
-        return [.cancelReconnectTimer, .unpair(target)]
+        return [.cancelTimer(.reconnect), .unpair(target)]
     }
 
     /// Our agent was asked for the passkey. A `connect` or `pair` command waiting finishes

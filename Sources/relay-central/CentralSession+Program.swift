@@ -13,26 +13,8 @@ enum CentralTimer: Hashable, Sendable {
     case settle
 }
 
-/// What the shared driver needs from the session: its inputs for commands and timers, its
-/// prompt, status and quiescence.
+/// What the shared driver needs from the session: its prompt, status and quiescence.
 extension CentralSession: ProgramSession {
-    static func command(_ command: CentralCommand, token: CommandToken) -> CentralInput {
-        .command(command, token: token)
-    }
-
-    static func timerFired(_ timer: CentralTimer) -> CentralInput {
-        switch timer {
-        case .scan: return .scanTimerFired
-        case .reconnect: return .reconnectTimerFired
-        case .settle: return .settleTimerFired
-        }
-    }
-
-    static func deadlineReached(at now: Double) -> CentralInput { .tick(now: now) }
-    static var quitting: CentralInput { .quitting }
-    static func saved(_ receipt: SaveReceipt) -> CentralInput { .saved(receipt) }
-    static func received(_ event: TransferEvent) -> CentralEvent { .transfer(event) }
-    static func saveFailed(_ problem: String) -> CentralEvent { .error(.saveFailed(problem)) }
     /// A write is done when bluetoothd has it: nothing to wait for after the last one.
     static var quiescenceGrace: Double { 0 }
     var failedDeliveries: Int { delivery.outgoing.failed }

@@ -63,15 +63,15 @@ extension CentralSession {
             scanning.state = .starting(.listing)
             scanning.candidates = []
             scanning.token = token
-            return [.cancelReconnectTimer]
+            return [.cancelTimer(.reconnect)]
         case .active(.seeking):
             automatic.target = nil
             scanning.state = .active(.listing)
             scanning.candidates = []
             return [
-                .cancelReconnectTimer, .cancelScanTimer,
+                .cancelTimer(.reconnect), .cancelTimer(.scan),
                 .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
-                .startScanTimer(seconds: settings.scanTimeout), .finish(token, nil),
+                .startTimer(.scan, after: settings.scanTimeout), .finish(token, nil),
             ]
         case .idle:
             scanning.token = token
@@ -109,7 +109,7 @@ extension CentralSession {
         var actions: [CentralAction] = [
             .report(.scanning(timeout: timeout, seeking: seeking, services: discoveryServices(for: purpose)))
         ]
-        if let timeout { actions.append(.startScanTimer(seconds: timeout)) }
+        if let timeout { actions.append(.startTimer(.scan, after: timeout)) }
         if let token = scanning.token {
             scanning.token = nil
             actions.append(.finish(token, nil))
@@ -129,7 +129,7 @@ extension CentralSession {
         }
         if case .seeking(_, let persistent) = purpose {
             if persistent {
-                actions.append(.startReconnectTimer(seconds: settings.retryDelay * 2))
+                actions.append(.startTimer(.reconnect, after: settings.retryDelay * 2))
             } else {
                 automatic.target = nil
                 actions += failConnect(problem)
@@ -160,7 +160,7 @@ extension CentralSession {
         guard let purpose = scanning.state.purpose else { return [.finish(token, nil)] }
         scanning.state = .idle
         var actions: [CentralAction] = [
-            .cancelScanTimer, .stopDiscovery,
+            .cancelTimer(.scan), .stopDiscovery,
             .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
         ]
         if let pending = scanning.token {
@@ -169,7 +169,7 @@ extension CentralSession {
         }
         if case .seeking(let target, _) = purpose {
             automatic.target = nil
-            actions.append(.cancelReconnectTimer)
+            actions.append(.cancelTimer(.reconnect))
             actions += failConnect(.scanStoppedBeforeFound(target))
         }
         actions.append(.finish(token, nil))
@@ -210,7 +210,7 @@ extension CentralSession {
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
             scanning.state = .idle
             actions += [
-                .cancelScanTimer, .stopDiscovery,
+                .cancelTimer(.scan), .stopDiscovery,
                 .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
             ]
             actions += beginConnect(Peer(id: device.id, address: device.address, name: device.name))

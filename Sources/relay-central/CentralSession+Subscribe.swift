@@ -217,7 +217,7 @@ extension CentralSession {
         }
         link = .idle
         leaving = Leaving()
-        var actions: [CentralAction] = [.cancelSettleTimer, .report(.disconnected(peer, reason: reason))]
+        var actions: [CentralAction] = [.cancelTimer(.settle), .report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")
         actions += failConnect(.couldNotConnect(peer, reason: reason))
         if let token = disconnectToken {

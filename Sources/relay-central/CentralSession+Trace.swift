@@ -28,7 +28,7 @@ extension CentralSession {
         var result: [CentralAction] = []
         if let (characteristic, value) = incoming {
             result += reports(value, .incoming, characteristic)
-        } else if case .tick = input {
+        } else if case .program(.tick) = input {
             result += (trace?.flush(at: now) ?? []).map { .report(.trace($0)) }
         }
         // A value sent again once its full carrier can take more was traced when first handed over.

@@ -138,11 +138,10 @@ struct CentralSession {
     /// Handles one input and returns the actions to perform, in order.
     mutating func handle(_ input: CentralInput) -> [CentralAction] {
         switch input {
-        case .command(let command, let token): return handle(command, token: token)
+        case .program(let input): return handle(input)
         case .adapter(let state, let info): return adapterChanged(state, info)
         case .discoveryStarted: return discoveryStarted()
         case .discoveryFailed(let error): return discoveryFailed(error)
-        case .scanTimerFired: return scanTimedOut()
         case .deviceUpdated(let device): return deviceUpdated(device)
         case .deviceRemoved(let id): return deviceRemoved(id)
         case .connectFinished(let id, let error): return connectFinished(id, error)
@@ -162,14 +161,7 @@ struct CentralSession {
         case .carrierWritable(let carrier): return carrierWritable(carrier)
         case .writeSocketClosed: return writeSocketClosed()
         case .readFinished(let role, let result): return readFinished(role, result)
-        case .reconnectTimerFired: return tryAutoConnect()
-        case .settleTimerFired: return settleTimedOut()
-        case .quitting: return quitting()
         case .relayCharacteristicRemoved(let id): return relayCharacteristicRemoved(id)
-        case .tick(let now):
-            self.now = max(self.now, now)
-            return deadlineReached()
-        case .saved(let receipt): return saved(receipt)
         case .passkeyRequested(let id): return passkeyRequested(id)
         case .pairingCancelled: return pairingCancelled()
         case .pairFinished(let id, let error): return pairFinished(id, error)
@@ -179,6 +171,21 @@ struct CentralSession {
         case .laneOpenFailed(let end): return laneOpenFailed(end)
         case .laneReceived(let bytes, _): return laneReceived(bytes)
         case .laneClosed: return laneClosed()
+        }
+    }
+
+    /// Handles what every program hears: commands, timers, the deadline, saves, quitting.
+    private mutating func handle(_ input: ProgramInput<CentralCommand, CentralTimer>) -> [CentralAction] {
+        switch input {
+        case .command(let command, let token): return handle(command, token: token)
+        case .timerFired(.scan): return scanTimedOut()
+        case .timerFired(.reconnect): return tryAutoConnect()
+        case .timerFired(.settle): return settleTimedOut()
+        case .tick(let now):
+            self.now = max(self.now, now)
+            return deadlineReached()
+        case .saved(let receipt): return saved(receipt)
+        case .quitting: return quitting()
         }
     }
 
@@ -211,7 +218,7 @@ struct CentralSession {
             if purpose == .listing { scanning.resumeListing = true }
             scanning.state = .idle
             actions += [
-                .cancelScanTimer, .report(.scanStopped(reason: .adapterLost, found: scanning.candidates.count)),
+                .cancelTimer(.scan), .report(.scanStopped(reason: .adapterLost, found: scanning.candidates.count)),
             ]
             if let token = scanning.token {
                 scanning.token = nil
@@ -226,7 +233,7 @@ struct CentralSession {
             automatic.persistent = true
             actions += linkLost(reason: reason)
         }
-        actions.append(.cancelReconnectTimer)
+        actions.append(.cancelTimer(.reconnect))
         return actions
     }
 }

@@ -11,7 +11,9 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private let loop: EventLoop
     private let choice: AdapterChoice?
     private let notifyPath: NotifyPath
-    private let sessions: Bool
+    /// What the GATT application and advertisement serve: name, interval, secure mode, the
+    /// session characteristic (protocol 2), the lane, the UART service.
+    private let settings: PeripheralSettings
     private var client: BlueZClient?
     private var application: GattApplication?
     private var advertisement: LEAdvertisement?
@@ -26,16 +28,15 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private var pendingUnregistrations = 0
     private var shutdownWaiters: [() -> Void] = []
 
-    /// `sessions`: serve the session characteristic (protocol 2).
     init(
-        driver: PeripheralDriver, loop: EventLoop, adapter choice: AdapterChoice?, notifyPath: NotifyPath = .socket,
-        sessions: Bool = true
+        driver: PeripheralDriver, loop: EventLoop, settings: PeripheralSettings, adapter choice: AdapterChoice?,
+        notifyPath: NotifyPath = .socket
     ) {
         self.driver = driver
         self.loop = loop
+        self.settings = settings
         self.choice = choice
         self.notifyPath = notifyPath
-        self.sessions = sessions
         laneSockets = PeripheralLaneSockets(driver: driver, loop: loop)
     }
 
@@ -58,16 +59,16 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             guard let self else { return }
             self.driver.feed(.refusedCall(call, time: self.loop.now))
         }
-        let secure = driver.session.settings.secure
-        let psm = driver.session.settings.lane.usesLane ? laneSockets.listen(secure: secure) : nil
-        let offer = psm.map { LaneOffer(psm: $0, peripheral: driver.session.settings.delivery.token) }
+        let secure = settings.secure
+        let psm = settings.lane.usesLane ? laneSockets.listen(secure: secure) : nil
+        let offer = psm.map { LaneOffer(psm: $0, peripheral: settings.delivery.token) }
         let application = GattApplication(
             client: client, root: "/org/relay/peripheral",
             services: [
                 PeripheralGattProfile.localService(
-                    notifyPath: notifyPath, sessions: sessions, secure: secure, lane: offer)
+                    notifyPath: notifyPath, sessions: settings.delivery.speaksVersion2, secure: secure, lane: offer)
             ]
-                + (driver.session.settings.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
+                + (settings.uart != nil ? [PeripheralGattProfile.uartService(secure: secure)] : []))
         if secure {
             let agent = PairingAgent(client: client, capability: .displayOnly, path: "/org/relay/peripheral/agent")
             agent.onRequest = { [weak self] request in self?.handleAgent(request) }
@@ -78,7 +79,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         let advertisement = LEAdvertisement(
             client: client, path: "/org/relay/peripheral/advertisement0",
             data: PeripheralGattProfile.advertisement(
-                name: driver.session.settings.name, interval: driver.session.settings.advertisingInterval))
+                name: settings.name, interval: settings.advertisingInterval))
         advertisement.onReleased = { [weak self] in self?.driver.feed(.advertisementReleased) }
         self.advertisement = advertisement
         client.onEvent = { [weak self] event in self?.handleBlueZ(event) }
@@ -159,7 +160,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
         // The lane listens on this adapter's own address before anything is registered on it.
         if let psm = laneSockets.settle(on: selected.addressType == "public" ? selected.address : nil) {
-            let offer = LaneOffer(psm: psm, peripheral: driver.session.settings.delivery.token)
+            let offer = LaneOffer(psm: psm, peripheral: settings.delivery.token)
             application?.setValue(offer.encoded, for: RelayProfile.laneCharacteristic)
         }
         if selected.powered { StartupTrace.once("adapter found, powered") }

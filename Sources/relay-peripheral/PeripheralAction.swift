@@ -3,9 +3,13 @@ import RelayBlueZ
 import RelayProtocol
 import RelayREPL
 
-/// What the session asks its driver to do; the driver performs the I/O and feeds the
-/// outcome back as a `PeripheralInput`.
-enum PeripheralAction: Equatable, Sendable {
+/// What the session asks its driver to do: what every program asks for (reports, lines,
+/// command ends, the send pause's timer, messages and files received), which the driver
+/// performs, and its own calls on bluetoothd, which `PeripheralPerformer` performs; each outcome
+/// comes back as a `PeripheralInput`.
+enum PeripheralAction: Equatable, Sendable, ProgramActions {
+    /// Reports, lines, command ends, timers, messages and files received (`ProgramActions` names them).
+    case program(ProgramAction<PeripheralEvent, PeripheralTimer, PeripheralProblem>)
     /// `GattManager1.RegisterApplication`; answer with `.applicationRegistered`/`.applicationFailed`.
     case registerApplication(RegistrationTicket)
     /// `GattManager1.UnregisterApplication` (errors are ignored).
@@ -21,10 +25,6 @@ enum PeripheralAction: Equatable, Sendable {
     /// gets a new number, and Linux then restarts advertising at a central's disconnection for
     /// the number that is gone (non-connectable, from a random address).
     case renewAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
-    /// Print and record an event.
-    case report(PeripheralEvent)
-    /// Print an informational line (not an event).
-    case note(String)
     /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
     case notify([UInt8], on: RelayCharacteristic)
     /// Send these service data units, in order, on the channel until its socket is full; answer
@@ -36,16 +36,11 @@ enum PeripheralAction: Equatable, Sendable {
     case disconnect(BluetoothAddress)
     /// Set what a read of `of` (the write or the notify characteristic) returns.
     case setReadValue([UInt8], of: RelayCharacteristic)
-    /// Feed `.sendTimerFired` after `seconds` (the pause between unpaced bursts).
-    case pauseSending(seconds: Double)
-    /// A complete message: save it into `--save-dir` (if set), then report it (and a problem, if any).
-    case deliver(MessageArrival)
-    /// A file on its way in, with `--save-dir`: open, extend or remove its part file.
-    case file(IncomingFileStep)
-    /// The command is finished: done (nil), or refused with the problem.
-    case finish(CommandToken, PeripheralProblem?)
 }
 
-extension PeripheralAction: ReceivingActions {
-    static func transfer(_ event: TransferEvent) -> PeripheralAction { .report(.transfer(event)) }
+extension PeripheralAction {
+    var programAction: ProgramAction<PeripheralEvent, PeripheralTimer, PeripheralProblem>? {
+        if case .program(let action) = self { return action }
+        return nil
+    }
 }

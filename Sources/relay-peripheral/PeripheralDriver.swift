@@ -7,8 +7,8 @@ import RelayRuntime
 typealias PeripheralDriver = ProgramDriver<PeripheralSession>
 
 /// relay-peripheral's own part of the driver: performs the session's calls on bluetoothd
-/// through its backend; the shared actions (reports, timers, received messages, command
-/// completions) go to the driver.
+/// through its backend (the driver performs the shared actions: reports, timers, received
+/// messages, command completions).
 final class PeripheralPerformer: ActionPerformer {
     private unowned let driver: PeripheralDriver
     let backend: any PeripheralBackend
@@ -20,6 +20,7 @@ final class PeripheralPerformer: ActionPerformer {
 
     func perform(_ action: PeripheralAction) {
         switch action {
+        case .program: break  // the driver's own
         case .registerApplication(let ticket): backend.registerApplication(ticket)
         case .unregisterApplication: backend.unregisterApplication()
         case .registerAdvertisement(let ticket, let name, let interval):
@@ -27,19 +28,11 @@ final class PeripheralPerformer: ActionPerformer {
         case .unregisterAdvertisement: backend.unregisterAdvertisement()
         case .renewAdvertisement(let ticket, let name, let interval):
             backend.renewAdvertisement(ticket, name: name, interval: interval)
-        case .report(let event):
-            driver.console.report(event)
-            if case .advertising = event { StartupTrace.once("advertising printed") }
-        case .note(let text): driver.console.print(text)
         case .notify(let value, let characteristic): backend.notify(value, on: characteristic)
         case .setReadValue(let value, let characteristic): backend.setReadValue(value, of: characteristic)
         case .sendOnLane(let id, let units): backend.sendOnLane(id, units)
         case .disconnect(let address): backend.disconnect(address)
         case .closeLane(let lane): backend.closeLane(lane)
-        case .pauseSending(let seconds): driver.startTimer(.sendPause, after: seconds)
-        case .deliver(let arrival): driver.deliver(arrival)
-        case .file(let step): driver.receiveFile(step)
-        case .finish(let token, let outcome): driver.finish(token, outcome)
         }
     }
 

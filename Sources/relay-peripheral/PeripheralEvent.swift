@@ -61,7 +61,9 @@ enum PeripheralEvent: Equatable, Sendable {
         ] + TransferEvent.names + ["trace", "trace-summary"] + PairingEvent.peripheralNames
 }
 
-extension PeripheralEvent: ReportableEvent {
+extension PeripheralEvent: ProgramEvent {
+    static func saveFailed(_ problem: String) -> PeripheralEvent { .error(.saveFailed(problem), from: nil) }
+
     var liveLine: LiveLine? {
         guard case .transfer(let event) = self else { return nil }
         return event.liveLine

@@ -3,10 +3,13 @@ import RelayBlueZ
 import RelayProtocol
 import RelayREPL
 
-/// Everything that happens to the session: commands, and what bluetoothd reported.
-enum PeripheralInput: Equatable, Sendable {
-    /// A command typed or piped, identified by `token` for its completion.
-    case command(PeripheralCommand, token: CommandToken)
+/// Everything that happens to the session: what every program hears (commands, timers, the
+/// deadline, saves, quitting), and what bluetoothd reported.
+enum PeripheralInput: Equatable, Sendable, ProgramInputs {
+    typealias Command = PeripheralCommand
+    typealias Timer = PeripheralTimer
+    /// Commands, timers, the deadline, saves, quitting (`ProgramInputs` names them).
+    case program(ProgramInput<PeripheralCommand, PeripheralTimer>)
     /// The adapter's state (also: bluetoothd left, the adapter vanished, the bus refused us).
     case adapter(AdapterState, AdapterInfo?)
     case applicationRegistered(RegistrationTicket)
@@ -45,8 +48,6 @@ enum PeripheralInput: Equatable, Sendable {
     case notifyOutcome(NotifyOutcome)
     /// The notification socket can take more after `.wouldBlock` (a channel's: `.laneWritable`).
     case notifyWritable
-    /// The pause asked for with `.pauseSending` is over (`PeripheralTimer.sendPause`).
-    case sendTimerFired
     /// Another bus client called our objects at `time` (the bus layer refused it).
     case refusedCall(RefusedCall, time: Double)
     /// `--secure`: the pairing agent or a device object reported on a pairing.
@@ -66,10 +67,4 @@ enum PeripheralInput: Equatable, Sendable {
     case laneWritable(LaneID)
     /// A channel hung up or failed (the backend has closed it).
     case laneClosed(LaneID)
-    /// The monotonic clock reached `now` (seconds): partial messages that stalled are dropped.
-    case tick(now: Double)
-    /// A message the driver was handed (`.deliver`) was saved into `--save-dir`, or could not be.
-    case saved(SaveReceipt)
-    /// The program is quitting (after its sends): unregister everything.
-    case quitting
 }

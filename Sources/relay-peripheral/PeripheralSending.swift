@@ -56,7 +56,7 @@ struct PeripheralSending {
     var inFlight: OutgoingValue?
     /// A value the socket refused (full): offered again on `.notifyWritable`.
     var blocked: OutgoingValue?
-    /// Waiting for `.sendTimerFired` between unpaced bursts.
+    /// Waiting for `.timerFired(.sendPause)` between unpaced bursts.
     var paused = false
     /// Values handed over in the current unpaced burst.
     var burst = 0

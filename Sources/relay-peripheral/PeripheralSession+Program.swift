@@ -8,24 +8,8 @@ enum PeripheralTimer: Hashable, Sendable {
     case sendPause
 }
 
-/// What the shared driver needs from the session: its inputs for commands and timers, its
-/// prompt and quiescence.
+/// What the shared driver needs from the session: its prompt and quiescence.
 extension PeripheralSession: ProgramSession {
-    static func command(_ command: PeripheralCommand, token: CommandToken) -> PeripheralInput {
-        .command(command, token: token)
-    }
-
-    static func timerFired(_ timer: PeripheralTimer) -> PeripheralInput {
-        switch timer {
-        case .sendPause: return .sendTimerFired
-        }
-    }
-
-    static func deadlineReached(at now: Double) -> PeripheralInput { .tick(now: now) }
-    static var quitting: PeripheralInput { .quitting }
-    static func saved(_ receipt: SaveReceipt) -> PeripheralInput { .saved(receipt) }
-    static func received(_ event: TransferEvent) -> PeripheralEvent { .transfer(event) }
-    static func saveFailed(_ problem: String) -> PeripheralEvent { .error(.saveFailed(problem), from: nil) }
     /// After the last value was handed over, time given to bluetoothd to send it before exit.
     static var quiescenceGrace: Double { 0.3 }
     var failedDeliveries: Int { delivery.outgoing.failed }

@@ -94,7 +94,7 @@ extension PeripheralSession {
             if !throughSocket, sending.burst >= Self.unpacedBurst, !sending.outbox.isEmpty || !uart.queue.isEmpty {
                 sending.burst = 0
                 sending.paused = true
-                return actions + [.pauseSending(seconds: Self.unpacedInterval)]
+                return actions + [.startTimer(.sendPause, after: Self.unpacedInterval)]
             }
             return actions + handOverNext()
         case .wouldBlock:

@@ -24,7 +24,7 @@ extension PeripheralSession {
             case .write, .notify: characteristic = .notify
             }
             events = trace(value.bytes, .outgoing, characteristic, peer: nil)
-        case .tick(let now):
+        case .program(.tick(let now)):
             events = trace?.flush(at: now) ?? []
         default:
             return []

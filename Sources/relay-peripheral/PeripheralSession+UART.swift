@@ -98,7 +98,8 @@ extension PeripheralSession {
     /// The next UART value for TX, if one waits.
     mutating func takeUARTValue() -> OutgoingValue? {
         guard !uart.queue.isEmpty else { return nil }
-        return OutgoingValue(bytes: uart.queue.removeFirst(), counter: nil, completion: nil, carrier: .notification(.uartTX))
+        return OutgoingValue(
+            bytes: uart.queue.removeFirst(), counter: nil, completion: nil, carrier: .notification(.uartTX))
     }
 
     /// The smallest MTU of the links that may hear TX: the UART apps', and every connected

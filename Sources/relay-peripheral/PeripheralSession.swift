@@ -68,10 +68,8 @@ struct PeripheralSession {
 
     mutating func handle(_ input: PeripheralInput) -> [PeripheralAction] {
         switch input {
-        case .command(let command, let token):
-            return handle(command, token: token)
-        case .quitting:
-            return quit()
+        case .program(let input):
+            return handle(input)
         case .adapter(let state, let info):
             return adapterChanged(to: state, info: info)
         case .applicationRegistered(let ticket):
@@ -133,16 +131,9 @@ struct PeripheralSession {
             return notifyFinished(outcome)
         case .notifyWritable:
             return writable()
-        case .sendTimerFired:
-            return pauseOver()
         case .refusedCall(let call, let time):
             guard case .allow(let suppressed) = refusals.refusedCalls.admit(now: time) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
-        case .tick(let now):
-            self.now = max(self.now, now)
-            return dropStalledMessages(at: now) + closeStalledLanes() + deliveryTick() + uartIdleLines(at: now)
-        case .saved(let receipt):
-            return saved(receipt)
         case .laneListening(let result):
             return laneListening(result)
         case .lanePSMRead(let address):
@@ -158,6 +149,23 @@ struct PeripheralSession {
             return laneTook(id, taken: taken, full: full)
         case .laneWritable(let id):
             return laneWritable(id)
+        }
+    }
+
+    /// Handles what every program hears: commands, timers, the deadline, saves, quitting.
+    private mutating func handle(_ input: ProgramInput<PeripheralCommand, PeripheralTimer>) -> [PeripheralAction] {
+        switch input {
+        case .command(let command, let token):
+            return handle(command, token: token)
+        case .timerFired(.sendPause):
+            return pauseOver()
+        case .tick(let now):
+            self.now = max(self.now, now)
+            return dropStalledMessages(at: now) + closeStalledLanes() + deliveryTick() + uartIdleLines(at: now)
+        case .saved(let receipt):
+            return saved(receipt)
+        case .quitting:
+            return quit()
         }
     }
 

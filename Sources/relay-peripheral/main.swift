@@ -43,12 +43,15 @@ func runPeripheral() -> Int32 {
     for spec in PeripheralCommands.specs(driver: driver) { repl.add(spec) }
     driver.onPromptChange = { [unowned repl] in repl.prompt = $0 }
     driver.onDeliveryFailure = { [unowned repl] in repl.noteFailure() }
+    driver.onReport = { event in
+        if case .advertising = event { StartupTrace.once("advertising printed") }
+    }
     repl.endOfInputHook = { done in driver.whenIdle(done) }
     repl.shutdownHook = { done in driver.shutdown(done) }
 
     let backend = BlueZPeripheralBackend(
-        driver: driver, loop: loop, adapter: options.common.adapter, notifyPath: options.common.notifyPath,
-        sessions: settings.delivery.speaksVersion2)
+        driver: driver, loop: loop, settings: settings, adapter: options.common.adapter,
+        notifyPath: options.common.notifyPath)
     driver.performer = PeripheralPerformer(driver: driver, backend: backend)
     StartupTrace.mark("REPL and driver made")
     // Connect on the loop's first turn: the REPL's input is watched by then (and served first

@@ -9,7 +9,7 @@ import XCTest
 final class CentralTraceTests: XCTestCase {
     private func traces(_ actions: [CentralAction]) -> [TraceEvent] {
         actions.compactMap {
-            if case .report(.trace(.value(let event))) = $0 { return event } else { return nil }
+            if case .program(.report(.trace(.value(let event)))) = $0 { return event } else { return nil }
         }
     }
 
@@ -26,7 +26,9 @@ final class CentralTraceTests: XCTestCase {
         XCTAssertEqual(written.first?.characteristic, .write)
         XCTAssertEqual(written.first?.direction, .outgoing)
         XCTAssertEqual(written.first?.peer, SessionHarness.peerName)
-        let traceIndex = write.firstIndex { if case .report(.trace) = $0 { return true } else { return false } }
+        let traceIndex = write.firstIndex {
+            if case .program(.report(.trace)) = $0 { return true } else { return false }
+        }
         let writeIndex = write.firstIndex { if case .send = $0 { return true } else { return false } }
         XCTAssertLessThan(try XCTUnwrap(traceIndex), try XCTUnwrap(writeIndex), "traced as it goes")
         let notified = traces(harness.feed(.valueChanged(SessionHarness.notifyID, [9, 0, 0, 0], at: 1)))

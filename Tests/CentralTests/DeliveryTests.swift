@@ -122,7 +122,9 @@ final class DeliveryTests: XCTestCase {
         }
         XCTAssertEqual(written.count, 5, "485 stream bytes per frame at MTU 517")
         XCTAssertEqual(stream, MessageHeader(of: message).encoded + message.bytes)
-        let sent = harness.log.compactMap { if case .report(.transfer(.sent(let sent))) = $0 { sent } else { nil } }
+        let sent = harness.log.compactMap {
+            if case .program(.report(.transfer(.sent(let sent)))) = $0 { sent } else { nil }
+        }
         XCTAssertEqual(sent.map(\.protocolVersion), [2])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: harness.log), .success, "send completes at sent")
         let ack = Acknowledgement(
@@ -204,7 +206,7 @@ final class DeliveryTests: XCTestCase {
             let data = DataFrame(session: .everyone, transfer: TransferID(transfer), offset: 0, bytes: stream)
             let actions = notify(&harness, .data(data))
             let arrival = try XCTUnwrap(
-                actions.compactMap { if case .deliver(let arrival) = $0 { arrival } else { nil } }.first)
+                actions.compactMap { if case .program(.deliver(let arrival)) = $0 { arrival } else { nil } }.first)
             XCTAssertEqual(frames(&harness, actions), [], "nothing is acknowledged before the save")
             // The driver saved it (or could not) and tells the session.
             let receipt = try XCTUnwrap(arrival.receipt(saved: saved))

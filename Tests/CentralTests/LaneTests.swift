@@ -54,7 +54,8 @@ final class LaneTests: XCTestCase {
         var harness = SessionHarness(settings: settings())
         XCTAssertEqual(setUp(&harness, characteristics: Self.characteristics), [.readLanePSM(Self.laneID)])
         XCTAssertEqual(
-            harness.feed(.lanePSMRead(.success(Self.offer.encoded))), [.openLane(SessionHarness.peerID, Self.psm, .low)]
+            harness.feed(.lanePSMRead(.success(Self.offer.encoded))),
+            [.openLane(SessionHarness.peerID, Self.psm, .low, timeout: CentralSettings().laneOpenTimeout)]
         )
         let opened = harness.feed(.laneOpened(MTU(laneChannelMTU: 672)))
         let hello = try XCTUnwrap(laneSends(opened).first)
@@ -116,7 +117,8 @@ final class LaneTests: XCTestCase {
         _ = second.feed(.lanePSMRead(.success(Self.offer.encoded)))
         // A refusal (a stranger's flood filled the peripheral's backlog) is tried once more.
         let refused = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
-        XCTAssertEqual(refused, [.openLane(SessionHarness.peerID, Self.psm, .low)])
+        XCTAssertEqual(
+            refused, [.openLane(SessionHarness.peerID, Self.psm, .low, timeout: CentralSettings().laneOpenTimeout)])
         let failed = second.feed(.laneOpenFailed(.couldNotOpen("connect: Connection refused")))
         XCTAssertEqual(
             SessionHarness.events(failed),

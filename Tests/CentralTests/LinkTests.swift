@@ -207,7 +207,8 @@ final class DisconnectTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(lost), ["disconnected", "reconnecting"])
         XCTAssertTrue(lost.contains(.startRelayDiscovery))
         let scanning = harness.feed(.discoveryStarted)
-        XCTAssertFalse(scanning.contains { if case .startScanTimer = $0 { true } else { false } }, "no time-out")
+        XCTAssertFalse(
+            scanning.contains { if case .program(.startTimer(.scan, _)) = $0 { true } else { false } }, "no time-out")
         let newID = DeviceID(path: "/org/bluez/hci1/dev_00_AA_01_00_00_00_new")!
         let found = harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
         XCTAssertTrue(found.contains(.connect(newID, timeout: 20)))
@@ -215,8 +216,8 @@ final class DisconnectTests: XCTestCase {
         let failed = harness.feed(
             .connectFinished(newID, BlueZError(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"))
         )
-        XCTAssertTrue(failed.contains(.startReconnectTimer(seconds: 1)))
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
+        XCTAssertTrue(failed.contains(.startTimer(.reconnect, after: 1)))
+        XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device(id: newID)))
         harness.establish(id: newID)

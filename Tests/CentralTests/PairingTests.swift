@@ -129,7 +129,7 @@ final class PairingTests: XCTestCase {
         XCTAssertTrue(already.contains("already paired"), already)
 
         let unpair = harness.command(.unpair)
-        XCTAssertEqual(unpair.actions, [.cancelReconnectTimer, .unpair(SessionHarness.peerID)])
+        XCTAssertEqual(unpair.actions, [.cancelTimer(.reconnect), .unpair(SessionHarness.peerID)])
         let forgotten = harness.feed(.unpairFinished(SessionHarness.peerID, nil))
         XCTAssertEqual(SessionHarness.eventNames(forgotten), ["unpaired"])
         XCTAssertEqual(SessionHarness.outcome(of: unpair.token, in: forgotten), .success)

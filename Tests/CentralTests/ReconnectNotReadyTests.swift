@@ -44,12 +44,12 @@ final class ReconnectNotReadyTests: XCTestCase {
             XCTAssertTrue(reason.contains("retrying"), reason)
             XCTAssertFalse(gone.contains(.startRelayDiscovery), "the retry waits for the back-off")
             let timers = gone.compactMap { action -> Double? in
-                if case .startReconnectTimer(let seconds) = action { return seconds }
+                if case .program(.startTimer(.reconnect, let seconds)) = action { return seconds }
                 return nil
             }
             XCTAssertEqual(timers.count, 1, "\(gone)")
             delays += timers
-            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
+            XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
             reconnectToServicesResolved(&harness, alreadyRemoved: true)
         }
         XCTAssertEqual(delays, [1, 2, 4, 5, 5])
@@ -74,7 +74,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         let missing = harness.feed(.characteristicsFound(SessionHarness.peerID, onlyWrite))
         XCTAssertEqual(SessionHarness.eventNames(missing), [])
         let gone = harness.disconnectAnsweredThenDown()
-        XCTAssertTrue(gone.contains(.startReconnectTimer(seconds: 1)), "\(gone)")
+        XCTAssertTrue(gone.contains(.startTimer(.reconnect, after: 1)), "\(gone)")
     }
 
     func testAnExplicitConnectToANonRelayDeviceStillFailsAtOnceEvenWithReconnect() {
@@ -96,7 +96,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         let gone = harness.disconnectAnsweredThenDown()
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertEqual(reason, "not a relay peripheral")
-        XCTAssertFalse(gone.contains { if case .startReconnectTimer = $0 { true } else { false } })
+        XCTAssertFalse(gone.contains { if case .program(.startTimer(.reconnect, _)) = $0 { true } else { false } })
         XCTAssertFalse(gone.contains(.startRelayDiscovery))
         XCTAssertNil(harness.session.automatic.target)
     }

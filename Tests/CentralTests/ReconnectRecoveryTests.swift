@@ -30,7 +30,9 @@ final class ReconnectRecoveryTests: XCTestCase {
     }
 
     private static func reconnectDelays(_ actions: [CentralAction]) -> [Double] {
-        actions.compactMap { if case .startReconnectTimer(let seconds) = $0 { return seconds } else { return nil } }
+        actions.compactMap {
+            if case .program(.startTimer(.reconnect, let seconds)) = $0 { return seconds } else { return nil }
+        }
     }
 
     private static func errors(_ actions: [CentralAction]) -> [String] {
@@ -53,7 +55,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertEqual(SessionHarness.eventNames(cancelled), [], "it never connected: no disconnected line")
         XCTAssertEqual(Self.reconnectDelays(cancelled), [1])
         XCTAssertFalse(cancelled.contains(.connect(SessionHarness.peerID, timeout: 20)))
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
+        XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
     }
 
     func testAConnectRefusedAsInProgressIsRetriedWithBackoffNotGivenUp() {
@@ -74,7 +76,7 @@ final class ReconnectRecoveryTests: XCTestCase {
             let message = Self.errors(refused).first ?? ""
             XCTAssertTrue(message.contains("retrying in"), message)
             delays += Self.reconnectDelays(refused)
-            XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
+            XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
             harness.feed(.discoveryStarted)
             XCTAssertTrue(
                 harness.feed(.deviceUpdated(SessionHarness.device())).contains(
@@ -119,14 +121,14 @@ final class ReconnectRecoveryTests: XCTestCase {
                 .disconnect(SessionHarness.peerID)))
         // Answered, but bluetoothd still says Connected: nothing moves yet.
         let answered = harness.feed(.disconnectFinished(SessionHarness.peerID, nil))
-        XCTAssertEqual(answered, [.startSettleTimer(seconds: 5)])
+        XCTAssertEqual(answered, [.startTimer(.settle, after: 5)])
         XCTAssertEqual(harness.feed(.deviceUpdated(SessionHarness.device(connected: true, resolved: true))), [])
-        XCTAssertEqual(harness.feed(.reconnectTimerFired), [], "a stray timer does not connect while leaving")
+        XCTAssertEqual(harness.feed(.timerFired(.reconnect)), [], "a stray timer does not connect while leaving")
         // Connected never turned false: the settle timer ends the wait, the back-off follows.
-        let settled = harness.feed(.settleTimerFired)
+        let settled = harness.feed(.timerFired(.settle))
         XCTAssertEqual(SessionHarness.eventNames(settled), ["disconnected"])
         XCTAssertEqual(Self.reconnectDelays(settled), [1])
-        XCTAssertEqual(harness.feed(.settleTimerFired), [], "only once")
+        XCTAssertEqual(harness.feed(.timerFired(.settle)), [], "only once")
     }
 
     func testTheRelayServiceVanishingMidMessageEndsTheLinkAndReconnects() {
@@ -135,9 +137,9 @@ final class ReconnectRecoveryTests: XCTestCase {
         let big = Message(binary: [UInt8](repeating: 7, count: 64 * 1024))
         for value in chunker.frames(for: big).prefix(10) { harness.feed(.notification(value)) }
         let vanished = harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
-        XCTAssertEqual(vanished, [.startSettleTimer(seconds: 1)], "first see whether the link is going down")
+        XCTAssertEqual(vanished, [.startTimer(.settle, after: 1)], "first see whether the link is going down")
         XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [], "one wait")
-        let gone = harness.feed(.settleTimerFired)
+        let gone = harness.feed(.timerFired(.settle))
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected", "dropped", "reconnecting"])
         guard case .disconnected(_, let reason)? = SessionHarness.events(gone).first else { return XCTFail() }
         XCTAssertTrue(reason.contains("relay service went away"), reason)
@@ -148,11 +150,11 @@ final class ReconnectRecoveryTests: XCTestCase {
         XCTAssertTrue(gone.contains(.disconnect(SessionHarness.peerID)), "the useless LE link is ended")
         XCTAssertEqual(harness.feed(.notification([1, 0, 0, 0])), [], "nothing is taken from a link being left")
         XCTAssertEqual(harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [], "said once")
-        XCTAssertEqual(harness.feed(.settleTimerFired), [], "said once")
+        XCTAssertEqual(harness.feed(.timerFired(.settle)), [], "said once")
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(SessionHarness.eventNames(down), [], "already said")
         XCTAssertEqual(Self.reconnectDelays(down), [1])
-        XCTAssertTrue(harness.feed(.reconnectTimerFired).contains(.startRelayDiscovery))
+        XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.establish()
@@ -168,7 +170,7 @@ final class ReconnectRecoveryTests: XCTestCase {
             harness.feed(.relayCharacteristicRemoved(CharacteristicID(path: "/org/bluez/other/char0009")!)), [],
             "another characteristic is none of our business")
         harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID))
-        let gone = harness.feed(.settleTimerFired)
+        let gone = harness.feed(.timerFired(.settle))
         XCTAssertEqual(SessionHarness.eventNames(gone), ["disconnected"])
         let down = harness.disconnectAnsweredThenDown()
         XCTAssertEqual(Self.reconnectDelays(down), [])
@@ -179,13 +181,13 @@ final class ReconnectRecoveryTests: XCTestCase {
     func testCharacteristicsRemovedWithTheLinkGoingDownAreALostConnection() {
         var harness = reconnectingHarness()
         XCTAssertEqual(
-            harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [.startSettleTimer(seconds: 1)])
+            harness.feed(.relayCharacteristicRemoved(SessionHarness.writeID)), [.startTimer(.settle, after: 1)])
         let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
         guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
         XCTAssertTrue(reason.contains("connection lost"), reason)
-        XCTAssertTrue(lost.contains(.cancelSettleTimer))
+        XCTAssertTrue(lost.contains(.cancelTimer(.settle)))
         XCTAssertTrue(lost.contains(.startRelayDiscovery), "reconnecting at once")
-        XCTAssertEqual(harness.feed(.settleTimerFired), [], "a late timer changes nothing")
+        XCTAssertEqual(harness.feed(.timerFired(.settle)), [], "a late timer changes nothing")
     }
 
     func testCharacteristicsRemovedWithTheAdapterGoingOffAreTheAdapterGoingOff() {
@@ -193,7 +195,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         harness.feed(.relayCharacteristicRemoved(SessionHarness.notifyID))
         let off = harness.feed(.adapter(.poweredOff, SessionHarness.adapter))
         XCTAssertEqual(SessionHarness.eventNames(off).prefix(2), ["state", "disconnected"])
-        XCTAssertEqual(harness.feed(.settleTimerFired), [])
+        XCTAssertEqual(harness.feed(.timerFired(.settle)), [])
         XCTAssertTrue(harness.feed(.adapter(.poweredOn, SessionHarness.adapter)).contains(.startRelayDiscovery))
     }
 

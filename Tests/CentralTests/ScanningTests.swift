@@ -44,7 +44,7 @@ final class ScanningTests: XCTestCase {
         XCTAssertEqual(actions, [.startRelayDiscovery])
         let started = harness.feed(.discoveryStarted)
         XCTAssertEqual(SessionHarness.eventNames(started), ["scanning"])
-        XCTAssertTrue(started.contains(.startScanTimer(seconds: 10)))
+        XCTAssertTrue(started.contains(.startTimer(.scan, after: 10)))
         XCTAssertEqual(SessionHarness.outcome(of: token, in: started), .success)
     }
 
@@ -101,8 +101,8 @@ final class ScanningTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.powerOn()
         harness.command(.scan)
-        XCTAssertTrue(harness.feed(.discoveryStarted).contains(.startScanTimer(seconds: 3)))
-        let ended = harness.feed(.scanTimerFired)
+        XCTAssertTrue(harness.feed(.discoveryStarted).contains(.startTimer(.scan, after: 3)))
+        let ended = harness.feed(.timerFired(.scan))
         XCTAssertTrue(ended.contains(.stopDiscovery))
         XCTAssertEqual(SessionHarness.events(ended), [.scanStopped(reason: .timeout, found: 0)])
         XCTAssertTrue(SessionHarness.events(ended)[0].humanDescription.contains("nothing found"))
@@ -116,7 +116,7 @@ final class ScanningTests: XCTestCase {
         harness.scanAndFind()
         let (token, actions) = harness.command(.scanStop)
         XCTAssertTrue(actions.contains(.stopDiscovery))
-        XCTAssertTrue(actions.contains(.cancelScanTimer))
+        XCTAssertTrue(actions.contains(.cancelTimer(.scan)))
         XCTAssertEqual(SessionHarness.events(actions), [.scanStopped(reason: .requested, found: 1)])
         XCTAssertEqual(SessionHarness.outcome(of: token, in: actions), .success)
         // The list survives so `connect 0` still works.
@@ -163,12 +163,12 @@ final class ScanningTests: XCTestCase {
         settings.startupTarget = .address(BluetoothAddress("00:AA:01:00:00:09")!)
         var harness = SessionHarness(settings: settings)
         harness.powerOn()
-        XCTAssertTrue(harness.feed(.discoveryStarted).contains(.startScanTimer(seconds: 10)))
+        XCTAssertTrue(harness.feed(.discoveryStarted).contains(.startTimer(.scan, after: 10)))
         XCTAssertEqual(
             harness.feed(.deviceUpdated(SessionHarness.device())).filter {
                 if case .connect = $0 { true } else { false }
             }, [])
-        let ended = harness.feed(.scanTimerFired)
+        let ended = harness.feed(.timerFired(.scan))
         let messages = SessionHarness.events(ended).compactMap {
             if case .error(let problem) = $0 { problem.description } else { nil }
         }
@@ -187,7 +187,7 @@ final class NothingFoundTests: XCTestCase {
         harness.feed(.deviceUpdated(SessionHarness.device(name: nil)))
         harness.feed(
             .deviceUpdated(SessionHarness.device(BluetoothAddress("11:22:33:44:55:66")!, name: "phone", relay: false)))
-        let ended = harness.feed(.scanTimerFired)
+        let ended = harness.feed(.timerFired(.scan))
         guard case .scanStopped(.timeout, 0, let others)? = SessionHarness.events(ended).first else {
             return XCTFail("\(ended)")
         }

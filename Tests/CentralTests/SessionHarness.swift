@@ -102,7 +102,7 @@ struct SessionHarness {
     mutating func disconnectAnsweredThenDown(id: DeviceID = SessionHarness.peerID) -> [CentralAction] {
         let answered = feed(.disconnectFinished(id, nil))
         XCTAssertEqual(
-            answered, [.startSettleTimer(seconds: session.settings.disconnectSettle)],
+            answered, [.startTimer(.settle, after: session.settings.disconnectSettle)],
             "the answer alone waits for Connected to turn false")
         return feed(.deviceUpdated(Self.device(id: id, connected: false)))
     }
@@ -111,8 +111,8 @@ struct SessionHarness {
     static func events(_ actions: [CentralAction]) -> [CentralEvent] {
         actions.compactMap {
             switch $0 {
-            case .report(let event): return event
-            case .deliver(let arrival): return .transfer(.message(arrival.report))
+            case .program(.report(let event)): return event
+            case .program(.deliver(let arrival)): return .transfer(.message(arrival.report))
             default: return nil
             }
         }
@@ -123,7 +123,7 @@ struct SessionHarness {
     /// The outcome of `token` among `actions`, if it finished there.
     static func outcome(of token: CommandToken, in actions: [CentralAction]) -> CommandOutcome? {
         for action in actions {
-            if case .finish(let finished, let problem) = action, finished == token {
+            if case .program(.finish(let finished, let problem)) = action, finished == token {
                 return problem.map { .failure($0.description) } ?? .success
             }
         }

@@ -199,7 +199,7 @@ final class MessageTests: XCTestCase {
         let bytes: [UInt8] = [1, 2, 3, 4, 5]
         var actions: [CentralAction] = []
         for value in chunker.frames(for: Message(binary: bytes)) { actions += harness.feed(.notification(value)) }
-        guard case .deliver(let request)? = actions.first else { return XCTFail("\(actions)") }
+        guard case .program(.deliver(let request))? = actions.first else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.content, .bytes(bytes))
         XCTAssertEqual(request.directory, "/tmp/in")
         XCTAssertEqual(request.name.value, "message-0001-00_AA_01_00_00_00.bin")

@@ -38,7 +38,8 @@ final class BluezooPeripheralTests: XCTestCase {
         let console = Console(
             format: .json, output: { [unowned peripheral] in peripheral.lines.append($0) }, clock: { "T" })
         let controller = PeripheralDriver(settings: .init(), loop: loop, console: console)
-        let backend = BlueZPeripheralBackend(driver: controller, loop: loop, adapter: .name("hci0"))
+        let backend = BlueZPeripheralBackend(
+            driver: controller, loop: loop, settings: controller.session.settings, adapter: .name("hci0"))
         controller.performer = PeripheralPerformer(driver: controller, backend: backend)
         backend.start(bus: .address(bus.address))
         peripheral.controller = controller

@@ -60,7 +60,8 @@ final class AllowListTests: XCTestCase {
             }
             let actions = session.handle(stamped, at: time)
             XCTAssertTrue(
-                actions.allSatisfy { if case .report = $0 { return true } else { return false } }, "\(actions)")
+                actions.allSatisfy { if case .program(.report) = $0 { return true } else { return false } },
+                "\(actions)")
             reports += actions.events
         }
         XCTAssertEqual(reports.count, 3, "at most 3 reports per 5 s: \(reports)")

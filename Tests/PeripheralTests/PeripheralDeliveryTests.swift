@@ -134,7 +134,9 @@ final class PeripheralDeliveryTests: XCTestCase {
             let data = SessionFrame.data(
                 DataFrame(session: number, transfer: TransferID(transfer), offset: 0, bytes: stream))
             let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 1), at: 1)
-            arrivals += actions.compactMap { if case .deliver(let arrival) = $0 { return arrival } else { return nil } }
+            arrivals += actions.compactMap {
+                if case .program(.deliver(let arrival)) = $0 { return arrival } else { return nil }
+            }
             XCTAssertEqual(sessionFrames(drain(&session).values), [], "nothing is acknowledged before the save")
         }
         XCTAssertEqual(arrivals.map(\.transfer), [TransferID(1), TransferID(2)])

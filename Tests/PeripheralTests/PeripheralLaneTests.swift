@@ -54,7 +54,7 @@ final class PeripheralLaneTests: XCTestCase {
     }
 
     func laneEvents(_ actions: [PeripheralAction]) -> [LaneEvent] {
-        actions.compactMap { if case .report(.lane(let event)) = $0 { event } else { nil } }
+        actions.compactMap { if case .program(.report(.lane(let event))) = $0 { event } else { nil } }
     }
 
     /// `centralA` connects, opens channel `lane` (on link `connection`) and says hello on it; the
@@ -163,7 +163,7 @@ final class PeripheralLaneTests: XCTestCase {
         var delivered: [MessageArrival] = []
         for byte in framed {
             for action in session.handle(.laneReceived(Self.lane, [byte], time: 1)) {
-                if case .deliver(let arrival) = action { delivered.append(arrival) }
+                if case .program(.deliver(let arrival)) = action { delivered.append(arrival) }
             }
         }
         XCTAssertEqual(delivered.count, 1)
@@ -633,7 +633,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = drain(&session)
         let unit = (0..<1000).flatMap { LaneFraming.encode(Counter(UInt32($0)).encoded) }
         let actions = session.handle(.laneReceived(Self.lane, unit, time: 1), at: 1)
-        let events = actions.compactMap { if case .report(let event) = $0 { event } else { nil } }
+        let events = actions.compactMap { if case .program(.report(let event)) = $0 { event } else { nil } }
         XCTAssertEqual(events.filter { $0.name == "counter" }, [])
         XCTAssertLessThanOrEqual(events.filter { $0.name == "error" }.count, 5, "\(events.prefix(8))")
         XCTAssertGreaterThanOrEqual(events.filter { $0.name == "error" }.count, 1)
@@ -724,7 +724,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
         let received = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0), at: 0)
         func traced(_ actions: [PeripheralAction]) -> [TraceEvent] {
-            actions.compactMap { if case .report(.trace(.value(let event))) = $0 { event } else { nil } }
+            actions.compactMap { if case .program(.report(.trace(.value(let event)))) = $0 { event } else { nil } }
         }
         // The hello that came, then the welcome queued on the channel.
         XCTAssertEqual(traced(received).map(\.characteristic), [.lane, .lane])

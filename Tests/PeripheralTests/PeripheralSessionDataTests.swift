@@ -187,7 +187,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         var session = PeripheralSession.advertising(settings)
         let message = Message(binary: [1, 2, 3, 4, 5])
         let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
-        guard case .deliver(let request)? = actions.last else { return XCTFail("\(actions)") }
+        guard case .program(.deliver(let request))? = actions.last else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.content, .bytes([1, 2, 3, 4, 5]))
         XCTAssertEqual(request.directory, "/tmp/in")
         XCTAssertEqual(request.name.value, "message-0001-00_AA_01_01_00_01.bin")

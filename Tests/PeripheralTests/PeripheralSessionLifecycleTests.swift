@@ -9,7 +9,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         let early = session.start()
         XCTAssertNil(early.applicationTicket, "nothing is registered before the adapter is powered on")
         XCTAssertNil(early.advertisementTicket)
-        XCTAssertTrue(early.contains { if case .note = $0 { return true } else { return false } })
+        XCTAssertTrue(early.contains { if case .program(.note) = $0 { return true } else { return false } })
 
         let powered = session.handle(.adapter(.poweredOn, hci0))
         XCTAssertEqual(powered.events.first, .state(.poweredOn, adapter: hci0))
@@ -20,7 +20,7 @@ final class PeripheralSessionLifecycleTests: XCTestCase {
         XCTAssertEqual(name, .default)
         XCTAssertEqual(interval.milliseconds, 100, "a short interval, so that a room of centrals finds it soon")
         XCTAssertEqual(
-            powered.filter { if case .report = $0 { false } else { true } },
+            powered.filter { if case .program(.report) = $0 { false } else { true } },
             [.registerApplication(app), .registerAdvertisement(ad, name: .default, interval: .relayDefault)],
             "both registrations in one go, the service first")
 

@@ -247,7 +247,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertTrue(PeripheralEvent.status(all).fields.description.contains("number"))
 
         let byNumber = session.handle(.command(.status(.number(3)), token: CommandToken(1)))
-        guard case .report(.status(let third))? = byNumber.first else { return XCTFail("\(byNumber)") }
+        guard case .program(.report(.status(let third)))? = byNumber.first else { return XCTFail("\(byNumber)") }
         XCTAssertEqual(third.centrals.map(\.address), [sorted[2]])
         XCTAssertEqual(third.only, sorted[2])
         XCTAssertTrue(third.humanDescription.contains("central 3: \(sorted[2])"), third.humanDescription)
@@ -256,7 +256,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertEqual(byNumber.last, .finish(CommandToken(1), nil))
 
         let byAddress = session.handle(.command(.status(.address(sorted[14])), token: CommandToken(2)))
-        guard case .report(.status(let last))? = byAddress.first else { return XCTFail("\(byAddress)") }
+        guard case .program(.report(.status(let last)))? = byAddress.first else { return XCTFail("\(byAddress)") }
         XCTAssertEqual(last.centrals.map(\.number), [15])
 
         XCTAssertEqual(

@@ -9,7 +9,7 @@ import XCTest
 final class PeripheralTraceTests: XCTestCase {
     private func traces(_ actions: [PeripheralAction]) -> [TraceEvent] {
         actions.compactMap {
-            if case .report(.trace(.value(let event))) = $0 { return event } else { return nil }
+            if case .program(.report(.trace(.value(let event)))) = $0 { return event } else { return nil }
         }
     }
 
@@ -23,7 +23,9 @@ final class PeripheralTraceTests: XCTestCase {
         XCTAssertEqual(traces(written).first?.direction, .incoming)
         XCTAssertEqual(traces(written).first?.characteristic, .write)
         XCTAssertEqual(traces(written).first?.peer, PeerName(.central, centralA))
-        guard case .report(.trace) = written.first else { return XCTFail("the trace comes first: \(written)") }
+        guard case .program(.report(.trace)) = written.first else {
+            return XCTFail("the trace comes first: \(written)")
+        }
 
         let queued = try session.notify(value: 7, at: 2)
         XCTAssertTrue(traces(queued).isEmpty, "not traced before bluetoothd takes it")

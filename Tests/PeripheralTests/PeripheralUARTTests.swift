@@ -11,7 +11,9 @@ final class PeripheralUARTTests: XCTestCase {
     private let phone = BluetoothAddress("00:AA:01:05:00:01")!
 
     private func arrivals(_ actions: [PeripheralAction]) -> [ReceivedMessageReport] {
-        actions.compactMap { if case .deliver(let arrival) = $0 { return arrival.report } else { return nil } }
+        actions.compactMap {
+            if case .program(.deliver(let arrival)) = $0 { return arrival.report } else { return nil }
+        }
     }
 
     func testAPhonesWritesBecomeLinesAcrossWritesAndAfterAPause() {

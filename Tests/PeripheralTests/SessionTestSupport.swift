@@ -50,8 +50,8 @@ extension Array where Element == PeripheralAction {
     var events: [PeripheralEvent] {
         compactMap {
             switch $0 {
-            case .report(let event): return event
-            case .deliver(let arrival): return .transfer(.message(arrival.report))
+            case .program(.report(let event)): return event
+            case .program(.deliver(let arrival)): return .transfer(.message(arrival.report))
             default: return nil
             }
         }

@@ -17,6 +17,8 @@ public final class ProgramDriver<Session: ProgramSession> {
     public private(set) var session: Session
     /// The program's own part: set once, before the first input (without it, actions are not performed).
     public var performer: (any ActionPerformer<Session.Action>)?
+    /// Called with every event reported, after it is printed.
+    public var onReport: ((Session.Event) -> Void)?
     /// Called with the new prompt whenever it changes.
     public var onPromptChange: ((String) -> Void)?
     /// Called once per message that failed (a scripted run then ends with status 1).
@@ -42,7 +44,13 @@ public final class ProgramDriver<Session: ProgramSession> {
         inputs = InputQueue(
             handle: { [unowned self] input in
                 assert(self.performer != nil, "the driver's performer is set before its first input")
-                for action in self.session.handle(input, at: self.loop.now) { self.performer?.perform(action) }
+                for action in self.session.handle(input, at: self.loop.now) {
+                    if let shared = action.programAction {
+                        self.perform(shared)
+                    } else {
+                        self.performer?.perform(action)
+                    }
+                }
             },
             afterBatch: { [unowned self] in self.settle() })
     }
@@ -69,30 +77,47 @@ public final class ProgramDriver<Session: ProgramSession> {
         nextToken = token.next
         commands[token] = context
         context.onCancel { [weak self] in self?.commands[token] = nil }
-        feed(Session.command(command, token: token))
+        feed(.command(command, token: token))
         return .pending
+    }
+
+    // MARK: The shared actions
+
+    /// Performs what every session asks for alike.
+    private func perform(_ action: ProgramAction<Session.Event, Session.Timer, Session.Problem>) {
+        switch action {
+        case .report(let event):
+            console.report(event)
+            onReport?(event)
+        case .note(let line): console.print(line)
+        case .finish(let token, let problem): finish(token, problem)
+        case .deliver(let arrival): deliver(arrival)
+        case .file(let step): receiveFile(step)
+        case .startTimer(let timer, let seconds): startTimer(timer, after: seconds)
+        case .cancelTimer(let timer): cancelTimer(timer)
+        }
     }
 
     /// Completes the command `token` (a session's finish action): done, or failed with
     /// `problem`, whose text is made here.
-    public func finish(_ token: CommandToken, _ problem: (some CustomStringConvertible)?) {
+    private func finish(_ token: CommandToken, _ problem: Session.Problem?) {
         guard let context = commands.removeValue(forKey: token) else { return }
         if let problem { context.fail(problem.description) } else { context.succeed() }
     }
 
     // MARK: Timers
 
-    /// (Re)arms `timer` to feed `Session.timerFired(timer)` after `seconds`.
-    public func startTimer(_ timer: Session.Timer, after seconds: Double) {
+    /// (Re)arms `timer` to feed `.timerFired(timer)` after `seconds`.
+    private func startTimer(_ timer: Session.Timer, after seconds: Double) {
         cancelTimer(timer)
         timers[timer] = loop.schedule(after: seconds) { [weak self] in
             guard let self else { return }
             self.timers[timer] = nil
-            self.feed(Session.timerFired(timer))
+            self.feed(.timerFired(timer))
         }
     }
 
-    public func cancelTimer(_ timer: Session.Timer) {
+    private func cancelTimer(_ timer: Session.Timer) {
         if let token = timers.removeValue(forKey: timer) { loop.cancel(token) }
     }
 
@@ -108,7 +133,7 @@ public final class ProgramDriver<Session: ProgramSession> {
             guard let self else { return }
             self.deadlineTimer = nil
             self.deadlineTimerAt = nil
-            self.feed(Session.deadlineReached(at: self.loop.now))
+            self.feed(.tick(now: self.loop.now))
         }
     }
 
@@ -116,16 +141,16 @@ public final class ProgramDriver<Session: ProgramSession> {
 
     /// A complete message: saves it into `--save-dir` (if set), reports it (and a problem, if
     /// any) and tells the session whether it was saved.
-    public func deliver(_ arrival: MessageArrival) {
+    private func deliver(_ arrival: MessageArrival) {
         let (report, problem) = arrival.perform(files: incomingFiles)
-        if let problem { console.report(Session.saveFailed(problem)) }
-        console.report(Session.received(.message(report)))
-        if let receipt = arrival.receipt(saved: problem == nil) { feed(Session.saved(receipt)) }
+        if let problem { console.report(Session.Event.saveFailed(problem)) }
+        console.report(Session.Event.transfer(.message(report)))
+        if let receipt = arrival.receipt(saved: problem == nil) { feed(.saved(receipt)) }
     }
 
     /// A file on its way in: opens, extends or removes its part file.
-    public func receiveFile(_ step: IncomingFileStep) {
-        if let problem = incomingFiles.perform(step) { console.report(Session.saveFailed(problem)) }
+    private func receiveFile(_ step: IncomingFileStep) {
+        if let problem = incomingFiles.perform(step) { console.report(Session.Event.saveFailed(problem)) }
     }
 
     // MARK: After each batch
@@ -161,7 +186,7 @@ public final class ProgramDriver<Session: ProgramSession> {
     /// `quit` or the end of input, after `whenIdle`: the session hears `quitting`, the performer
     /// lets go of the bus, part files of unfinished files go, then `done`.
     public func shutdown(_ done: @escaping () -> Void) {
-        feed(Session.quitting)
+        feed(.quitting)
         let finish = { [incomingFiles] in
             incomingFiles.discardAll()
             done()
