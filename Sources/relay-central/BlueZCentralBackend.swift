@@ -48,10 +48,7 @@ final class BlueZCentralBackend: CentralBackend {
             self.client = client
             client.start()
         } catch {
-            switch error {
-            case .accessDenied: driver.feed(.adapter(.unavailable(.accessDenied), nil))
-            case .unreachable(let detail): driver.feed(.adapter(.unavailable(.noSystemBus(detail: detail)), nil))
-            }
+            driver.feed(.adapter(.unavailable(AdapterProblem(error)), nil))
         }
     }
 

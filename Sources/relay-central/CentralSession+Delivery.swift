@@ -146,17 +146,15 @@ extension CentralSession {
         guard let session = delivery.session,
             let frame = delivery.outgoing.nextDataFrame(at: now, mtu: mtu, carrier: carrier, session: { _ in session })
         else { return nil }
-        return (frame.bytes, .data(number: frame.number, transfer: frame.transfer, completes: frame.completes))
+        return (frame.bytes, .data(final: frame.final))
     }
 
     /// A data frame was written: the message's `sent` once its last byte went out.
-    mutating func dataWritten(number: Int, transfer: TransferID, completes: Bool) -> [CentralAction] {
-        guard completes, let (carrier, mtu) = frameCarrier, let mtu,
-            let sent = delivery.outgoing.sent(number, transfer: transfer, mtu: mtu, carrier: carrier.valueCarrier)
-        else { return [] }
+    mutating func dataWritten(_ final: FinalFrame?) -> [CentralAction] {
+        guard let final, let sent = delivery.outgoing.sent(final) else { return [] }
         writing.messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
-        if let token = delivery.tokens.removeValue(forKey: number) { actions.append(.finish(token, nil)) }
+        if let token = delivery.tokens.removeValue(forKey: final.number) { actions.append(.finish(token, nil)) }
         return actions
     }
 
@@ -168,8 +166,7 @@ extension CentralSession {
         do {
             switch try SessionValue(parsing: value) {
             case .counter(let counter):
-                receiving.lastReceived = counter
-                return [.report(.transfer(.counter(from: peripheralName, counter)))]
+                return [receiving.heard(counter, from: peripheralName)]
             case .compact(let compact):
                 return compactData(compact)
             case .frame(let parsed):

@@ -64,9 +64,9 @@ extension CentralSession {
         switch written {
         case .control:
             return pump()
-        case .data(let number, let transfer, let completes):
+        case .data(let final):
             // A frame that did not go is resent when its acknowledgement does not come.
-            let actions = error == nil ? dataWritten(number: number, transfer: transfer, completes: completes) : []
+            let actions = error == nil ? dataWritten(final) : []
             return actions + pump()
         case .uart(let text):
             return uartWritten(text, error: error) + pump()
@@ -177,8 +177,7 @@ extension CentralSession {
         for event in receiving.inbound.receive(value, at: time) {
             switch event {
             case .counter(let counter):
-                receiving.lastReceived = counter
-                actions.append(.report(.transfer(.counter(from: sender, counter))))
+                actions.append(receiving.heard(counter, from: sender))
             case .message(let message, let id, _):
                 actions.append(.deliver(receiving.arrivals.next(message, id: Int(id.value), from: sender, at: now)))
             case .receiving, .protocolError, .dropped:

@@ -8,8 +8,8 @@ enum InFlightWrite {
     case outbox(Outbox<CommandToken?>.Value)
     /// A hello, acknowledgement or abort.
     case control
-    /// A version-2 data frame; `completes` when it carries a message's last byte the first time.
-    case data(number: Int, transfer: TransferID, completes: Bool)
+    /// A version-2 data frame; `final` when it carries a message's last byte the first time.
+    case data(final: FinalFrame?)
     /// Text for a UART device's RX.
     case uart(CentralUART.Value)
 }
@@ -81,11 +81,18 @@ struct CentralReceiving {
     var inbound: InboundPipeline
     /// Complete messages received (numbered for `--save-dir`).
     var arrivals: MessageArrivals
-    var lastReceived: Counter?
+    private(set) var lastReceived: Counter?
 
     init(settings: CentralSettings) {
         inbound = InboundPipeline(maxMessage: settings.maxMessage)
         arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
+    }
+
+    /// A counter the peripheral notified (on the notify or the session characteristic): the last
+    /// received, reported.
+    mutating func heard(_ counter: Counter, from peripheral: PeerName) -> CentralAction {
+        lastReceived = counter
+        return .report(.transfer(.counter(from: peripheral, counter)))
     }
 
     var messagesReceived: Int { arrivals.count }

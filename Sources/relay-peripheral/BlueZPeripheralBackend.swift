@@ -46,12 +46,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         do {
             client = try BlueZClient.connect(to: bus, loop: loop)
         } catch {
-            let problem: AdapterProblem
-            switch error {
-            case .accessDenied: problem = .accessDenied
-            case .unreachable(let detail): problem = .noSystemBus(detail: detail)
-            }
-            return driver.feed(.adapter(.unavailable(problem), nil))
+            return driver.feed(.adapter(.unavailable(AdapterProblem(error)), nil))
         }
         StartupTrace.mark("bus connected (Hello answered)")
         self.client = client
@@ -161,7 +156,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         // The lane listens on this adapter's own address before anything is registered on it.
         if let psm = laneSockets.settle(on: selected.addressType == "public" ? selected.address : nil) {
             let offer = LaneOffer(psm: psm, peripheral: settings.delivery.token)
-            application?.setValue(offer.encoded, for: RelayProfile.laneCharacteristic)
+            application?.setValue(offer.encoded, for: RelayCharacteristic.lane.uuid)
         }
         if selected.powered { StartupTrace.once("adapter found, powered") }
         driver.feed(.adapter(selected.powered ? .poweredOn : .poweredOff, info))
@@ -263,37 +258,48 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     private func handleServer(_ event: GattServerEvent) {
         switch event {
-        case .written(let uuid, let value, let request) where uuid == RelayProfile.writeCharacteristic:
-            driver.feed(.written(value, from: central(of: request), mtu: request.mtu, time: loop.now))
-        case .written(let uuid, let value, let request) where uuid == RelayProfile.sessionCharacteristic:
-            driver.feed(.sessionWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
-        case .written(let uuid, let value, let request) where uuid == UARTProfile.rxCharacteristic:
-            driver.feed(.uartWritten(value, from: central(of: request), mtu: request.mtu, time: loop.now))
-        case .notifyStarted(let uuid) where uuid == UARTProfile.txCharacteristic:
-            driver.feed(.uartNotifyStarted(from: nil, mtu: nil))
-        case .notifyAcquired(let uuid, let request) where uuid == UARTProfile.txCharacteristic:
-            driver.feed(.uartNotifyStarted(from: central(of: request), mtu: request.mtu))
-        case .notifyStarted(let uuid) where uuid == RelayProfile.sessionCharacteristic:
-            driver.feed(.sessionNotifyStarted(mtu: nil))
-        case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.sessionCharacteristic:
-            if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
-            driver.feed(.sessionNotifyStarted(mtu: request.mtu))
+        case .written(let uuid, let value, let request):
+            let (from, mtu, time) = (central(of: request), request.mtu, loop.now)
+            switch RelayCharacteristic(uuid: uuid) {
+            case .write?: driver.feed(.written(value, from: from, mtu: mtu, time: time))
+            case .session?: driver.feed(.sessionWritten(value, from: from, mtu: mtu, time: time))
+            case .uartRX?: driver.feed(.uartWritten(value, from: from, mtu: mtu, time: time))
+            default: break
+            }
+        case .notifyStarted(let uuid):
+            notificationsStarted(on: uuid, from: nil)
+        case .notifyAcquired(let uuid, let request):
+            notificationsStarted(on: uuid, from: request)
         case .read(let uuid, let request):
             if let address = central(of: request), let mtu = request.mtu { driver.feed(.mtu(address, mtu)) }
-            if uuid == RelayProfile.laneCharacteristic { driver.feed(.lanePSMRead(by: central(of: request))) }
-        case .notifyStarted(let uuid) where uuid == RelayProfile.notifyCharacteristic:
-            driver.feed(.notifyStarted(from: nil, mtu: nil))
-        case .notifyAcquired(let uuid, let request) where uuid == RelayProfile.notifyCharacteristic:
-            driver.feed(.notifyStarted(from: central(of: request), mtu: request.mtu))
+            if RelayCharacteristic(uuid: uuid) == .lane { driver.feed(.lanePSMRead(by: central(of: request))) }
         case .notifyStopped(let uuid), .notifyReleased(let uuid):
             guard application?.isNotifying(uuid) != true else { break }
-            if uuid == RelayProfile.notifyCharacteristic { driver.feed(.notifyStopped(from: nil)) }
-            if uuid == RelayProfile.sessionCharacteristic { driver.feed(.sessionNotifyStopped) }
-            if uuid == UARTProfile.txCharacteristic { driver.feed(.uartNotifyStopped) }
+            switch RelayCharacteristic(uuid: uuid) {
+            case .notify?: driver.feed(.notifyStopped(from: nil))
+            case .session?: driver.feed(.sessionNotifyStopped)
+            case .uartTX?: driver.feed(.uartNotifyStopped)
+            default: break
+            }
         case .notifyWritable:
             driver.feed(.notifyWritable)
-        case .written, .notifyStarted, .notifyAcquired, .writeAcquired, .writeReleased, .confirmed, .unregistered:
+        case .writeAcquired, .writeReleased, .confirmed, .unregistered:
             break
+        }
+    }
+
+    /// Notifications of `uuid` were enabled: by `StartNotify` (no request: bluetoothd does not
+    /// say who) or `AcquireNotify` (its request names the central and the MTU).
+    private func notificationsStarted(on uuid: BluetoothUUID, from request: GattRequest?) {
+        let from = request.flatMap(central(of:))
+        let mtu = request?.mtu
+        switch RelayCharacteristic(uuid: uuid) {
+        case .notify?: driver.feed(.notifyStarted(from: from, mtu: mtu))
+        case .session?:
+            if let from, let mtu { driver.feed(.mtu(from, mtu)) }
+            driver.feed(.sessionNotifyStarted(mtu: mtu))
+        case .uartTX?: driver.feed(.uartNotifyStarted(from: from, mtu: mtu))
+        default: break
         }
     }
 
@@ -371,12 +377,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     private func notifyOutcome(of value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
         guard let application else { return .failed(.noBluetoothd) }
-        let uuid: BluetoothUUID
-        switch characteristic {
-        case .session: uuid = RelayProfile.sessionCharacteristic
-        case .uartTX: uuid = UARTProfile.txCharacteristic
-        case .write, .notify: uuid = RelayProfile.notifyCharacteristic
-        }
+        // A value "of the write characteristic" is notified on the notify one, as the original apps do.
+        let uuid = characteristic == .write ? RelayCharacteristic.notify.uuid : characteristic.uuid
         let throughSocket = application.notifyLinkMTU(uuid) != nil
         switch application.notify(value, on: uuid) {
         case .sent: return .sent(throughSocket: throughSocket)
@@ -388,9 +390,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {
         switch characteristic {
-        case .write: application?.setValue(value, for: RelayProfile.writeCharacteristic)
-        case .notify: application?.setValue(value, for: RelayProfile.notifyCharacteristic)
-        case .session, .uartTX: break  // not readable
+        case .write, .notify: application?.setValue(value, for: characteristic.uuid)
+        case .session, .lane, .uartRX, .uartTX: break  // not set by the session
         }
     }
 

@@ -77,6 +77,17 @@ struct PeripheralDelivery: Sendable {
             .number
     }
 
+    /// Session `number`'s link went down (its central left, unsubscribed or lost its lane): it
+    /// waits for its central's next hello, and both halves of delivery hold what is on its way
+    /// for the resume.
+    mutating func linkDown(_ number: SessionNumber, at now: Double) {
+        guard sessions[number]?.linked == true else { return }
+        sessions[number]?.linked = false
+        sessions[number]?.awaySince = now
+        sessions[number]?.receiver.linkDown(at: now)
+        outgoing.sender.linkDown(number, at: now)
+    }
+
     /// Sessions whose link is up.
     var linkedSessions: [Session] { sessions.values.filter(\.linked).sorted { $0.number < $1.number } }
 

@@ -31,6 +31,8 @@ struct OutgoingValue: Equatable, Sendable {
     var carrier = PeripheralCarrier.notification(.notify)
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
+    /// A protocol-2 frame with its message's last byte: the message is `sent` once it is handed over.
+    var final: FinalFrame? = nil
 }
 
 /// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters

@@ -26,11 +26,8 @@ extension PeripheralSession {
         }
         switch value {
         case .counter(let counter):
-            actions.append(rememberWritten(counter))
             if let number = address.flatMap(sessionNumber(at:)) { delivery.sessions[number]?.counters += 1 }
-            actions.append(.report(.transfer(.counter(from: PeerName(.central, address), counter))))
-            if settings.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
-            return actions
+            return actions + counterWritten(counter, by: address)
         case .frame(.hello(let hello)):
             return actions + greet(hello, from: address, lane: lane)
         case .compact(let frame):
@@ -235,11 +232,8 @@ extension PeripheralSession {
 
     /// The central at `address` disconnected: its session waits for a resume.
     mutating func sessionsLinkDown(at address: BluetoothAddress) {
-        for (number, session) in delivery.sessions where session.address == address && session.linked {
-            delivery.sessions[number]?.linked = false
-            delivery.sessions[number]?.awaySince = now
-            delivery.sessions[number]?.receiver.linkDown(at: now)
-            delivery.outgoing.sender.linkDown(number, at: now)
+        for (number, session) in delivery.sessions where session.address == address {
+            delivery.linkDown(number, at: now)
         }
     }
 
@@ -311,13 +305,11 @@ extension PeripheralSession {
                 at: now, mtu: mtu, carrier: carrier, compactAllowed: delivery.linkedSessions.count == 1,
                 session: { recipients in recipients.count == 1 ? recipients[0] : .everyone })
         else { return nil }
-        // Reported once handed over: a notification is on its way to every subscriber then.
-        let sent =
-            frame.completes
-            ? delivery.outgoing.sent(frame.number, transfer: frame.transfer, mtu: mtu, carrier: carrier) : nil
+        // `sent` once handed over: a notification is on its way to every subscriber then.
         return OutgoingValue(
-            bytes: frame.bytes, counter: nil, completion: sent.map { .transfer(.sent($0)) },
-            carrier: route.map { .lanes(lanes(of: frame.recipients, within: $0)) } ?? .notification(.session))
+            bytes: frame.bytes, counter: nil, completion: nil,
+            carrier: route.map { .lanes(lanes(of: frame.recipients, within: $0)) } ?? .notification(.session),
+            final: frame.final)
     }
 
     /// The channels of `recipients` on `route`: a frame goes on the lanes of the sessions it is for

@@ -155,11 +155,7 @@ extension PeripheralSession {
     mutating func laneGone(_ id: LaneID) -> [PeripheralAction] {
         for (number, session) in delivery.sessions where session.lane == id {
             delivery.sessions[number]?.lane = nil
-            guard session.linked else { continue }
-            delivery.sessions[number]?.linked = false
-            delivery.sessions[number]?.awaySince = now
-            delivery.sessions[number]?.receiver.linkDown(at: now)
-            delivery.outgoing.sender.linkDown(number, at: now)
+            delivery.linkDown(number, at: now)
         }
         return startSending()
     }

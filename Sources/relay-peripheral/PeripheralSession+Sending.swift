@@ -48,8 +48,7 @@ extension PeripheralSession {
             switch value.carrier {
             case .lanes(let route):
                 actions += traceSentOnLanes(value.bytes) + queueOnLanes(value.bytes, route: route)
-                actions += value.completion.map { [.report($0)] } ?? []
-                actions += value.alsoReport.map { .report($0) }
+                actions += handedOver(value)
             case .notification(let characteristic):
                 sending.inFlight = value
                 return actions + [.notify(value.bytes, on: characteristic)]
@@ -88,8 +87,7 @@ extension PeripheralSession {
             if value.counter == nil, value.carrier == .notification(.notify) {
                 actions.append(.setReadValue(sending.lastNotified?.encoded ?? [], of: .notify))
             }
-            if let completion = value.completion { actions.append(.report(completion)) }
-            actions += value.alsoReport.map { .report($0) }
+            actions += handedOver(value)
             sending.burst += 1
             if !throughSocket, sending.burst >= Self.unpacedBurst, !sending.outbox.isEmpty || !uart.queue.isEmpty {
                 sending.burst = 0
@@ -113,6 +111,14 @@ extension PeripheralSession {
             return [.report(.error(.valueNotSent(counter: value.counter, failure), from: nil))]
                 + abandonOutbox(because: .notifyFailed(failure))
         }
+    }
+
+    /// What a value handed over completes: its counter's `notified`, a version-1 message's
+    /// `sent` and `unconfirmed`s, a version-2 message's `sent` (its last frame).
+    private mutating func handedOver(_ value: OutgoingValue) -> [PeripheralAction] {
+        var events = (value.completion.map { [$0] } ?? []) + value.alsoReport
+        if let final = value.final, let sent = delivery.outgoing.sent(final) { events.append(.transfer(.sent(sent))) }
+        return events.map { .report($0) }
     }
 
     /// The socket can take more.

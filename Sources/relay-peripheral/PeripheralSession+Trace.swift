@@ -21,7 +21,7 @@ extension PeripheralSession {
             switch notified {
             case .session: characteristic = .session
             case .uartTX: characteristic = .uartTX
-            case .write, .notify: characteristic = .notify
+            case .write, .notify, .lane, .uartRX: characteristic = .notify
             }
             events = trace(value.bytes, .outgoing, characteristic, peer: nil)
         case .program(.tick(let now)):

@@ -38,12 +38,7 @@ extension PeripheralSession {
         for event in central.inbound.receive(bytes, at: time) {
             switch event {
             case .counter(let value):
-                actions.append(rememberWritten(value))
-                actions.append(.report(.transfer(.counter(from: sender, value))))
-                if settings.echo, hasSubscribers, isPoweredOn {
-                    sending.outbox.append(counter: value, tag: subscriberCount)
-                    actions += startSending()
-                }
+                actions += counterWritten(value, by: address)
             case .message(let message, let id, _):
                 actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: time)))
             case .receiving:
@@ -56,10 +51,17 @@ extension PeripheralSession {
         return actions
     }
 
-    /// `counter`, written by an admitted central, becomes what a read of the write characteristic
-    /// returns (frames and refused centrals' values never do).
-    func rememberWritten(_ counter: Counter) -> PeripheralAction {
-        .setReadValue(counter.encoded, of: .write)
+    /// A counter an admitted central wrote (on the write or the session characteristic, or in
+    /// a version-1 frame's place): it becomes what a read of the write characteristic returns
+    /// (frames and refused centrals' values never do), it is reported, and with `--echo` it is
+    /// notified back as `notify` would (to every subscriber).
+    mutating func counterWritten(_ counter: Counter, by address: BluetoothAddress?) -> [PeripheralAction] {
+        var actions: [PeripheralAction] = [
+            .setReadValue(counter.encoded, of: .write),
+            .report(.transfer(.counter(from: PeerName(.central, address), counter))),
+        ]
+        if settings.echo, hasSubscribers, isPoweredOn { actions += queueCounter(counter) }
+        return actions
     }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.

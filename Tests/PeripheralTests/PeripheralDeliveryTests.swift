@@ -120,6 +120,62 @@ final class PeripheralDeliveryTests: XCTestCase {
             }, [])
     }
 
+    /// A message is `sent` when its last frame is handed over, as on the central: a last frame
+    /// whose notification failed is not the message sent (it was reported at cutting, and the
+    /// frame that went later was not); the frame sent again is, once.
+    func testAMessageIsSentWhenItsLastFrameIsHandedOverNotWhenItIsCut() throws {
+        var session = session()
+        let mtu = MTU(517)!
+        _ = session.handle(.connected(centralA))
+        _ = session.handle(.sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: mtu, time: 0), at: 0)
+        _ = try session.send(Message(binary: [UInt8](repeating: 3, count: 3000)), at: 0)
+        var receiver: TransferReceiver?
+        var delivered = false
+        var events: [PeripheralEvent] = []
+        var failedFinal = false
+        var now = 0.0
+        func perform(_ actions: [TransferReceiver.Action]) {
+            for action in actions {
+                switch action {
+                case .acknowledge(let ack):
+                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
+                    events +=
+                        session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now).events
+                case .deliver: delivered = true
+                default: break
+                }
+            }
+        }
+        while !delivered, now < 30 {
+            now += 0.05
+            while let value = session.sending.inFlight {
+                if value.final != nil, !failedFinal {
+                    failedFinal = true
+                    events +=
+                        session.handle(.notifyOutcome(.failed(.bluez(BlueZError(.failed, "lost")))), at: now).events
+                    XCTAssertFalse(events.contains { $0.name == "sent" }, "its last frame did not go")
+                    continue
+                }
+                // bluetoothd takes it (the outcome comes at once), then the central hears it.
+                events += session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now).events
+                switch try? SessionValue(parsing: value.bytes) {
+                case .frame(.welcome(let welcome))?:
+                    receiver = TransferReceiver(session: welcome.session)
+                    perform(receiver!.linkUp(next: welcome.next, at: now))
+                case .frame(.data(let data))?: perform(receiver?.receive(data, at: now) ?? [])
+                case .compact(let frame)?: perform(receiver?.receive(frame, at: now) ?? [])
+                default: break
+                }
+            }
+            perform(receiver?.tick(at: now) ?? [])
+            events += session.handle(.tick(now: now), at: now).events
+        }
+        XCTAssertTrue(failedFinal, "the last frame's notification failed once")
+        XCTAssertTrue(delivered, "the resent last frame delivered it")
+        let names = events.map(\.name).filter { $0 != "progress" }
+        XCTAssertEqual(names, ["sent", "delivered"], "sent once its last frame went")
+    }
+
     func testWithASaveFolderACentralHearsDeliveredOnlyOnceItsMessageIsSaved() throws {
         var settings = PeripheralSettings()
         settings.delivery = DeliverySettings(token: Self.peripheralToken)

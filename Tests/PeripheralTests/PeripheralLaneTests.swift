@@ -641,6 +641,38 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertNotNil(session.lanes[Self.lane], "the channel stays: its central may send frames too")
     }
 
+    /// One echo rule, whichever characteristic a counter was written on: back to every
+    /// subscriber, the sessions (session characteristic) and the original apps (notify), as
+    /// `notify` sends. (The write characteristic's counters went to the notify subscribers only.)
+    func testAnEchoGoesToEverySubscriberWhereverTheCounterWasWritten() throws {
+        var settings = PeripheralSettings()
+        settings.delivery = DeliverySettings(token: SessionToken(0x5E6F_7081)!)
+        settings.echo = true
+        for written in [PeripheralInput.written, PeripheralInput.sessionWritten] {
+            var session = PeripheralSession.advertising(settings)
+            _ = session.handle(.connected(centralA))
+            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517), time: 0))
+            _ = drain(&session)
+            _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(185)))
+            let actions = session.handle(written(Counter(9).encoded, centralA, MTU(517), 1), at: 1)
+            let counters = actions.compactMap {
+                if case .program(.report(.transfer(.counter(_, let c)))) = $0 { c } else { nil }
+            }
+            XCTAssertEqual(counters, [Counter(9)], "reported once")
+            var carriers = actions.compactMap { action -> RelayCharacteristic? in
+                if case .notify(Counter(9).encoded, let on) = action { on } else { nil }
+            }
+            while let value = session.sending.inFlight {
+                if value.bytes == Counter(9).encoded, case .notification(let on) = value.carrier, !carriers.contains(on)
+                {
+                    carriers.append(on)
+                }
+                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+            }
+            XCTAssertEqual(Set(carriers), [.session, .notify], "echoed on both characteristics")
+        }
+    }
+
     /// Counters waiting to be echoed to the sessions are at most 64, the newest kept.
     func testEchoedCountersWaitingForTheSessionsAreBounded() throws {
         var settings = PeripheralSettings()

@@ -32,14 +32,17 @@ final class OutgoingDeliveryTests: XCTestCase {
         let mtu = MTU(185)!
         let all = frames(&delivery, mtu: mtu)
         XCTAssertGreaterThan(all.count, 1)
-        XCTAssertEqual(all.map(\.completes), Array(repeating: false, count: all.count - 1) + [true])
+        XCTAssertEqual(all.map { $0.final != nil }, Array(repeating: false, count: all.count - 1) + [true])
         XCTAssertTrue(all.allSatisfy { $0.bytes.count <= mtu.sendValueLength(.write) && $0.number == 7 })
         let last = try XCTUnwrap(all.last)
-        let sent = try XCTUnwrap(delivery.sent(7, transfer: last.transfer, mtu: mtu, carrier: .write))
+        let final = try XCTUnwrap(last.final)
+        XCTAssertEqual(final.number, 7)
+        XCTAssertEqual(final.transfer, last.transfer)
+        let sent = try XCTUnwrap(delivery.sent(final))
         XCTAssertEqual(sent.frames, all.count, "the sent report counts the frames that carried it")
         XCTAssertEqual(sent.length, 1000)
         XCTAssertEqual(sent.protocolVersion, 2)
-        XCTAssertNil(delivery.sent(7, transfer: last.transfer, mtu: mtu, carrier: .write), "sent once")
+        XCTAssertNil(delivery.sent(final), "sent once")
     }
 
     func testADeliveredAcknowledgementSettlesTheMessageAndLetsItsBytesGo() throws {

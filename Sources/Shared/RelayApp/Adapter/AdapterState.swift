@@ -1,3 +1,4 @@
+import RelayBlueZ
 import RelayCLI
 
 /// Why Bluetooth cannot be used. The cause travels up typed; `description` makes the one line
@@ -48,6 +49,16 @@ public enum AdapterProblem: Error, Equatable, Sendable, CustomStringConvertible 
         if case .notFound = self { return cause }
         if case .noLowEnergy = self { return cause + " (" + fix + ")" }
         return cause + ": " + fix
+    }
+}
+
+extension AdapterProblem {
+    /// Why the bus could not be reached, as an adapter problem (both programs and `--check`).
+    public init(_ failure: BlueZConnectFailure) {
+        switch failure {
+        case .accessDenied: self = .accessDenied
+        case .unreachable(let detail): self = .noSystemBus(detail: detail)
+        }
     }
 }
 

@@ -238,12 +238,7 @@ public final class SetupCheck {
             self.note(.ok(.bus, "the system bus answers"))
             finish(true)
         } catch {
-            let problem: AdapterProblem =
-                switch error {
-                case .accessDenied: .accessDenied
-                case .unreachable(let detail): .noSystemBus(detail: detail)
-                }
-            self.note(.failed(.bus, "cannot connect to the system bus (\(error))", fix: problem.fix))
+            self.note(.failed(.bus, "cannot connect to the system bus (\(error))", fix: AdapterProblem(error).fix))
             finish(false)
         }
     }

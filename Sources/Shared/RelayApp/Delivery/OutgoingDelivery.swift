@@ -18,11 +18,23 @@ public struct OutgoingDataFrame<Recipient: Hashable & Sendable>: Equatable, Send
     /// The program's number for the message it carries.
     public let number: Int
     public let transfer: TransferID
-    /// Whether it carries the message's last byte and the message was not reported `sent` yet.
-    public let completes: Bool
+    /// When it carries the message's last byte and the message was not reported `sent` yet:
+    /// what `OutgoingDelivery.sent(_:)` makes the `sent` of, once the frame went out.
+    public let final: FinalFrame?
     /// The recipients it is for (those that do not hold its bytes yet): a carrier that reaches each
     /// recipient on its own (the L2CAP lane) takes it to these only.
     public let recipients: [Recipient]
+}
+
+/// A data frame that carries its message's last byte (the first time one does), with what the
+/// message's `sent` says of it: both programs report `sent` when such a frame went out (written,
+/// notified, or queued on a channel), not when it was cut.
+public struct FinalFrame: Equatable, Sendable {
+    public let number: Int
+    public let transfer: TransferID
+    /// The MTU and carrier it was cut for (the `sent` counts the frames at that size).
+    let mtu: MTU
+    let carrier: ValueCarrier
 }
 
 /// The sending half of protocol 2 as both programs run it: the `TransferSender`, the streams of
@@ -78,20 +90,21 @@ public struct OutgoingDelivery<Recipient: Hashable & Comparable & Sendable>: Sen
         }
         return OutgoingDataFrame(
             bytes: bytes, number: transmission.number, transfer: transmission.transfer,
-            completes: transmission.range.upperBound == entry.header.streamLength
-                && !fullySent.contains(transmission.number),
+            final: transmission.range.upperBound == entry.header.streamLength
+                && !fullySent.contains(transmission.number)
+                ? FinalFrame(number: transmission.number, transfer: transmission.transfer, mtu: mtu, carrier: carrier)
+                : nil,
             recipients: transmission.recipients)
     }
 
-    /// Message `number`'s last byte went out: what its `sent` says (once; nil after).
-    public mutating func sent(_ number: Int, transfer: TransferID, mtu: MTU, carrier: ValueCarrier) -> OutgoingMessage?
-    {
-        guard let entry = streams[number], fullySent.insert(number).inserted else { return nil }
-        let perFrame = Self.dataPerFrame(mtu, carrier)
+    /// The message's last byte went out (`frame`): what its `sent` says (once; nil after).
+    public mutating func sent(_ frame: FinalFrame) -> OutgoingMessage? {
+        guard let entry = streams[frame.number], fullySent.insert(frame.number).inserted else { return nil }
+        let perFrame = Self.dataPerFrame(frame.mtu, frame.carrier)
         return OutgoingMessage(
-            number: number, id: Int(transfer.value), kind: entry.message.kind, length: Int(entry.header.length),
-            sha256: entry.sha256, frames: (entry.header.streamLength + perFrame - 1) / perFrame, mtu: mtu,
-            protocolVersion: 2)
+            number: frame.number, id: Int(frame.transfer.value), kind: entry.message.kind,
+            length: Int(entry.header.length), sha256: entry.sha256,
+            frames: (entry.header.streamLength + perFrame - 1) / perFrame, mtu: frame.mtu, protocolVersion: 2)
     }
 
     /// Stream bytes a data frame carries at `mtu` on `carrier`.
