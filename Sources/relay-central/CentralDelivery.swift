@@ -65,10 +65,9 @@ struct CentralDelivery: Sendable {
     /// The peripheral's messages, once a welcome said who it is.
     var receiver: TransferReceiver?
     var inbound = InboundReports()
-    /// Messages typed while the handshake decides the version: (number, message, command).
-    var waiting: [(number: Int, message: Message, token: CommandToken?)] = []
-    /// The command waiting for each message's `sent`, by message number.
-    var tokens: [Int: CommandToken] = [:]
+    /// Messages typed while the handshake decides the version (their commands wait in the
+    /// session's `commands`).
+    var waiting: [(number: Int, message: Message)] = []
 
     init(settings: DeliverySettings) {
         self.settings = settings

@@ -34,6 +34,4 @@ struct CentralScanning: Equatable, Sendable {
     var othersSeen: [BluetoothAddress: String] = [:]
     /// A listing scan interrupted by the adapter going away, resumed when it is back.
     var resumeListing = false
-    /// The `scan` command waiting for discovery to start.
-    var token: CommandToken?
 }

@@ -6,22 +6,36 @@ import RelayProtocol
 /// happens; a command the state refuses finishes at once with its `CentralProblem`. (Scanning,
 /// connecting, pairing and leaving have files of their own.)
 extension CentralSession {
-    /// A command: what it starts, and its `finish` (now, or when what it waits for happens).
+    /// A command: refused (with nothing done), done now, or started and waiting for what it
+    /// waits for (`commands`).
     mutating func handle(_ command: CentralCommand, token: CommandToken) -> [CentralAction] {
+        let start: Result<CommandStart<CentralAction, CentralWait>, CentralProblem>
+        do throws(CentralProblem) {
+            start = .success(try run(command))
+        } catch {
+            start = .failure(error)
+        }
+        return commands.begin(token, start)
+    }
+
+    /// What `command` starts; a refusal is thrown.
+    private mutating func run(
+        _ command: CentralCommand
+    ) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
         switch command {
-        case .scan: return startListing(token: token)
-        case .scanStop: return stopScanCommand(token: token)
-        case .list: return [.report(.list(scanning.candidates)), .finish(token, nil)]
-        case .connect(let target): return connectCommand(target, service: settings.uart ? .nus : .relay, token: token)
-        case .connectUART(let target): return connectCommand(target, service: .nus, token: token)
-        case .disconnect: return disconnectCommand(token: token)
-        case .write(let value): return writeCommand(value, token: token)
-        case .send(let message): return sendCommand(message, token: token)
-        case .read: return readCommand(token: token)
-        case .status: return [.report(.status(status)), .finish(token, nil)]
-        case .pair: return pairCommand(token: token)
-        case .unpair: return unpairCommand(token: token)
-        case .passkey(let passkey): return passkeyCommand(passkey, token: token)
+        case .scan: return try startListing()
+        case .scanStop: return stopScanCommand()
+        case .list: return .done([.report(.list(scanning.candidates))])
+        case .connect(let target): return try connectCommand(target, service: settings.uart ? .nus : .relay)
+        case .connectUART(let target): return try connectCommand(target, service: .nus)
+        case .disconnect: return try disconnectCommand()
+        case .write(let value): return try writeCommand(value)
+        case .send(let message): return try sendCommand(message)
+        case .read: return try readCommand()
+        case .status: return .done([.report(.status(status))])
+        case .pair: return try pairCommand()
+        case .unpair: return try unpairCommand()
+        case .passkey(let passkey): return try passkeyCommand(passkey)
         }
     }
 
@@ -30,49 +44,48 @@ extension CentralSession {
         adapter == .poweredOn ? nil : .adapter(adapter)
     }
 
-    private mutating func writeCommand(_ value: UInt32?, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        guard relay.service == .relay else {
-            return [.finish(token, .uartTextOnly(.counter))]
-        }
+    private mutating func writeCommand(
+        _ value: UInt32?
+    ) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        guard let relay = readyLink else { throw notReady }
+        guard relay.service == .relay else { throw .uartTextOnly(.counter) }
         let counter = value.map(Counter.init) ?? writing.nextCounter
         writing.nextCounter = counter.next
-        writing.outbox.append(counter: counter, tag: token)
-        return pump()
+        let written = writing.nextWrite()
+        writing.outbox.append(counter: counter, tag: written)
+        return .waiting(for: written, pump())
     }
 
-    private mutating func sendCommand(_ message: Message, token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        if relay.service == .nus { return uartSendCommand(message, mtu: relay.mtu ?? .default, token: token) }
-        guard message.length <= Int(UInt32.max) - 300 else {
-            return [.finish(token, .messageTooLarge)]
-        }
+    private mutating func sendCommand(
+        _ message: Message
+    ) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        guard let relay = readyLink else { throw notReady }
+        if relay.service == .nus { return try uartSendCommand(message, mtu: relay.mtu ?? .default) }
+        guard message.length <= Int(UInt32.max) - 300 else { throw .messageTooLarge }
         // As on relay-peripheral: at most 256 messages on their way (each a stream, a file
         // descriptor for a file), protocol 2's and those waiting for the welcome together.
         guard delivery.outgoing.streams.count + delivery.waiting.count < DeliverySettings.maximumMessagesOnTheirWay
-        else { return [.finish(token, .queueFull)] }
+        else { throw .queueFull }
         let number = writing.nextMessageNumber
         writing.nextMessageNumber += 1
         switch delivery.phase {
-        case .established: enqueue(message, number: number, token: token)
-        case .greeting: delivery.waiting.append((number, message, token))
-        case .idle, .fallback: writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: token)
+        case .established: enqueue(message, number: number)
+        case .greeting: delivery.waiting.append((number, message))
+        case .idle, .fallback:
+            writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: .message(number))
         }
-        return pump()
+        return .waiting(for: .message(number), pump())
     }
 
-    private mutating func readCommand(token: CommandToken) -> [CentralAction] {
-        guard let relay = readyLink else { return [.finish(token, notReady)] }
-        guard relay.service == .relay else { return [.finish(token, .uartTextOnly(.read))] }
-        guard reading.token == nil else {
-            return [.finish(token, .readInProgress)]
-        }
-        reading.token = token
+    private mutating func readCommand() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        guard let relay = readyLink else { throw notReady }
+        guard relay.service == .relay else { throw .uartTextOnly(.read) }
+        guard !commands.isWaiting(for: .read) else { throw .readInProgress }
         reading.pending = 2
         reading.failures = []
         // Reading the characteristic notifications come from changes its `Value` too (signal path).
         reading.valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
-        return [.readValue(.write, relay.write), .readValue(.notify, relay.notify)]
+        return .waiting(for: .read, [.readValue(.write, relay.write), .readValue(.notify, relay.notify)])
     }
 
     /// Why a command that needs a ready link cannot run now.

@@ -6,20 +6,20 @@ import RelayProtocol
 /// Connecting: the command, `Connect` and its outcome, retries with back-off.
 extension CentralSession {
     /// `connect` (`service` `.nus`: `connect --nus`, or any `connect` with `--nus`).
-    mutating func connectCommand(_ target: ConnectTarget, service: MessageVia, token: CommandToken) -> [CentralAction] {
-        if let problem = adapterProblem { return [.finish(token, problem)] }
+    mutating func connectCommand(
+        _ target: ConnectTarget, service: MessageVia
+    ) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        if let problem = adapterProblem { throw problem }
         if let peer {
-            if case .disconnecting = link {
-                return [.finish(token, .stillDisconnecting(peer))]
-            }
-            return [.finish(token, .alreadyConnected(peer))]
+            if case .disconnecting = link { throw .stillDisconnecting(peer) }
+            throw .alreadyConnected(peer)
         }
         let device: DeviceInfo?
         let sought: BluetoothAddress
         switch target {
         case .index(let index):
             guard scanning.candidates.indices.contains(index) else {
-                return [.finish(token, .noCandidate(index: index, count: scanning.candidates.count))]
+                throw .noCandidate(index: index, count: scanning.candidates.count)
             }
             // bluetoothd forgets a device some time after a scan (or when an attempt to
             // connect ended unanswered): then it is sought again by its address.
@@ -30,7 +30,6 @@ extension CentralSession {
             device = devices.values.first { $0.address == address }
             sought = address
         }
-        connectToken = token
         connectUntil = now + settings.connectTimeout
         automatic.target = nil
         automatic.persistent = false
@@ -38,7 +37,7 @@ extension CentralSession {
         var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         guard let device else {
             // Unknown address: scan for it, connect when it shows up.
-            return actions + seek(sought)
+            return .waiting(for: .connect, actions + seek(sought))
         }
         if scanning.state != .idle {
             scanning.state = .idle
@@ -46,12 +45,10 @@ extension CentralSession {
                 .cancelTimer(.scan), .stopDiscovery,
                 .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
             ]
-            if let pending = scanning.token {
-                scanning.token = nil
-                actions.append(.finish(pending, .scanCancelledByConnect))
-            }
+            actions += commands.finish(.scan, .scanCancelledByConnect)
         }
-        return actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name))
+        return .waiting(
+            for: .connect, actions + beginConnect(Peer(id: device.id, address: device.address, name: device.name)))
     }
 
     /// Scans for `address` and connects to it when it shows up (`connect` of a device bluetoothd
@@ -162,7 +159,7 @@ extension CentralSession {
     /// when that time is up or no command waits (`--connect` at start-up fails as before;
     /// `--reconnect` and resumes have their own back-off).
     mutating func dialAgain(_ peer: Peer, reason: RedialReason) -> [CentralAction]? {
-        guard connectToken != nil, let until = connectUntil, now + 1 < until else { return nil }
+        guard commands.isWaiting(for: .connect), let until = connectUntil, now + 1 < until else { return nil }
         link = .idle
         return [.report(.redial(peer, reason: reason, remaining: until - now))] + seek(peer.address)
     }
@@ -205,8 +202,6 @@ extension CentralSession {
     /// Fails a pending `connect` command.
     mutating func failConnect(_ problem: CentralProblem) -> [CentralAction] {
         connectUntil = nil
-        guard let token = connectToken else { return [] }
-        connectToken = nil
-        return [.finish(token, problem)]
+        return commands.finish(.connect, problem)
     }
 }

@@ -58,7 +58,7 @@ extension CentralSession {
         }
         delivery.peripheralToken = welcome.peripheral
         var actions = performOutbound(outbound) + performInbound(received)
-        for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number, token: waiting.token) }
+        for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number) }
         delivery.waiting = []
         if case .open(let offer, let mtu, _) = delivery.lane {
             actions.append(
@@ -121,7 +121,7 @@ extension CentralSession {
         link = .subscribing(peer, relay)
         for waiting in delivery.waiting {
             writing.outbox.append(
-                waiting.message, number: waiting.number, chunker: &writing.chunker, tag: waiting.token)
+                waiting.message, number: waiting.number, chunker: &writing.chunker, tag: .message(waiting.number))
         }
         delivery.waiting = []
         // A value the full socket had not taken was not written: the sockets go, and it fails.
@@ -136,9 +136,8 @@ extension CentralSession {
     // MARK: Messages
 
     /// Queues `message` (the program's message `number`) for version 2.
-    mutating func enqueue(_ message: Message, number: Int, token: CommandToken?) {
+    mutating func enqueue(_ message: Message, number: Int) {
         delivery.outgoing.enqueue(message, number: number, for: [.peripheral], at: now)
-        if let token { delivery.tokens[number] = token }
     }
 
     /// The next data frame of the version-2 sender, if one may go now.
@@ -154,8 +153,7 @@ extension CentralSession {
         guard let final, let sent = delivery.outgoing.sent(final) else { return [] }
         writing.messagesSent += 1
         var actions: [CentralAction] = [.report(.transfer(.sent(sent)))]
-        if let token = delivery.tokens.removeValue(forKey: final.number) { actions.append(.finish(token, nil)) }
-        return actions
+        return actions + commands.finish(.message(final.number), nil)
     }
 
     // MARK: Values on the session characteristic
@@ -268,7 +266,7 @@ extension CentralSession {
             let problem = CentralProblem.messageNotSent(number: waiting.number, reason: reason)
             actions.append(.report(.error(problem)))
             delivery.outgoing.countFailure()
-            if let token = waiting.token { actions.append(.finish(token, problem)) }
+            actions += commands.finish(.message(waiting.number), problem)
         }
         delivery.waiting = []
         return actions
@@ -286,9 +284,7 @@ extension CentralSession {
             case .report(let event):
                 result.append(.report(.transfer(event)))
             case .settled(let number, _, let delivered):
-                if let token = delivery.tokens.removeValue(forKey: number) {
-                    result.append(.finish(token, delivered ? nil : .messageNotDelivered(number: number)))
-                }
+                result += commands.finish(.message(number), delivered ? nil : .messageNotDelivered(number: number))
             case .breach(_, let breach):
                 result += cutOff(breach)
             }

@@ -2,20 +2,6 @@ import RelayApp
 import RelayBlueZ
 import RelayProtocol
 
-/// How a disconnection we asked for (`CentralSession.Link.disconnecting`) ends.
-struct Leaving: Equatable {
-    /// What the `disconnected` event says; nil: "disconnected on request".
-    var reason: String?
-    /// Whether to report `disconnected` at the end (not for a cancelled attempt that never connected).
-    var reported = true
-    /// Whether `Connected` was true while leaving: then its turning false ends the disconnection.
-    var wasConnected = false
-    /// Whether bluetoothd answered the `Disconnect`.
-    var replied = false
-    /// The pause before the automatic connection is tried again, in seconds (nil: at once, if wanted).
-    var retryAfter: Double?
-}
-
 extension CentralSession {
     /// Starts leaving the link's peer: `Disconnect` (which also cancels a `Connect` bluetoothd is
     /// still working on). It ends when bluetoothd answered and `Connected` is false, so the next
@@ -40,7 +26,7 @@ extension CentralSession {
         return leaving.wasConnected || leaving.replied ? finishDisconnect() : []
     }
 
-    mutating func disconnectCommand(token: CommandToken) -> [CentralAction] {
+    mutating func disconnectCommand() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
         guard let peer else {
             if automatic.target != nil {
                 // Cancels a pending automatic connection (reconnect or resume).
@@ -53,16 +39,15 @@ extension CentralSession {
                         .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
                     ]
                 }
-                return actions + failConnect(.connectCancelledByDisconnect) + [.finish(token, nil)]
+                return .done(actions + failConnect(.connectCancelledByDisconnect))
             }
-            return [.finish(token, .nothingToDisconnect)]
+            throw .nothingToDisconnect
         }
-        if case .disconnecting = link {
-            return [.finish(token, .alreadyDisconnecting(peer))]
-        }
+        if case .disconnecting = link { throw .alreadyDisconnecting(peer) }
         automatic.target = nil
-        disconnectToken = token
-        return [.cancelTimer(.reconnect)] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil)
+        return .waiting(
+            for: .disconnect,
+            [.cancelTimer(.reconnect)] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil))
     }
 
     /// bluetoothd answered `Disconnect`. Done when the device is not connected (or the call
@@ -89,10 +74,7 @@ extension CentralSession {
         // too) keeps them for a resume within the resume time-out, both ways: the peripheral
         // resumes from what this side told it, so this side must not forget it.
         actions += cleanUpLink(reason: "disconnected", keepTransfers: !isQuitting)
-        if let token = disconnectToken {
-            disconnectToken = nil
-            actions.append(.finish(token, nil))
-        }
+        actions += commands.finish(.disconnect, nil)
         if let delay = ending.retryAfter, automatic.target != nil {
             return actions + [.startTimer(.reconnect, after: delay)]
         }

@@ -3,31 +3,6 @@ import RelayBlueZ
 import RelayProtocol
 import RelayREPL
 
-/// Where pairing with the peripheral stands (secure mode).
-struct CentralPairing: Equatable, Sendable {
-    /// What to take up once the pairing in progress bonded.
-    enum Resume: Equatable, Sendable {
-        /// Nothing (`pair` typed on a link that was ready).
-        case none
-        /// Check these characteristics again (the peripheral serves the pairing characteristic).
-        case characteristics([RemoteCharacteristic])
-        /// Subscribe again (the subscription was refused for want of a bond).
-        case subscribe
-    }
-
-    /// The device `Device1.Pair` runs on, and what follows it.
-    var device: DeviceID?
-    var resume = Resume.none
-    /// bluetoothd asked our agent for the passkey and it was not typed yet.
-    var awaitingPasskey = false
-    /// The `pair` command waiting for the outcome.
-    var token: CommandToken?
-    /// The `unpair` command waiting for `RemoveDevice`.
-    var unpairToken: CommandToken?
-    /// Pairing was tried on the current link already (a refused subscription does not try again).
-    var triedOnLink = false
-}
-
 /// Secure mode on the central: it pairs before it subscribes when the peripheral serves the
 /// pairing characteristic (relay-peripheral --secure), or when a subscription is refused for
 /// want of a bond; the passkey bluetoothd asks our agent for is typed with `passkey NNNNNN`.
@@ -62,42 +37,29 @@ extension CentralSession {
     }
 
     /// `pair`: pair with the connected peripheral by hand.
-    mutating func pairCommand(token: CommandToken) -> [CentralAction] {
-        guard let peer, link != .disconnecting(peer) else {
-            return [.finish(token, .pairNotConnected)]
-        }
-        if pairing.device != nil {
-            return [.finish(token, .pairingInProgress)]
-        }
-        if isPaired(peer.id) {
-            return [.finish(token, .alreadyPaired(peer))]
-        }
-        pairing.token = token
-        return startPairing(peer, resume: .none)
+    mutating func pairCommand() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        guard let peer, link != .disconnecting(peer) else { throw .pairNotConnected }
+        if pairing.device != nil { throw .pairingInProgress }
+        if isPaired(peer.id) { throw .alreadyPaired(peer) }
+        return .waiting(for: .pair, startPairing(peer, resume: .none))
     }
 
     /// `passkey NNNNNN`: the answer to the agent's request.
-    mutating func passkeyCommand(_ passkey: Passkey, token: CommandToken) -> [CentralAction] {
-        guard pairing.awaitingPasskey else {
-            return [.finish(token, .noPasskeyRequested)]
-        }
+    mutating func passkeyCommand(_ passkey: Passkey) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait>
+    {
+        guard pairing.awaitingPasskey else { throw .noPasskeyRequested }
         pairing.awaitingPasskey = false
-        return [.answerPasskey(passkey), .finish(token, nil)]
+        return .done([.answerPasskey(passkey)])
     }
 
     /// `unpair`: forget the bond with the peripheral (connected, or the last one): bluetoothd
     /// disconnects it and removes the device; the next connection pairs again.
-    mutating func unpairCommand(token: CommandToken) -> [CentralAction] {
+    mutating func unpairCommand() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
         let target = peer?.id ?? devices.values.first { $0.paired && $0.address == automatic.lastRelayAddress }?.id
-        guard let target, isPaired(target) else {
-            return [.finish(token, .notPaired(peer))]
-        }
-        guard pairing.unpairToken == nil else {
-            return [.finish(token, .unpairInProgress)]
-        }
+        guard let target, isPaired(target) else { throw .notPaired(peer) }
+        guard !commands.isWaiting(for: .unpair) else { throw .unpairInProgress }
         automatic.target = nil
-        pairing.unpairToken = token
-        return [.cancelTimer(.reconnect), .unpair(target)]
+        return .waiting(for: .unpair, [.cancelTimer(.reconnect), .unpair(target)])
     }
 
     /// Our agent was asked for the passkey. A `connect` or `pair` command waiting finishes
@@ -106,10 +68,8 @@ extension CentralSession {
     mutating func passkeyRequested(_ id: DeviceID) -> [CentralAction] {
         pairing.awaitingPasskey = true
         var actions: [CentralAction] = [.report(.pairing(.request(PeerName(.peripheral, devices[id]?.address))))]
-        for token in [connectToken, pairing.token].compactMap({ $0 }) { actions.append(.finish(token, nil)) }
-        connectToken = nil
+        actions += commands.finish(.connect, nil) + commands.finish(.pair, nil)
         connectUntil = nil
-        pairing.token = nil
         return actions
     }
 
@@ -121,11 +81,10 @@ extension CentralSession {
     mutating func pairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
         guard pairing.device == id else { return [] }
         let resume = pairing.resume
-        let token = pairing.token
+        let token = commands.take(.pair)
         pairing.device = nil
         pairing.resume = .none
         pairing.awaitingPasskey = false
-        pairing.token = nil
         let name = PeerName(.peripheral, devices[id]?.address ?? peer?.address)
         if let error, error.kind != .alreadyExists {
             let failure = PairingFailure(error)
@@ -151,8 +110,7 @@ extension CentralSession {
     }
 
     mutating func unpairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
-        guard let token = pairing.unpairToken else { return [] }
-        pairing.unpairToken = nil
+        guard let token = commands.take(.unpair) else { return [] }
         if let error { return [.finish(token, .unpairFailed(error))] }
         let name = PeerName(.peripheral, devices[id]?.address)
         devices[id]?.paired = false

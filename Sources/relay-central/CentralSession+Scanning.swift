@@ -50,33 +50,30 @@ extension CentralSession {
             + ")"
     }
 
-    mutating func startListing(token: CommandToken) -> [CentralAction] {
-        if let problem = adapterProblem { return [.finish(token, problem)] }
-        if let peer, link != .idle {
-            return [.finish(token, .scanWhileConnected(peer))]
-        }
+    /// `scan`: done once discovery started (at once when it runs for a list already).
+    mutating func startListing() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
+        if let problem = adapterProblem { throw problem }
+        if let peer, link != .idle { throw .scanWhileConnected(peer) }
         switch scanning.state {
         case .starting(.listing), .active(.listing):
-            return [.finish(token, nil)]
+            return .done([])
         case .starting(.seeking):
             automatic.target = nil
             scanning.state = .starting(.listing)
             scanning.candidates = []
-            scanning.token = token
-            return [.cancelTimer(.reconnect)]
+            return .waiting(for: .scan, [.cancelTimer(.reconnect)])
         case .active(.seeking):
             automatic.target = nil
             scanning.state = .active(.listing)
             scanning.candidates = []
-            return [
+            return .done([
                 .cancelTimer(.reconnect), .cancelTimer(.scan),
                 .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
-                .startTimer(.scan, after: settings.scanTimeout), .finish(token, nil),
-            ]
+                .startTimer(.scan, after: settings.scanTimeout),
+            ])
         case .idle:
-            scanning.token = token
             scanning.resumeListing = false
-            return beginScan(.listing)
+            return .waiting(for: .scan, beginScan(.listing))
         }
     }
 
@@ -110,10 +107,7 @@ extension CentralSession {
             .report(.scanning(timeout: timeout, seeking: seeking, services: discoveryServices(for: purpose)))
         ]
         if let timeout { actions.append(.startTimer(.scan, after: timeout)) }
-        if let token = scanning.token {
-            scanning.token = nil
-            actions.append(.finish(token, nil))
-        }
+        actions += commands.finish(.scan, nil)
         return actions
     }
 
@@ -123,10 +117,7 @@ extension CentralSession {
         scanning.state = .idle
         let problem = CentralProblem.scanFailed(error)
         var actions: [CentralAction] = [.report(.error(problem))]
-        if let token = scanning.token {
-            scanning.token = nil
-            actions.append(.finish(token, problem))
-        }
+        actions += commands.finish(.scan, problem)
         if case .seeking(_, let persistent) = purpose {
             if persistent {
                 actions.append(.startTimer(.reconnect, after: settings.retryDelay * 2))
@@ -155,25 +146,22 @@ extension CentralSession {
         return actions
     }
 
-    mutating func stopScanCommand(token: CommandToken) -> [CentralAction] {
+    /// `scan stop`: done at once.
+    mutating func stopScanCommand() -> CommandStart<CentralAction, CentralWait> {
         scanning.resumeListing = false
-        guard let purpose = scanning.state.purpose else { return [.finish(token, nil)] }
+        guard let purpose = scanning.state.purpose else { return .done([]) }
         scanning.state = .idle
         var actions: [CentralAction] = [
             .cancelTimer(.scan), .stopDiscovery,
             .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
         ]
-        if let pending = scanning.token {
-            scanning.token = nil
-            actions.append(.finish(pending, .scanStoppedBeforeStart))
-        }
+        actions += commands.finish(.scan, .scanStoppedBeforeStart)
         if case .seeking(let target, _) = purpose {
             automatic.target = nil
             actions.append(.cancelTimer(.reconnect))
             actions += failConnect(.scanStoppedBeforeFound(target))
         }
-        actions.append(.finish(token, nil))
-        return actions
+        return .done(actions)
     }
 
     /// Scans for the automatic-connection target, when the adapter and the link allow it.

@@ -62,7 +62,7 @@ extension CentralSession {
     /// relay-peripheral has not registered its GATT application again, e.g. right after a power
     /// cycle): disconnect and retry after a back-off of 1, 2, 4, then 5 s.
     mutating func notRelay(_ peer: Peer, _ reason: String) -> [CentralAction] {
-        if automatic.target != nil, automatic.persistent, connectToken == nil,
+        if automatic.target != nil, automatic.persistent, !commands.isWaiting(for: .connect),
             peer.address == automatic.lastRelayAddress,
             let delay = nextRetryDelay()
         {
@@ -199,10 +199,9 @@ extension CentralSession {
                     lane: protocolVersion == 2 ? messageLane : nil)
             )
         ]
-        if let token = connectToken {
-            connectToken = nil
+        if commands.isWaiting(for: .connect) {
             connectUntil = nil
-            actions.append(.finish(token, nil))
+            actions += commands.finish(.connect, nil)
         }
         return actions
     }
@@ -220,10 +219,7 @@ extension CentralSession {
         var actions: [CentralAction] = [.cancelTimer(.settle), .report(.disconnected(peer, reason: reason))]
         actions += cleanUpLink(reason: "disconnected")
         actions += failConnect(.couldNotConnect(peer, reason: reason))
-        if let token = disconnectToken {
-            disconnectToken = nil
-            actions.append(.finish(token, nil))
-        }
+        actions += commands.finish(.disconnect, nil)
         if settings.reconnect, automatic.target == nil, wasSetUp {
             automatic.target = .address(peer.address)
             automatic.persistent = true
@@ -249,7 +245,7 @@ extension CentralSession {
         }
         // What was queued, and the value in flight, go with the link. Frames taken count as
         // sent: all of a message whose last frame was in flight, some of the one in front.
-        var lost: [(item: Outbox<CommandToken?>.Completion, framesTaken: Int)] = []
+        var lost: [(item: Outbox<CentralWait>.Completion, framesTaken: Int)] = []
         if case .outbox(let value)? = writing.inFlight, let completion = value.completion {
             if case .message(let message, _) = completion {
                 lost.append((completion, message.frames))
@@ -264,20 +260,17 @@ extension CentralSession {
         _ = writing.finishInFlight()
         for (item, taken) in lost {
             switch item {
-            case .counter(let counter, let token):
-                if let token { actions.append(.finish(token, .counterNotWritten(counter, reason: reason))) }
-            case .message(let message, let token):
+            case .counter(let counter, let wait):
+                actions += commands.finish(wait, .counterNotWritten(counter, reason: reason))
+            case .message(let message, let wait):
                 let problem = CentralProblem.messageCutOff(
                     number: message.number, reason: reason, taken: taken, of: message.frames)
                 actions.append(.report(.error(problem)))
-                if let token { actions.append(.finish(token, problem)) }
+                actions += commands.finish(wait, problem)
             }
         }
-        if let token = reading.token {
-            reading.token = nil
-            reading.pending = 0
-            actions.append(.finish(token, .readInterrupted(reason: reason)))
-        }
+        reading.pending = 0
+        actions += commands.finishAll(where: \.endsWithLink) { _ in .readInterrupted(reason: reason) }
         actions.append(releaseSockets())
         return actions
     }

@@ -60,7 +60,7 @@ extension CentralSession {
     /// The value in flight went (`error` nil) or did not.
     private mutating func written(error: TransportError?) -> [CentralAction] {
         guard let written = writing.finishInFlight() else { return [] }
-        let value: Outbox<CommandToken?>.Value
+        let value: Outbox<CentralWait>.Value
         switch written {
         case .control:
             return pump()
@@ -75,37 +75,34 @@ extension CentralSession {
         }
         var actions: [CentralAction] = []
         if let error {
-            let failed: (problem: CentralProblem, token: CommandToken?)?
+            let failed: (problem: CentralProblem, wait: CentralWait?)?
             if let counter = value.counter {
-                failed = (
-                    .counterNotWritten(counter, reason: CentralProblem.writeReason(error)),
-                    value.completion?.token ?? nil
-                )
-            } else if let (message, taken, token) = frameFailed(value) {
+                failed = (.counterNotWritten(counter, reason: CentralProblem.writeReason(error)), value.completion?.tag)
+            } else if let (message, taken, wait) = frameFailed(value) {
                 failed = (
                     .frameNotWritten(
                         number: message.number, frame: taken, of: message.frames,
                         reason: CentralProblem.writeReason(error)),
-                    token
+                    wait
                 )
             } else {
                 failed = nil
             }
             if let failed {
                 actions.append(.report(.error(failed.problem)))
-                if let token = failed.token { actions.append(.finish(token, failed.problem)) }
+                if let wait = failed.wait { actions += commands.finish(wait, failed.problem) }
             }
         } else {
             switch value.completion {
-            case .counter(let counter, let token)?:
+            case .counter(let counter, let wait)?:
                 actions.append(.report(.written(counter)))
-                if let token { actions.append(.finish(token, nil)) }
-            case .message(let message, let token)?:
+                actions += commands.finish(wait, nil)
+            case .message(let message, let wait)?:
                 writing.messagesSent += 1
                 actions.append(.report(.transfer(.sent(message))))
                 // Version 1 has no acknowledgement: sent is all there is to know.
                 actions.append(.report(.transfer(.unconfirmed(message.summary, to: peripheralName))))
-                if let token { actions.append(.finish(token, nil)) }
+                actions += commands.finish(wait, nil)
             case nil:
                 break
             }
@@ -114,15 +111,15 @@ extension CentralSession {
     }
 
     /// The message a failed frame belonged to (dropped from the outbox with its remaining frames),
-    /// the frame's number and the command waiting for it.
-    private mutating func frameFailed(_ value: Outbox<CommandToken?>.Value) -> (OutgoingMessage, Int, CommandToken?)? {
-        if case .message(let message, let token)? = value.completion { return (message, message.frames, token) }
+    /// the frame's number and what its command waits for.
+    private mutating func frameFailed(_ value: Outbox<CentralWait>.Value) -> (OutgoingMessage, Int, CentralWait)? {
+        if case .message(let message, let wait)? = value.completion { return (message, message.frames, wait) }
         guard let (message, taken) = writing.outbox.frontMessageProgress,
-            let (_, token) = writing.outbox.dropFrontMessage()
+            let (_, wait) = writing.outbox.dropFrontMessage()
         else {
             return nil
         }
-        return (message, taken, token)
+        return (message, taken, wait)
     }
 
     mutating func writeSocketClosed() -> [CentralAction] {
@@ -196,7 +193,7 @@ extension CentralSession {
     }
 
     mutating func readFinished(_ role: CharacteristicRole, _ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
-        guard let token = reading.token, reading.pending > 0 else { return [] }
+        guard commands.isWaiting(for: .read), reading.pending > 0 else { return [] }
         reading.pending -= 1
         var actions: [CentralAction] = []
         var held: [[UInt8]] = []
@@ -213,8 +210,7 @@ extension CentralSession {
             reading.failures.append(ReadFailure(role: role, error: error))
         }
         if reading.pending == 0 {
-            reading.token = nil
-            actions.append(.finish(token, reading.failures.isEmpty ? nil : .readFailed(reading.failures)))
+            actions += commands.finish(.read, reading.failures.isEmpty ? nil : .readFailed(reading.failures))
             reading.failures = []
         }
         for value in held { actions += notified(value) }
@@ -224,7 +220,7 @@ extension CentralSession {
 
 extension Outbox.Completion {
     /// The tag of the counter or message this completes.
-    var token: Tag {
+    var tag: Tag {
         switch self {
         case .counter(_, let tag), .message(_, let tag): return tag
         }

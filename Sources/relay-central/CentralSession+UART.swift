@@ -3,35 +3,6 @@ import RelayBlueZ
 import RelayEndpoint
 import RelayProtocol
 
-/// A link to a Nordic UART Service device (`--nus`, `connect --nus`): the line being received
-/// and the text waiting to be written.
-struct CentralUART: Equatable, Sendable {
-    /// One value of text for RX; the last one of a `send` completes it.
-    struct Value: Equatable, Sendable {
-        var bytes: [UInt8]
-        var completes: SentText?
-    }
-
-    /// A `send` to a UART device, reported once its last value is written.
-    struct SentText: Equatable, Sendable {
-        var number: Int
-        var length: Int
-        var sha256: String
-        var values: Int
-        var mtu: MTU
-        var token: CommandToken?
-    }
-
-    /// The device (its lines are messages from it, also the one the link's end completes).
-    var device: BluetoothAddress?
-    /// Text the device notified or indicated on TX, made into lines.
-    var lines = UARTLineAssembler()
-    /// Values waiting for RX, in order.
-    var queue: [Value] = []
-    /// Lines received (numbers the `message` events).
-    var received = 0
-}
-
 /// The UART side of a link: which characteristics carry the text, lines from TX, text to RX.
 extension CentralSession {
     /// The characteristics of a UART device: in the Nordic UART Service, the one that can be
@@ -81,23 +52,24 @@ extension CentralSession {
 
     /// `send TEXT` to a UART device: the text with `--nus-eol`, cut on character boundaries into
     /// values that fit one write (MTU-3, at most 495 bytes).
-    mutating func uartSendCommand(_ message: Message, mtu: MTU, token: CommandToken) -> [CentralAction] {
+    mutating func uartSendCommand(
+        _ message: Message, mtu: MTU
+    ) throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {
         guard message.kind == .text, message.stored == nil, message.name.isEmpty else {
-            let command = message.stored != nil || !message.name.isEmpty ? "send-file" : "send"
-            return [.finish(token, .uartTextOnly(.file(command: command)))]
+            throw .uartTextOnly(.file(command: message.stored != nil || !message.name.isEmpty ? "send-file" : "send"))
         }
         let text = String(decoding: message.bytes, as: UTF8.self)
         let values = UARTTextSplitter.values(text, ending: settings.uartEnding, maxBytes: mtu.sendValueLength(.write))
-        guard !values.isEmpty else { return [.finish(token, .nothingToSend)] }
+        guard !values.isEmpty else { throw .nothingToSend }
         let number = writing.nextMessageNumber
         writing.nextMessageNumber += 1
         let sent = CentralUART.SentText(
             number: number, length: values.reduce(0) { $0 + $1.count }, sha256: SHA256.hash(values.flatMap { $0 }).hex,
-            values: values.count, mtu: mtu, token: token)
+            values: values.count, mtu: mtu)
         for (index, bytes) in values.enumerated() {
             uart.queue.append(CentralUART.Value(bytes: bytes, completes: index == values.count - 1 ? sent : nil))
         }
-        return pump()
+        return .waiting(for: .message(number), pump())
     }
 
     /// The next value for RX, if one waits.
@@ -117,7 +89,7 @@ extension CentralSession {
             guard let failed else { return [] }
             let problem = CentralProblem.messageNotSent(
                 number: failed.number, reason: CentralProblem.writeReason(error))
-            return [.report(.error(problem))] + (failed.token.map { [.finish($0, problem)] } ?? [])
+            return [.report(.error(problem))] + commands.finish(.message(failed.number), problem)
         }
         guard let sent = value.completes else { return [] }
         writing.messagesSent += 1
@@ -129,7 +101,7 @@ extension CentralSession {
                     .unconfirmed(SentMessageSummary(id: sent.number, length: sent.length, sha256: sent.sha256), to: to))
             ),
         ]
-        if let token = sent.token { actions.append(.finish(token, nil)) }
+        actions += commands.finish(.message(sent.number), nil)
         return actions
     }
 
@@ -140,7 +112,7 @@ extension CentralSession {
             guard let sent = value.completes else { continue }
             let problem = CentralProblem.messageNotSent(number: sent.number, reason: reason)
             actions.append(.report(.error(problem)))
-            if let token = sent.token { actions.append(.finish(token, problem)) }
+            actions += commands.finish(.message(sent.number), problem)
         }
         uart.queue = []
         return actions

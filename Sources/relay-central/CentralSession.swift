@@ -68,11 +68,11 @@ struct CentralSession {
     var vanishedCharacteristic: CharacteristicID?
     /// Connecting by itself: start-up, `--reconnect`, resume (see `CentralSession+Connect`).
     var automatic = AutomaticConnection()
-    var connectToken: CommandToken?
     /// Until when (loop time) the `connect` command dials again a peripheral that did not take
     /// the connection in time (see `CentralSession+Connect`'s `dialAgain`).
     var connectUntil: Double?
-    var disconnectToken: CommandToken?
+    /// The commands waiting for something (the link, a scan, a read, a message's `sent`, ...).
+    var commands = PendingCommands<CentralWait>()
     /// The program is quitting: the link's end ends every transfer.
     var isQuitting = false
     /// Counters and version-1 messages written, one value at a time (see `CentralSession+Transfer`).
@@ -220,10 +220,7 @@ struct CentralSession {
             actions += [
                 .cancelTimer(.scan), .report(.scanStopped(reason: .adapterLost, found: scanning.candidates.count)),
             ]
-            if let token = scanning.token {
-                scanning.token = nil
-                actions.append(.finish(token, .adapter(state)))
-            }
+            actions += commands.finish(.scan, .adapter(state))
         }
         if case .disconnecting = link {
             // We were leaving anyway: no resume.

@@ -5,7 +5,7 @@ import RelayProtocol
 /// The value being written (one at a time) and what it completes.
 enum InFlightWrite {
     /// A counter or a version-1 frame from the outbox.
-    case outbox(Outbox<CommandToken?>.Value)
+    case outbox(Outbox<CentralWait>.Value)
     /// A hello, acknowledgement or abort.
     case control
     /// A version-2 data frame; `final` when it carries a message's last byte the first time.
@@ -18,8 +18,8 @@ enum InFlightWrite {
 /// first, then counters and version-1 frames, then version-2 data) on its carrier, the counter,
 /// the numbers of messages. Part of `CentralSession` (see `CentralSession+Transfer`).
 struct CentralWriting {
-    /// Counters and version-1 frames to write, with the command waiting for each (nil: none).
-    var outbox = Outbox<CommandToken?>()
+    /// Counters and version-1 frames to write, each with what its command waits for.
+    var outbox = Outbox<CentralWait>()
     /// The value being written (one at a time).
     private(set) var inFlight: InFlightWrite?
     /// The value in flight as it was handed to its carrier.
@@ -30,8 +30,16 @@ struct CentralWriting {
     /// The counter `write` writes next.
     var nextCounter = Counter(0)
     var messagesSent = 0
+    /// `write` commands so far (each counter's command waits for `.counter(n)`).
+    private var writes = 0
     /// The number the next message gets (from 1; `id` in the sender's events).
     var nextMessageNumber = 1
+
+    /// What the next `write` command waits for.
+    mutating func nextWrite() -> CentralWait {
+        writes += 1
+        return .counter(writes)
+    }
 
     /// Hands `value` to `carrier` as `write`: the one action that sends a value.
     mutating func send(_ value: [UInt8], on carrier: Carrier, as write: InFlightWrite) -> CentralAction {
@@ -72,38 +80,4 @@ struct CentralWriting {
     mutating func forgetWaiting() {
         waitingForRoom = false
     }
-}
-
-/// What the peripheral notifies: counters, and messages through the inbound pipeline (protocol
-/// 1) with the received ones numbered for `--save-dir`. Part of `CentralSession`.
-struct CentralReceiving {
-    /// Counters and version-1 messages the peripheral notifies.
-    var inbound: InboundPipeline
-    /// Complete messages received (numbered for `--save-dir`).
-    var arrivals: MessageArrivals
-    private(set) var lastReceived: Counter?
-
-    init(settings: CentralSettings) {
-        inbound = InboundPipeline(maxMessage: settings.maxMessage)
-        arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
-    }
-
-    /// A counter the peripheral notified (on the notify or the session characteristic): the last
-    /// received, reported.
-    mutating func heard(_ counter: Counter, from peripheral: PeerName) -> CentralAction {
-        lastReceived = counter
-        return .report(.transfer(.counter(from: peripheral, counter)))
-    }
-
-    var messagesReceived: Int { arrivals.count }
-}
-
-/// The `read` command in progress: both characteristics are read, and it finishes with the second.
-struct CentralReading: Equatable, Sendable {
-    var token: CommandToken?
-    var pending = 0
-    var failures: [ReadFailure] = []
-    /// Values of the notify characteristic seen while a read of it is pending on the signal
-    /// path: reading changes `Value` too, and that change is the read, not a notification.
-    var valuesDuringRead: [[UInt8]]?
 }

@@ -17,6 +17,26 @@ enum PeripheralCommand: Equatable, Sendable {
 /// The REPL commands of relay-peripheral (the REPL adds `wait`, `sleep`, `help` and `quit`): each
 /// spec builds a `PeripheralCommand` from its checked arguments and hands it to the driver.
 enum PeripheralCommands {
+    /// The command a checked line asks for (`send` and `send-file` are `MessageCommands`).
+    static func command(_ context: CommandContext) throws(CommandError) -> PeripheralCommand {
+        try command(context.name, context.arguments)
+    }
+
+    /// The command `name` with its split `arguments` (as the command table split them).
+    static func command(_ name: String, _ arguments: [String]) throws(CommandError) -> PeripheralCommand {
+        switch name {
+        case "start": return .start
+        case "stop": return .stop
+        case "notify":
+            guard let word = arguments.first else { return .notify(value: nil) }
+            return .notify(value: try ValueParser.uint32(word, "N", command: "notify"))
+        case "status":
+            guard let word = arguments.first else { return .status(nil) }
+            return .status(try CentralChoice(parsing: word, command: "status"))
+        default: throw CommandError("\(name): not a relay-peripheral command")
+        }
+    }
+
     static func specs(driver: PeripheralDriver) -> [CommandSpec] {
         [
             CommandSpec(
@@ -29,12 +49,12 @@ enum PeripheralCommands {
                     """
             ) { [unowned driver] context in
                 StartupTrace.once("start command read")
-                return driver.run(.start, context)
+                return try driver.run(command(context), context)
             },
             CommandSpec(
                 "stop", summary: "Stop advertising (connected centrals stay connected).",
                 details: "Unregisters the advertisement; the GATT service stays for connected centrals."
-            ) { [unowned driver] context in driver.run(.stop, context) },
+            ) { [unowned driver] context in try driver.run(command(context), context) },
             CommandSpec(
                 "notify", synopsis: "[N]", summary: "Notify the counter to subscribed centrals, then count up.",
                 details: """
@@ -43,7 +63,7 @@ enum PeripheralCommands {
                     counts on from N+1. A 'notified' event follows once bluetoothd has it.
                     """,
                 shape: .words(min: 0, max: 1)
-            ) { [unowned driver] context in driver.run(.notify(value: try context.uint32(0, "N")), context) },
+            ) { [unowned driver] context in try driver.run(command(context), context) },
             MessageCommands.send(
                 chunking:
                     "cut for the links (values of up to 8192 bytes on the L2CAP lanes, min(MTU-3, 510) of the smallest MTU among the subscribed centrals on GATT) and paced so nothing is dropped"
@@ -62,12 +82,7 @@ enum PeripheralCommands {
                     return listed.indices.map { String($0 + 1) } + listed.map(\.description)
                 },
                 isTransparentToWait: true
-            ) { [unowned driver] context in
-                let choice = try context.argument(0).map { word throws(CommandError) in
-                    try CentralChoice(parsing: word, command: "status")
-                }
-                return driver.run(.status(choice), context)
-            },
+            ) { [unowned driver] context in try driver.run(command(context), context) },
         ]
     }
 }

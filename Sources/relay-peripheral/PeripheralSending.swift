@@ -2,39 +2,6 @@ import RelayApp
 import RelayEndpoint
 import RelayProtocol
 
-/// How one of relay-peripheral's values travels: notified on a characteristic through
-/// bluetoothd (one value at a time, every subscribed central hears it), or queued on centrals'
-/// L2CAP channels (each channel's `LaneOutbox` at its own pace). Chosen per value: protocol 2's
-/// frames go on the channels of the sessions they are for while every linked session has one
-/// (`laneRoute`); counters, version-1 frames and UART text are always notified.
-enum PeripheralCarrier: Equatable, Sendable {
-    case notification(RelayCharacteristic)
-    /// The channels, the route the value was cut for.
-    case lanes([LaneID])
-
-    /// How much of an MTU a value may take on this carrier.
-    var valueCarrier: ValueCarrier {
-        switch self {
-        case .notification: .notification
-        case .lanes: .lane
-        }
-    }
-}
-
-/// One value on its way, and what to report once it is handed over.
-struct OutgoingValue: Equatable, Sendable {
-    let bytes: [UInt8]
-    let counter: Counter?
-    /// `notified` after a counter, `sent` after a message's last frame, else nil.
-    let completion: PeripheralEvent?
-    /// How it travels.
-    var carrier = PeripheralCarrier.notification(.notify)
-    /// More to report once it is handed over (`unconfirmed` per version-1 central).
-    var alsoReport: [PeripheralEvent] = []
-    /// A protocol-2 frame with its message's last byte: the message is `sent` once it is handed over.
-    var final: FinalFrame? = nil
-}
-
 /// relay-peripheral's notifications: what is queued (counters and version-1 frames, counters
 /// for the sessions), the counter and the numbers of messages, and where handing values to
 /// bluetoothd stands, one at a time (the L2CAP channels' own queues are in `PeripheralLane`). Part of `PeripheralSession` (see `PeripheralSession+Sending`).
@@ -70,17 +37,4 @@ struct PeripheralSending {
         paused = false
         burst = 0
     }
-}
-
-/// What bluetoothd says of the notifications' subscribers as a whole (each central's own
-/// subscriptions are in `ConnectedCentral`). Part of `PeripheralSession`.
-struct PeripheralSubscriptions: Equatable, Sendable {
-    /// bluetoothd has notifications enabled on the notify characteristic.
-    var notifying = false
-    /// MTU from the latest acquired notification socket (applies to all subscribers).
-    var notifyLinkMTU: MTU?
-    /// bluetoothd has notifications enabled on the session characteristic.
-    var sessionNotifying = false
-    /// MTU from the latest acquired session notification socket.
-    var sessionLinkMTU: MTU?
 }

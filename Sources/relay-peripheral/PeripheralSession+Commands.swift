@@ -29,27 +29,33 @@ extension PeripheralSession {
         return actions
     }
 
-    /// A command: its actions, then its `finish` (a refusal fails it, with nothing done).
+    /// A command: refused (with nothing done) or done now, as on relay-central (`CommandStart`).
     mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
-        let actions: [PeripheralAction]
+        let start: Result<CommandStart<PeripheralAction, Never>, PeripheralProblem>
         do throws(PeripheralProblem) {
-            switch command {
-            case .start: actions = start()
-            case .stop: actions = stop()
-            case .notify(let value): actions = try notify(value: value, at: now)
-            case .send(let message): actions = try send(message, at: now)
-            case .status(nil): actions = [.report(.status(PeripheralStatus(session: self)))]
-            case .status(let choice?):
-                let listed = listedCentrals
-                guard let address = choice.resolve(in: listed) else {
-                    throw .noSuchCentral(choice, listed: listed.count)
-                }
-                actions = [.report(.status(PeripheralStatus(session: self, only: address)))]
-            }
+            start = .success(.done(try run(command)))
         } catch {
-            return [.finish(token, error)]
+            start = .failure(error)
         }
-        return actions + [.finish(token, nil)]
+        return commands.begin(token, start)
+    }
+
+    /// What `command` does; a refusal is thrown. Every command of relay-peripheral is done at
+    /// once: `notify`, `send` and `send-file` once queued (the `notified` / `sent` events follow),
+    /// where relay-central's `send` waits for its one peripheral's `sent`: a presenter's prompt
+    /// does not wait for the slowest of fifteen centrals, nor for both protocols' `sent`.
+    private mutating func run(_ command: PeripheralCommand) throws(PeripheralProblem) -> [PeripheralAction] {
+        switch command {
+        case .start: return start()
+        case .stop: return stop()
+        case .notify(let value): return try notify(value: value, at: now)
+        case .send(let message): return try send(message, at: now)
+        case .status(nil): return [.report(.status(PeripheralStatus(session: self)))]
+        case .status(let choice?):
+            let listed = listedCentrals
+            guard let address = choice.resolve(in: listed) else { throw .noSuchCentral(choice, listed: listed.count) }
+            return [.report(.status(PeripheralStatus(session: self, only: address)))]
+        }
     }
 
     /// `quit`: unregister everything (after the driver has let the outbox drain).

@@ -3,21 +3,6 @@ import RelayBlueZ
 import RelayEndpoint
 import RelayProtocol
 
-/// One central's L2CAP channel: who opened it, the room for values on it, the bytes of a value
-/// not complete yet (with when its first bytes came) and what waits to go on it. Part of
-/// `PeripheralSession`.
-struct PeripheralLane: Sendable {
-    let address: BluetoothAddress
-    /// The link it came on (nil: the kernel did not say).
-    let connection: ConnectionHandle?
-    /// The room for values relay sends on it (cut into the channel's service data units).
-    let mtu: MTU
-    var deframer = LaneDeframer()
-    /// When the bytes of the value not complete yet began to arrive (nil: none is pending).
-    var incompleteSince: Double?
-    var outbox: LaneOutbox
-}
-
 /// The L2CAP lane on the peripheral (docs/protocol.md, "The L2CAP lane"): channels come from
 /// centrals already connected over GATT; what arrives on one is taken as the session
 /// characteristic's values from that central, and a session whose last hello came on a channel

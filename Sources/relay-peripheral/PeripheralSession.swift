@@ -45,6 +45,9 @@ struct PeripheralSession {
     var pairing = PeripheralPairing()
     /// `--trace`: every value written or notified (nil: off).
     var trace: TraceReports?
+    /// The commands waiting for something: none (every command of relay-peripheral is done at
+    /// once; see `PeripheralSession+Commands`), kept as on relay-central so both take them alike.
+    var commands = PendingCommands<Never>()
     /// Centrals' L2CAP channels (see `PeripheralSession+Lanes`).
     var lanes: [LaneID: PeripheralLane] = [:]
     /// Addresses two links answer to (see `PeripheralSession+Contests`).

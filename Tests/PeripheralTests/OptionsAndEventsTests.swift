@@ -3,6 +3,8 @@ import RelayBlueZ
 import RelayCLI
 import RelayEndpoint
 import RelayProtocol
+import RelayREPL
+import RelayRuntime
 import XCTest
 
 @testable import relay_peripheral
@@ -216,5 +218,46 @@ final class PeripheralEventTests: XCTestCase {
             console.jsonLine(name: "state", fields: PeripheralEvent.state(.poweredOff, adapter: hci0).fields).prefix(
                 60),
             #"{"event":"state","time":"T","state":"poweredOff","adapter":"hci0""#.prefix(60))
+    }
+}
+
+final class PeripheralCommandTests: XCTestCase {
+    /// The commands as the REPL's table splits a line, then as relay-peripheral reads them (one
+    /// function, as relay-central's `CentralCommands.command`).
+    private func command(_ line: String) throws -> PeripheralCommand {
+        let driver = PeripheralDriver(
+            settings: PeripheralSettings(), loop: EventLoop(), console: Console(output: { _ in }))
+        var table = CommandTable()
+        for spec in PeripheralCommands.specs(driver: driver) { table.add(spec) }
+        let invocation = try table.parse(line)
+        return try PeripheralCommands.command(invocation.spec.name, invocation.arguments)
+    }
+
+    func testParsesEveryCommand() throws {
+        let cases: [(String, PeripheralCommand)] = [
+            ("start", .start), ("stop", .stop), ("notify", .notify(value: nil)), ("notify 41", .notify(value: 41)),
+            ("notify 4294967295", .notify(value: UInt32.max)), ("status", .status(nil)),
+            ("status 2", .status(.number(2))),
+            ("status 00:aa:01:01:00:01", .status(.address(BluetoothAddress("00:AA:01:01:00:01")!))),
+        ]
+        for (line, expected) in cases {
+            XCTAssertEqual(try command(line), expected, line)
+        }
+    }
+
+    func testBadLinesGiveOneClearError() {
+        let cases: [(String, String)] = [
+            ("frobnicate", "unknown command"), ("notify -1", "must not be negative"),
+            ("notify 4294967296", "out of range"), ("notify 1 2", "takes at most 1 argument"),
+            ("start now", "takes no arguments"), ("send", "missing TEXT"),
+        ]
+        for (line, expected) in cases {
+            XCTAssertThrowsError(try command(line), line) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(line): \(error)")
+            }
+        }
+        XCTAssertThrowsError(try PeripheralCommands.command("connect", [])) { error in
+            XCTAssertEqual("\(error)", "connect: not a relay-peripheral command")
+        }
     }
 }
