@@ -16,6 +16,11 @@ struct CentralReceiving {
         arrivals = MessageArrivals(saveDirectory: settings.saveDirectory)
     }
 
+    /// The link ended (`why`): a version-1 message in progress is dropped, and said so.
+    mutating func linkEnded(_ why: String, from peripheral: PeerName) -> TransferEvent? {
+        inbound.reset(because: .linkEnded(why)).flatMap { TransferEvent($0, from: peripheral) }
+    }
+
     /// A counter the peripheral notified (on the notify or the session characteristic): the last
     /// received, reported.
     mutating func heard(_ counter: Counter, from peripheral: PeerName) -> CentralAction {

@@ -81,10 +81,8 @@ extension CentralSession {
         guard let relay = readyLink else { throw notReady }
         guard relay.service == .relay else { throw .uartTextOnly(.read) }
         guard !commands.isWaiting(for: .read) else { throw .readInProgress }
-        reading.pending = 2
-        reading.failures = []
         // Reading the characteristic notifications come from changes its `Value` too (signal path).
-        reading.valuesDuringRead = relay.notifyVia == .socket || relay.session != nil ? nil : []
+        reading.begin(holdingNotifications: relay.notifyVia != .socket && relay.session == nil)
         return .waiting(for: .read, [.readValue(.write, relay.write), .readValue(.notify, relay.notify)])
     }
 

@@ -181,7 +181,7 @@ extension CentralSession {
         automatic.retries = 0
         automatic.target = nil
         automatic.persistent = false
-        _ = receiving.inbound.reset(because: .linkEnded("reconnected"))
+        _ = receiving.linkEnded("reconnected", from: peripheralName)
         _ = path
         if relay.service == .nus { return announceReady(peer, relay, protocolVersion: nil) + pump() }
         // With the session characteristic, ready is reported once the handshake decided the version.
@@ -237,28 +237,12 @@ extension CentralSession {
         var actions: [CentralAction] = deliveryLinkEnded(keep: keepTransfers, reason: reason)
         actions += uartLinkEnded(reason: reason)
         vanishedCharacteristic = nil
-        reading.valuesDuringRead = nil
-        if let dropped = receiving.inbound.reset(because: .linkEnded("\(reason) before the message was complete")),
-            let event = TransferEvent(dropped, from: PeerName(.peripheral, peer?.address))
-        {
-            actions.append(.report(.transfer(event)))
+        reading.linkEnded()
+        let from = PeerName(.peripheral, peer?.address)
+        if let dropped = receiving.linkEnded("\(reason) before the message was complete", from: from) {
+            actions.append(.report(.transfer(dropped)))
         }
-        // What was queued, and the value in flight, go with the link. Frames taken count as
-        // sent: all of a message whose last frame was in flight, some of the one in front.
-        var lost: [(item: Outbox<CentralWait>.Completion, framesTaken: Int)] = []
-        if case .outbox(let value)? = writing.inFlight, let completion = value.completion {
-            if case .message(let message, _) = completion {
-                lost.append((completion, message.frames))
-            } else {
-                lost.append((completion, 0))
-            }
-        }
-        let front = writing.outbox.frontMessageProgress
-        for (index, item) in writing.outbox.removeAll().enumerated() {
-            lost.append((item, index == 0 ? front?.taken ?? 0 : 0))
-        }
-        _ = writing.finishInFlight()
-        for (item, taken) in lost {
+        for (item, taken) in writing.linkEnded() {
             switch item {
             case .counter(let counter, let wait):
                 actions += commands.finish(wait, .counterNotWritten(counter, reason: reason))
@@ -269,7 +253,6 @@ extension CentralSession {
                 actions += commands.finish(wait, problem)
             }
         }
-        reading.pending = 0
         actions += commands.finishAll(where: \.endsWithLink) { _ in .readInterrupted(reason: reason) }
         actions.append(releaseSockets())
         return actions

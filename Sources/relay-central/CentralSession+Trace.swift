@@ -13,7 +13,7 @@ extension CentralSession {
         switch input {
         case .notification(let value, _): return (notified, value)
         case .valueChanged(let id, let value, _):
-            guard id == relay.dataNotify, relay.notifyVia != .socket, reading.valuesDuringRead == nil else {
+            guard id == relay.dataNotify, relay.notifyVia != .socket, !reading.isHoldingNotifications else {
                 return nil
             }
             return (notified, value)

@@ -152,10 +152,7 @@ extension CentralSession {
         guard case .some(let relay) = subscribingOrReadyLink, id == relay.dataNotify else { return [] }
         // Through the socket, notifications never change `Value`: only a read does.
         if relay.notifyVia == .socket { return [] }
-        if reading.valuesDuringRead != nil {
-            reading.valuesDuringRead?.append(value)
-            return []
-        }
+        if reading.hold(value) { return [] }
         return notified(value, at: time)
     }
 
@@ -194,25 +191,10 @@ extension CentralSession {
 
     mutating func readFinished(_ role: CharacteristicRole, _ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
         guard commands.isWaiting(for: .read), reading.pending > 0 else { return [] }
-        reading.pending -= 1
+        let (failures, held) = reading.answered(role, result)
         var actions: [CentralAction] = []
-        var held: [[UInt8]] = []
-        if role == .notify, let seen = reading.valuesDuringRead {
-            held = seen
-            reading.valuesDuringRead = nil
-            // Reading updates `Value` too: that change is the read, not a notification.
-            if case .success(let value) = result, let echo = held.firstIndex(of: value) { held.remove(at: echo) }
-        }
-        switch result {
-        case .success(let value):
-            actions.append(.report(.read(role, value: value)))
-        case .failure(let error):
-            reading.failures.append(ReadFailure(role: role, error: error))
-        }
-        if reading.pending == 0 {
-            actions += commands.finish(.read, reading.failures.isEmpty ? nil : .readFailed(reading.failures))
-            reading.failures = []
-        }
+        if case .success(let value) = result { actions.append(.report(.read(role, value: value))) }
+        if let failures { actions += commands.finish(.read, failures.isEmpty ? nil : .readFailed(failures)) }
         for value in held { actions += notified(value) }
         return actions
     }

@@ -75,6 +75,26 @@ struct CentralWriting {
         return waiting
     }
 
+    /// The link ended: the value in flight and everything queued go with it. Returns what each
+    /// lost counter or version-1 message completes, with the frames of it taken (they count as
+    /// sent: all of a message whose last frame was in flight, some of the one in front).
+    mutating func linkEnded() -> [(item: Outbox<CentralWait>.Completion, framesTaken: Int)] {
+        var lost: [(item: Outbox<CentralWait>.Completion, framesTaken: Int)] = []
+        if case .outbox(let value)? = inFlight, let completion = value.completion {
+            if case .message(let message, _) = completion {
+                lost.append((completion, message.frames))
+            } else {
+                lost.append((completion, 0))
+            }
+        }
+        let front = outbox.frontMessageProgress
+        for (index, item) in outbox.removeAll().enumerated() {
+            lost.append((item, index == 0 ? front?.taken ?? 0 : 0))
+        }
+        _ = finishInFlight()
+        return lost
+    }
+
     /// The sockets closed: nothing waits for their room any more (the value in flight is still
     /// in flight until its failure is heard).
     mutating func forgetWaiting() {
