@@ -38,6 +38,15 @@ final class LaneTests: XCTestCase {
         return harness.feed(.writeAcquired(mtu))
     }
 
+    /// Sets the link up with the lane open (MTU 517) and welcomed on it: the actions of the welcome.
+    private func onTheLane(_ harness: inout SessionHarness) -> [CentralAction] {
+        _ = setUp(&harness, characteristics: Self.characteristics)
+        _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
+        _ = harness.feed(.laneOpened(MTU(517)!))
+        harness.feed(.sendFinished(.sent))
+        return harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+    }
+
     private func laneSends(_ actions: [CentralAction]) -> [[UInt8]] {
         actions.compactMap { if case .send(let value, .lane) = $0 { value } else { nil } }
     }
@@ -200,11 +209,7 @@ final class LaneTests: XCTestCase {
             (.laneReceived([0x00, 0x00]), .malformed(LaneFrameError.emptyValue.description)),
         ] {
             var harness = SessionHarness(settings: settings())
-            _ = setUp(&harness, characteristics: Self.characteristics)
-            _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
-            _ = harness.feed(.laneOpened(MTU(517)!))
-            harness.feed(.sendFinished(.sent))
-            _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+            _ = onTheLane(&harness)
             let actions = harness.feed(input)
             XCTAssertTrue(actions.contains(.closeLane), "\(end)")
             XCTAssertTrue(SessionHarness.events(actions).contains(.lane(.closed(SessionHarness.peerName, end))))
@@ -218,11 +223,7 @@ final class LaneTests: XCTestCase {
     /// value is not sent again on GATT as it was (the resume resends it as protocol 2 says).
     func testAValueWaitingForTheFullChannelGoesAgainOnlyOnTheChannel() throws {
         var harness = SessionHarness(settings: settings())
-        _ = setUp(&harness, characteristics: Self.characteristics)
-        _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
-        _ = harness.feed(.laneOpened(MTU(517)!))
-        harness.feed(.sendFinished(.sent))
-        _ = harness.feed(.laneReceived(LaneFraming.encode(welcome())))
+        _ = onTheLane(&harness)
         let (_, sent) = harness.command(.send(Message(text: "on the lane")))
         let frame = try XCTUnwrap(laneSends(sent).first, "\(sent)")
         XCTAssertEqual(harness.feed(.sendFinished(.full)), [], "it waits")
@@ -247,12 +248,7 @@ final class LaneTests: XCTestCase {
     func testAfterTheLaneHungUpTheHelloIsSaidUntilTheResumeTimeOutNotTenSeconds() throws {
         for answered in [true, false] {
             var harness = SessionHarness(settings: settings())
-            _ = setUp(&harness, characteristics: Self.characteristics)
-            _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
-            _ = harness.feed(.laneOpened(MTU(517)!))
-            harness.feed(.sendFinished(.sent))
-            XCTAssertTrue(
-                SessionHarness.eventNames(harness.feed(.laneReceived(LaneFraming.encode(welcome())))).contains("ready"))
+            XCTAssertTrue(SessionHarness.eventNames(onTheLane(&harness)).contains("ready"))
             let broke = harness.feed(.laneClosed)
             XCTAssertEqual(SessionHarness.writes(broke).count, 1, "the hello on GATT")
             var hellos = 1

@@ -129,24 +129,11 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = session.handle(.connected(centralA))
         _ = session.handle(.sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: mtu, time: 0), at: 0)
         _ = try session.send(Message(binary: [UInt8](repeating: 3, count: 3000)), at: 0)
-        var receiver: TransferReceiver?
-        var delivered = false
+        var central = ListeningCentral(mtu: mtu)
         var events: [PeripheralEvent] = []
         var failedFinal = false
         var now = 0.0
-        func perform(_ actions: [TransferReceiver.Action]) {
-            for action in actions {
-                switch action {
-                case .acknowledge(let ack):
-                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
-                    events +=
-                        session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now).events
-                case .deliver: delivered = true
-                default: break
-                }
-            }
-        }
-        while !delivered, now < 30 {
+        while central.delivered == nil, now < 30 {
             now += 0.05
             while let value = session.sending.inFlight {
                 if value.final != nil, !failedFinal {
@@ -158,20 +145,13 @@ final class PeripheralDeliveryTests: XCTestCase {
                 }
                 // bluetoothd takes it (the outcome comes at once), then the central hears it.
                 events += session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now).events
-                switch try? SessionValue(parsing: value.bytes) {
-                case .frame(.welcome(let welcome))?:
-                    receiver = TransferReceiver(session: welcome.session)
-                    perform(receiver!.linkUp(next: welcome.next, at: now))
-                case .frame(.data(let data))?: perform(receiver?.receive(data, at: now) ?? [])
-                case .compact(let frame)?: perform(receiver?.receive(frame, at: now) ?? [])
-                default: break
-                }
+                events += central.hear(value.bytes, session: &session, at: now)
             }
-            perform(receiver?.tick(at: now) ?? [])
+            events += central.tick(&session, at: now)
             events += session.handle(.tick(now: now), at: now).events
         }
         XCTAssertTrue(failedFinal, "the last frame's notification failed once")
-        XCTAssertTrue(delivered, "the resent last frame delivered it")
+        XCTAssertNotNil(central.delivered, "the resent last frame delivered it")
         let names = events.map(\.name).filter { $0 != "progress" }
         XCTAssertEqual(names, ["sent", "delivered"], "sent once its last frame went")
     }
@@ -685,39 +665,67 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
         _ = session.handle(.sessionWritten(hello.encoded, from: centralA, mtu: mtu, time: 0), at: 0)
         let payload = (0..<262_144).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
         _ = try session.send(Message(binary: payload), at: 0)
-        var receiver: TransferReceiver?
-        var delivered: [UInt8]?
+        var central = ListeningCentral(mtu: mtu)
         var now = 0.0
-        func perform(_ actions: [TransferReceiver.Action]) {
-            for action in actions {
-                switch action {
-                case .acknowledge(let ack):
-                    let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
-                    _ = session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now)
-                case .deliver(_, _, let message): delivered = message.bytes
-                default: break
-                }
-            }
-        }
-        while delivered == nil, now < 60 {
+        while central.delivered == nil, now < 60 {
             now += 0.01
             while let value = session.sending.inFlight {
                 XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength(.notification))
-                if value.carrier == .notification(.session), let frame = try? SessionFrame(parsing: value.bytes) {
-                    switch frame {
-                    case .welcome(let welcome):
-                        receiver = TransferReceiver(session: welcome.session)
-                        perform(receiver!.linkUp(next: welcome.next, at: now))
-                    case .data(let data): perform(receiver?.receive(data, at: now) ?? [])
-                    default: break
-                    }
+                if value.carrier == .notification(.session) {
+                    _ = central.hear(value.bytes, session: &session, at: now)
                 }
                 _ = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now)
             }
-            perform(receiver?.tick(at: now) ?? [])
+            _ = central.tick(&session, at: now)
             _ = session.handle(.tick(now: now), at: now)
         }
+        let delivered = central.delivered
         XCTAssertEqual(delivered?.count, payload.count, "delivered after \(now) s")
         XCTAssertEqual(delivered, payload)
+    }
+}
+
+/// Central A as relay-central's receiver answers the peripheral's session values: the welcome
+/// sets its receiver up, data frames (compact ones too) are received, and its acknowledgements
+/// are written back on the session characteristic.
+private struct ListeningCentral {
+    let mtu: MTU
+    var receiver: TransferReceiver?
+    /// The message delivered, once it was.
+    var delivered: [UInt8]?
+
+    init(mtu: MTU) { self.mtu = mtu }
+
+    /// Hears one value the peripheral notified; the events of the session's answers to it.
+    mutating func hear(_ bytes: [UInt8], session: inout PeripheralSession, at now: Double) -> [PeripheralEvent] {
+        switch try? SessionValue(parsing: bytes) {
+        case .frame(.welcome(let welcome))?:
+            receiver = TransferReceiver(session: welcome.session)
+            return perform(receiver!.linkUp(next: welcome.next, at: now), &session, at: now)
+        case .frame(.data(let data))?: return perform(receiver?.receive(data, at: now) ?? [], &session, at: now)
+        case .compact(let frame)?: return perform(receiver?.receive(frame, at: now) ?? [], &session, at: now)
+        default: return []
+        }
+    }
+
+    /// The receiver's time-outs and acknowledgements due at `now`.
+    mutating func tick(_ session: inout PeripheralSession, at now: Double) -> [PeripheralEvent] {
+        perform(receiver?.tick(at: now) ?? [], &session, at: now)
+    }
+
+    private mutating func perform(
+        _ actions: [TransferReceiver.Action], _ session: inout PeripheralSession, at now: Double
+    ) -> [PeripheralEvent] {
+        var events: [PeripheralEvent] = []
+        for action in actions {
+            switch action {
+            case .acknowledge(let ack):
+                let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
+                events += session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now).events
+            case .deliver(_, _, let message): delivered = message.bytes
+            default: break
+            }
+        }
+        return events
     }
 }
