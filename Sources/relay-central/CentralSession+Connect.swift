@@ -40,7 +40,7 @@ extension CentralSession {
             return .waiting(for: .connect, actions + seek(sought))
         }
         if scanning.state != .idle {
-            scanning.state = .idle
+            scanning.stop()
             actions += [
                 .cancelTimer(.scan), .stopDiscovery,
                 .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),
@@ -61,7 +61,7 @@ extension CentralSession {
         case .idle:
             return beginScan(seeking)
         case .starting:
-            scanning.state = .starting(seeking)
+            scanning.serve(seeking)
             return []
         case .active(let running):
             let services = discoveryServices(for: seeking)
@@ -69,7 +69,7 @@ extension CentralSession {
                 // A listing scan's filter would hide the device (`connect --nus` during `scan`).
                 return [.cancelTimer(.scan), .stopDiscovery] + beginScan(seeking)
             }
-            scanning.state = .active(seeking)
+            scanning.serve(seeking)
             return [.report(.scanning(timeout: nil, seeking: .address(address), services: services))]
         }
     }

@@ -33,7 +33,7 @@ extension CentralSession {
                 automatic.target = nil
                 var actions: [CentralAction] = [.cancelTimer(.reconnect)]
                 if case .seeking = scanning.state.purpose {
-                    scanning.state = .idle
+                    scanning.stop()
                     actions += [
                         .cancelTimer(.scan), .stopDiscovery,
                         .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
@@ -89,7 +89,7 @@ extension CentralSession {
         scanning.resumeListing = false
         var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         if scanning.state != .idle {
-            scanning.state = .idle
+            scanning.stop()
             actions += [.cancelTimer(.scan), .stopDiscovery]
         }
         if let peer, !isLeaving {

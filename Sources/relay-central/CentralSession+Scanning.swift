@@ -59,13 +59,11 @@ extension CentralSession {
             return .done([])
         case .starting(.seeking):
             automatic.target = nil
-            scanning.state = .starting(.listing)
-            scanning.candidates = []
+            scanning.serve(.listing)
             return .waiting(for: .scan, [.cancelTimer(.reconnect)])
         case .active(.seeking):
             automatic.target = nil
-            scanning.state = .active(.listing)
-            scanning.candidates = []
+            scanning.serve(.listing)
             return .done([
                 .cancelTimer(.reconnect), .cancelTimer(.scan),
                 .report(.scanning(timeout: settings.scanTimeout, seeking: nil, services: [listedService])),
@@ -79,11 +77,7 @@ extension CentralSession {
 
     /// Starts discovery for `purpose` (the filter is always the relay service, LE only).
     mutating func beginScan(_ purpose: ScanPurpose) -> [CentralAction] {
-        if purpose == .listing {
-            scanning.candidates = []
-            scanning.othersSeen = [:]
-        }
-        scanning.state = .starting(purpose)
+        scanning.start(purpose)
         return [.startDiscovery(services: discoveryServices(for: purpose))]
     }
 
@@ -95,11 +89,10 @@ extension CentralSession {
     }
 
     mutating func discoveryStarted() -> [CentralAction] {
-        guard case .starting(let purpose) = scanning.state else {
+        guard let purpose = scanning.started() else {
             // Stopped (or the adapter went away) while starting: undo it.
             return scanning.state == .idle ? [.stopDiscovery] : []
         }
-        scanning.state = .active(purpose)
         let timeout = scanTimeout(for: purpose)
         var seeking: SeekTarget? = nil
         if case .seeking(let target, _) = purpose { seeking = target }
@@ -114,7 +107,7 @@ extension CentralSession {
     mutating func discoveryFailed(_ error: BlueZError) -> [CentralAction] {
         guard case .starting(let purpose) = scanning.state else { return [] }
         if error.kind == .inProgress { return discoveryStarted() }
-        scanning.state = .idle
+        scanning.stop()
         let problem = CentralProblem.scanFailed(error)
         var actions: [CentralAction] = [.report(.error(problem))]
         actions += commands.finish(.scan, problem)
@@ -131,9 +124,9 @@ extension CentralSession {
 
     mutating func scanTimedOut() -> [CentralAction] {
         guard case .active(let purpose) = scanning.state else { return [] }
-        scanning.state = .idle
+        scanning.stop()
         let others =
-            scanning.candidates.isEmpty ? scanning.othersSeen.keys.sorted().compactMap { scanning.othersSeen[$0] } : []
+            scanning.othersWhenNoneFound
         var actions: [CentralAction] = [
             .stopDiscovery, .report(.scanStopped(reason: .timeout, found: scanning.candidates.count, others: others)),
         ]
@@ -150,7 +143,7 @@ extension CentralSession {
     mutating func stopScanCommand() -> CommandStart<CentralAction, CentralWait> {
         scanning.resumeListing = false
         guard let purpose = scanning.state.purpose else { return .done([]) }
-        scanning.state = .idle
+        scanning.stop()
         var actions: [CentralAction] = [
             .cancelTimer(.scan), .stopDiscovery,
             .report(.scanStopped(reason: .requested, found: scanning.candidates.count)),
@@ -181,22 +174,14 @@ extension CentralSession {
         guard let purpose = scanning.state.purpose else { return [] }
         var actions: [CentralAction] = []
         if isCandidate(device) {
-            if let index = scanning.candidates.firstIndex(where: { $0.address == device.address }) {
-                scanning.candidates[index].rssi = device.rssi ?? scanning.candidates[index].rssi
-                scanning.candidates[index].id = device.id
-            } else {
-                let candidate = Candidate(
-                    index: scanning.candidates.count, id: device.id, address: device.address,
-                    name: device.name ?? settings.name ?? "", rssi: device.rssi)
-                scanning.candidates.append(candidate)
+            if let candidate = scanning.saw(device, name: device.name ?? settings.name ?? "") {
                 actions.append(.report(.discovered(candidate)))
             }
         } else if purpose == .listing {
-            scanning.othersSeen[device.address] = Self.whyNotCandidate(
-                device, name: settings.name, service: listedService)
+            scanning.sawOther(device.address, Self.whyNotCandidate(device, name: settings.name, service: listedService))
         }
         if case .seeking(let target, _) = purpose, isSought(device, by: target), link == .idle {
-            scanning.state = .idle
+            scanning.stop()
             actions += [
                 .cancelTimer(.scan), .stopDiscovery,
                 .report(.scanStopped(reason: .connecting, found: scanning.candidates.count)),

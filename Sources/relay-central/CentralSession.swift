@@ -216,7 +216,7 @@ struct CentralSession {
         var actions: [CentralAction] = []
         if let purpose = scanning.state.purpose {
             if purpose == .listing { scanning.resumeListing = true }
-            scanning.state = .idle
+            scanning.stop()
             actions += [
                 .cancelTimer(.scan), .report(.scanStopped(reason: .adapterLost, found: scanning.candidates.count)),
             ]
