@@ -31,8 +31,7 @@ extension CentralSession {
             sought = address
         }
         connectUntil = now + settings.connectTimeout
-        automatic.target = nil
-        automatic.persistent = false
+        automatic.cancel()
         linkService = service
         var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         guard let device else {
@@ -54,8 +53,7 @@ extension CentralSession {
     /// Scans for `address` and connects to it when it shows up (`connect` of a device bluetoothd
     /// does not know, or no longer: it forgets one after a scan or an unanswered attempt).
     mutating func seek(_ address: BluetoothAddress) -> [CentralAction] {
-        automatic.target = .address(address)
-        automatic.persistent = false
+        automatic.seek(.address(address), persistent: false)
         let seeking = ScanPurpose.seeking(.address(address), persistent: false)
         switch scanning.state {
         case .idle:
@@ -191,12 +189,10 @@ extension CentralSession {
     /// nil (and no more automatic connection) when the connection is not automatic.
     mutating func nextRetryDelay() -> Double? {
         guard automatic.target != nil, automatic.persistent else {
-            automatic.target = nil
+            automatic.cancel()
             return nil
         }
-        let delay = Self.retryBackoff(attempt: automatic.retries, first: settings.retryDelay)
-        automatic.retries += 1
-        return delay
+        return Self.retryBackoff(attempt: automatic.retried(), first: settings.retryDelay)
     }
 
     /// Fails a pending `connect` command.

@@ -30,7 +30,7 @@ extension CentralSession {
         guard let peer else {
             if automatic.target != nil {
                 // Cancels a pending automatic connection (reconnect or resume).
-                automatic.target = nil
+                automatic.cancel()
                 var actions: [CentralAction] = [.cancelTimer(.reconnect)]
                 if case .seeking = scanning.state.purpose {
                     scanning.stop()
@@ -44,7 +44,7 @@ extension CentralSession {
             throw .nothingToDisconnect
         }
         if case .disconnecting = link { throw .alreadyDisconnecting(peer) }
-        automatic.target = nil
+        automatic.cancel()
         return .waiting(
             for: .disconnect,
             [.cancelTimer(.reconnect)] + failConnect(.connectCancelledByDisconnect) + leave(peer, reason: nil))
@@ -85,7 +85,7 @@ extension CentralSession {
     /// no more, and take the link's end as asked for, not as a loss to recover from.
     mutating func quitting() -> [CentralAction] {
         isQuitting = true
-        automatic.target = nil
+        automatic.cancel()
         scanning.resumeListing = false
         var actions: [CentralAction] = [.cancelTimer(.reconnect)]
         if scanning.state != .idle {
@@ -148,8 +148,7 @@ extension CentralSession {
         actions += failConnect(.couldNotConnect(peer, reason: reason))
         var retry: Double?
         if settings.reconnect || automatic.target != nil {
-            automatic.target = .address(peer.address)
-            automatic.persistent = true
+            automatic.seek(.address(peer.address), persistent: true)
             retry = nextRetryDelay()
             actions.append(.report(.reconnecting(peer.address)))
         }

@@ -58,7 +58,7 @@ extension CentralSession {
         let target = peer?.id ?? devices.values.first { $0.paired && $0.address == automatic.lastRelayAddress }?.id
         guard let target, isPaired(target) else { throw .notPaired(peer) }
         guard !commands.isWaiting(for: .unpair) else { throw .unpairInProgress }
-        automatic.target = nil
+        automatic.cancel()
         return .waiting(for: .unpair, [.cancelTimer(.reconnect), .unpair(target)])
     }
 

@@ -58,11 +58,11 @@ extension CentralSession {
         case .starting(.listing), .active(.listing):
             return .done([])
         case .starting(.seeking):
-            automatic.target = nil
+            automatic.cancel()
             scanning.serve(.listing)
             return .waiting(for: .scan, [.cancelTimer(.reconnect)])
         case .active(.seeking):
-            automatic.target = nil
+            automatic.cancel()
             scanning.serve(.listing)
             return .done([
                 .cancelTimer(.reconnect), .cancelTimer(.scan),
@@ -115,7 +115,7 @@ extension CentralSession {
             if persistent {
                 actions.append(.startTimer(.reconnect, after: settings.retryDelay * 2))
             } else {
-                automatic.target = nil
+                automatic.cancel()
                 actions += failConnect(problem)
             }
         }
@@ -131,7 +131,7 @@ extension CentralSession {
             .stopDiscovery, .report(.scanStopped(reason: .timeout, found: scanning.candidates.count, others: others)),
         ]
         if case .seeking(let target, _) = purpose {
-            automatic.target = nil
+            automatic.cancel()
             let problem = CentralProblem.nothingFound(linkService, target, seconds: Int(settings.scanTimeout))
             actions.append(.report(.error(problem)))
             actions += failConnect(problem)
@@ -150,7 +150,7 @@ extension CentralSession {
         ]
         actions += commands.finish(.scan, .scanStoppedBeforeStart)
         if case .seeking(let target, _) = purpose {
-            automatic.target = nil
+            automatic.cancel()
             actions.append(.cancelTimer(.reconnect))
             actions += failConnect(.scanStoppedBeforeFound(target))
         }

@@ -85,7 +85,7 @@ extension CentralSession {
     mutating func abandon(
         _ peer: Peer, _ problem: CentralProblem, disconnectReason reason: String, alreadyReported: Bool = false
     ) -> [CentralAction] {
-        automatic.target = nil
+        automatic.cancel()
         return (alreadyReported ? [] : [.report(.error(problem))]) + failConnect(problem) + leave(peer, reason: reason)
     }
 
@@ -177,10 +177,7 @@ extension CentralSession {
         }
         link = .ready(peer, relay)
         writing.chunker.mtu = mtu
-        automatic.lastRelayAddress = peer.address
-        automatic.retries = 0
-        automatic.target = nil
-        automatic.persistent = false
+        automatic.ready(peer.address)
         _ = receiving.linkEnded("reconnected", from: peripheralName)
         _ = path
         if relay.service == .nus { return announceReady(peer, relay, protocolVersion: nil) + pump() }
@@ -221,8 +218,7 @@ extension CentralSession {
         actions += failConnect(.couldNotConnect(peer, reason: reason))
         actions += commands.finish(.disconnect, nil)
         if settings.reconnect, automatic.target == nil, wasSetUp {
-            automatic.target = .address(peer.address)
-            automatic.persistent = true
+            automatic.seek(.address(peer.address), persistent: true)
         }
         if let target = automatic.target, automatic.persistent, case .address(let address) = target {
             actions.append(.report(.reconnecting(address)))

@@ -97,8 +97,8 @@ struct CentralSession {
         self.delivery = CentralDelivery(settings: settings.delivery)
         self.linkService = settings.uart ? .nus : .relay
         switch settings.startupTarget {
-        case .address(let address)?: automatic.target = .address(address)
-        case .name(let name)?: automatic.target = .name(name)
+        case .address(let address)?: automatic.seek(.address(address), persistent: false)
+        case .name(let name)?: automatic.seek(.name(name), persistent: false)
         case nil: break
         }
     }
@@ -226,8 +226,7 @@ struct CentralSession {
             // We were leaving anyway: no resume.
             actions += linkLost(reason: "disconnected (\(reason))")
         } else if let peer {
-            automatic.target = .address(peer.address)
-            automatic.persistent = true
+            automatic.seek(.address(peer.address), persistent: true)
             actions += linkLost(reason: reason)
         }
         actions.append(.cancelTimer(.reconnect))

@@ -106,7 +106,7 @@ final class ReconnectNotReadyTests: XCTestCase {
         settings.reconnect = true
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
-        harness.session.automatic.lastRelayAddress = BluetoothAddress("00:AA:01:00:00:09")
+        harness.session.automatic.ready(BluetoothAddress("00:AA:01:00:00:09")!)  // another device was the last ready
         reconnectToServicesResolved(&harness)
         let refused = harness.feed(.characteristicsFound(SessionHarness.peerID, [Self.battery]))
         XCTAssertEqual(SessionHarness.eventNames(refused), ["error"])
