@@ -13,10 +13,32 @@ struct CentralPairing: Equatable, Sendable {
     }
 
     /// The device `Device1.Pair` runs on, and what follows it.
-    var device: DeviceID?
-    var resume = Resume.none
+    private(set) var device: DeviceID?
+    private(set) var resume = Resume.none
     /// bluetoothd asked our agent for the passkey and it was not typed yet.
     var awaitingPasskey = false
     /// Pairing was tried on the current link already (a refused subscription does not try again).
-    var triedOnLink = false
+    private(set) var triedOnLink = false
+
+    /// `Device1.Pair` starts on `device`; `resume` is taken up once it bonded.
+    mutating func start(on device: DeviceID, then resume: Resume) {
+        self.device = device
+        self.resume = resume
+        triedOnLink = true
+    }
+
+    /// `Pair` answered: what was to be taken up after it (nothing runs any more).
+    mutating func finished() -> Resume {
+        defer {
+            device = nil
+            resume = .none
+            awaitingPasskey = false
+        }
+        return resume
+    }
+
+    /// A new link: pairing may be tried on it.
+    mutating func newLink() {
+        triedOnLink = false
+    }
 }

@@ -75,7 +75,7 @@ extension CentralSession {
     mutating func beginConnect(_ peer: Peer) -> [CentralAction] {
         let seen = devices[peer.id]?.connected ?? false
         link = .connecting(peer, seenConnected: seen)
-        pairing.triedOnLink = false
+        pairing.newLink()
         var actions: [CentralAction] = [.cancelTimer(.reconnect), .report(.connecting(peer))]
         if seen { actions.append(.report(.connected(peer))) }
         actions.append(.connect(peer.id, timeout: settings.connectTimeout))

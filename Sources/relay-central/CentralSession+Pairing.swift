@@ -30,9 +30,7 @@ extension CentralSession {
     }
 
     private mutating func startPairing(_ peer: Peer, resume: CentralPairing.Resume) -> [CentralAction] {
-        pairing.device = peer.id
-        pairing.resume = resume
-        pairing.triedOnLink = true
+        pairing.start(on: peer.id, then: resume)
         return [.pair(peer.id)]
     }
 
@@ -80,11 +78,8 @@ extension CentralSession {
 
     mutating func pairFinished(_ id: DeviceID, _ error: BlueZError?) -> [CentralAction] {
         guard pairing.device == id else { return [] }
-        let resume = pairing.resume
+        let resume = pairing.finished()
         let token = commands.take(.pair)
-        pairing.device = nil
-        pairing.resume = .none
-        pairing.awaitingPasskey = false
         let name = PeerName(.peripheral, devices[id]?.address ?? peer?.address)
         if let error, error.kind != .alreadyExists {
             let failure = PairingFailure(error)

@@ -88,8 +88,7 @@ extension PeripheralSession {
         var actions: [PeripheralAction] = []
         let wasNotifying = subscriptions.notifying
         let alreadyKnown = address.flatMap { centrals[$0]?.subscribed } ?? false
-        subscriptions.notifying = true
-        if let mtu { subscriptions.notifyLinkMTU = mtu }
+        subscriptions.notifyStarted(mtu: mtu)
         if let address {
             actions += ensureCentral(address)
             if let mtu { actions += learnMTU(mtu, of: address) }
@@ -107,13 +106,12 @@ extension PeripheralSession {
         if let address {
             guard centrals[address]?.subscribed == true else { return [] }
             centrals[address]?.subscribed = false
-            subscriptions.notifying = centrals.values.contains { $0.subscribed }
+            subscriptions.subscriberLeft(othersSubscribed: centrals.values.contains { $0.subscribed })
             actions.append(.report(.unsubscribed(address)))
         } else {
             let leaving = centrals.values.filter(\.subscribed).compactMap(\.address).sorted()
             guard subscriptions.notifying || !leaving.isEmpty else { return [] }
-            subscriptions.notifying = false
-            subscriptions.notifyLinkMTU = nil
+            subscriptions.notifyStopped()
             for key in centrals.keys { centrals[key]?.subscribed = false }
             actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
         }

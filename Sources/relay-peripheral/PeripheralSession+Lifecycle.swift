@@ -32,11 +32,9 @@ extension PeripheralSession {
         for address in centrals.keys.sorted() {
             actions += disconnect(address, reason: "Bluetooth \(state.phrase)")
         }
-        subscriptions.notifying = false
-        subscriptions.notifyLinkMTU = nil
+        subscriptions.notifyStopped()
         // Protocol-2 sessions wait for their centrals' next hello (a resume).
-        subscriptions.sessionNotifying = false
-        subscriptions.sessionLinkMTU = nil
+        subscriptions.sessionNotifyStopped()
         sending.sessionCounters = []
         // (Every central was reported disconnected above; no unsubscribed lines on top.)
         _ = sessionNotifyStopped()

@@ -119,12 +119,10 @@ struct PeripheralSession {
         case .uartNotifyStopped:
             return uartNotifyStopped()
         case .sessionNotifyStarted(let mtu):
-            subscriptions.sessionNotifying = true
-            if let mtu { subscriptions.sessionLinkMTU = mtu }
+            subscriptions.sessionNotifyStarted(mtu: mtu)
             return []
         case .sessionNotifyStopped:
-            subscriptions.sessionNotifying = false
-            subscriptions.sessionLinkMTU = nil
+            subscriptions.sessionNotifyStopped()
             return sessionNotifyStopped()
         case .notifyStarted(let from, let mtu):
             return notifyStarted(from: contests.contains(from) ? nil : from, mtu: mtu)
