@@ -77,9 +77,7 @@ extension PeripheralSession {
     mutating func notify(value: UInt32?, at now: Double) throws(PeripheralProblem) -> [PeripheralAction] {
         self.now = max(self.now, now)
         try requireSubscribers()
-        let sent = value.map(Counter.init) ?? sending.nextCounter
-        sending.nextCounter = sent.next
-        return queueCounter(sent)
+        return queueCounter(sending.counterToNotify(value))
     }
 
     /// Whether a central (the original apps, a version-1 relay) may hear the notify characteristic.
@@ -92,11 +90,7 @@ extension PeripheralSession {
         let legacy = hasLegacySubscribers ? subscriberCount : 0
         let total = legacy + sessions
         if sessions > 0 {
-            if sending.sessionCounters.count >= PeripheralSending.maximumSessionCounters {
-                sending.sessionCounters.removeFirst()  // at most 64: the oldest echo goes
-            }
-            sending.sessionCounters.append(
-                (counter, legacy > 0 ? nil : .notified(value: counter.value, centrals: total)))
+            sending.queueForSessions(counter, then: legacy > 0 ? nil : .notified(value: counter.value, centrals: total))
         }
         if legacy > 0 { sending.outbox.append(counter: counter, tag: total) }
         return startSending()
@@ -115,8 +109,7 @@ extension PeripheralSession {
         guard delivery.outgoing.streams.count < DeliverySettings.maximumMessagesOnTheirWay else {
             throw .queueFull
         }
-        let number = sending.nextMessageNumber
-        sending.nextMessageNumber += 1
+        let number = sending.numberNextMessage()
         _ = enqueueForSessions(message, number: number)
         _ = queueForUART(message)
         if hasLegacySubscribers {

@@ -284,9 +284,8 @@ extension PeripheralSession {
             let frame = next.fitting(sessionMTU(route: route).maxValueLength(carrier))
             return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, carrier: routeCarrier)
         }
-        if !sending.sessionCounters.isEmpty {
+        if let (counter, completion) = sending.takeSessionCounter() {
             // Counters stay on GATT (docs/protocol.md, "The L2CAP lane").
-            let (counter, completion) = sending.sessionCounters.removeFirst()
             return OutgoingValue(
                 bytes: counter.encoded, counter: counter, completion: completion, carrier: .notification(.session))
         }

@@ -35,7 +35,7 @@ extension PeripheralSession {
         subscriptions.notifyStopped()
         // Protocol-2 sessions wait for their centrals' next hello (a resume).
         subscriptions.sessionNotifyStopped()
-        sending.sessionCounters = []
+        sending.dropSessionCounters()
         // (Every central was reported disconnected above; no unsubscribed lines on top.)
         _ = sessionNotifyStopped()
         actions += abandonOutbox(because: .bluetooth(state))

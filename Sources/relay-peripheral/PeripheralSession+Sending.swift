@@ -36,13 +36,12 @@ extension PeripheralSession {
         var actions: [PeripheralAction] = []
         while true {
             guard
-                let value = sending.blocked ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
+                let value = sending.takeBlocked() ?? nextSessionValue(afterOutbox: false) ?? takeNextValue()
                     ?? nextSessionValue(afterOutbox: true) ?? takeUARTValue()
             else {
-                sending.burst = 0
+                sending.endBurst()
                 return actions
             }
-            sending.blocked = nil
             // Protocol 2's frames go on the channels they were cut for (when every linked session
             // was on one), each channel at its own pace: handed over once queued there.
             switch value.carrier {
@@ -50,7 +49,7 @@ extension PeripheralSession {
                 actions += traceSentOnLanes(value.bytes) + queueOnLanes(value.bytes, route: route)
                 actions += handedOver(value)
             case .notification(let characteristic):
-                sending.inFlight = value
+                sending.handOver(value)
                 return actions + [.notify(value.bytes, on: characteristic)]
             }
         }
@@ -77,26 +76,22 @@ extension PeripheralSession {
 
     /// The outcome of the `.notify` in flight.
     mutating func notifyFinished(_ outcome: NotifyOutcome) -> [PeripheralAction] {
-        guard let value = sending.inFlight else { return [] }
-        sending.inFlight = nil
+        guard let value = sending.outcomeHeard() else { return [] }
         switch outcome {
         case .sent(let throughSocket):
+            let pause = sending.notified(
+                value, throughSocket: throughSocket, burstLimit: Self.unpacedBurst,
+                moreWaiting: !sending.outbox.isEmpty || !uart.queue.isEmpty)
             var actions: [PeripheralAction] = []
-            if let counter = value.counter { sending.lastNotified = counter }
             // A frame changed the characteristic's value: reads return the last counter.
             if value.counter == nil, value.carrier == .notification(.notify) {
                 actions.append(.setReadValue(sending.lastNotified?.encoded ?? [], of: .notify))
             }
             actions += handedOver(value)
-            sending.burst += 1
-            if !throughSocket, sending.burst >= Self.unpacedBurst, !sending.outbox.isEmpty || !uart.queue.isEmpty {
-                sending.burst = 0
-                sending.paused = true
-                return actions + [.startTimer(.sendPause, after: Self.unpacedInterval)]
-            }
+            if pause { return actions + [.startTimer(.sendPause, after: Self.unpacedInterval)] }
             return actions + handOverNext()
         case .wouldBlock:
-            sending.blocked = value
+            sending.hold(value)
             return []
         case .failed(let failure) where value.carrier == .notification(.uartTX):
             // The UART apps left (or bluetoothd went): the rest of their text goes too.
@@ -129,8 +124,7 @@ extension PeripheralSession {
 
     /// The pause between bursts is over.
     mutating func pauseOver() -> [PeripheralAction] {
-        guard sending.paused else { return [] }
-        sending.paused = false
+        guard sending.pauseOver() else { return [] }
         return sending.inFlight == nil ? handOverNext() : []
     }
 
