@@ -66,27 +66,20 @@ extension CentralSession {
         let sent = CentralUART.SentText(
             number: number, length: values.reduce(0) { $0 + $1.count }, sha256: SHA256.hash(values.flatMap { $0 }).hex,
             values: values.count, mtu: mtu)
-        for (index, bytes) in values.enumerated() {
-            uart.queue.append(CentralUART.Value(bytes: bytes, completes: index == values.count - 1 ? sent : nil))
-        }
+        uart.queue(values, completing: sent)
         return .waiting(for: .message(number), pump())
     }
 
     /// The next value for RX, if one waits.
     mutating func takeUARTValue() -> CentralUART.Value? {
-        uart.queue.isEmpty ? nil : uart.queue.removeFirst()
+        uart.next()
     }
 
     /// A value for RX was written (or failed): a `send` completes with its last value; a failed
     /// value takes the rest of its text with it.
     mutating func uartWritten(_ value: CentralUART.Value, error: TransportError?) -> [CentralAction] {
         if let error {
-            var failed = value.completes
-            if failed == nil, let last = uart.queue.firstIndex(where: { $0.completes != nil }) {
-                failed = uart.queue[last].completes
-                uart.queue.removeSubrange(...last)
-            }
-            guard let failed else { return [] }
+            guard let failed = uart.failed(value) else { return [] }
             let problem = CentralProblem.messageNotSent(
                 number: failed.number, reason: CentralProblem.writeReason(error))
             return [.report(.error(problem))] + commands.finish(.message(failed.number), problem)
@@ -108,13 +101,11 @@ extension CentralSession {
     /// The link ended: the line held is complete, the text not yet written fails with `reason`.
     mutating func uartLinkEnded(reason: String) -> [CentralAction] {
         var actions = deliver(uart.lines.tick(at: .infinity))
-        for value in uart.queue {
-            guard let sent = value.completes else { continue }
+        for sent in uart.linkEnded() {
             let problem = CentralProblem.messageNotSent(number: sent.number, reason: reason)
             actions.append(.report(.error(problem)))
             actions += commands.finish(.message(sent.number), problem)
         }
-        uart.queue = []
         return actions
     }
 
@@ -122,9 +113,8 @@ extension CentralSession {
     private mutating func deliver(_ lines: [String]) -> [CentralAction] {
         let from = PeerName(.peripheral, uart.device)
         return lines.map { line in
-            uart.received += 1
-            return .deliver(
-                receiving.arrivals.next(Message(text: line), id: uart.received, from: from, via: .nus, at: now))
+            .deliver(
+                receiving.arrivals.next(Message(text: line), id: uart.numberLine(), from: from, via: .nus, at: now))
         }
     }
 }

@@ -25,7 +25,39 @@ struct CentralUART: Equatable, Sendable {
     /// Text the device notified or indicated on TX, made into lines.
     var lines = UARTLineAssembler()
     /// Values waiting for RX, in order.
-    var queue: [Value] = []
+    private(set) var queue: [Value] = []
     /// Lines received (numbers the `message` events).
-    var received = 0
+    private(set) var received = 0
+
+    /// Queues `values` for RX: the text of `send` number `sent`, which completes with the last.
+    mutating func queue(_ values: [[UInt8]], completing sent: SentText) {
+        for (index, bytes) in values.enumerated() {
+            queue.append(Value(bytes: bytes, completes: index == values.count - 1 ? sent : nil))
+        }
+    }
+
+    /// The next value for RX, if one waits.
+    mutating func next() -> Value? {
+        queue.isEmpty ? nil : queue.removeFirst()
+    }
+
+    /// A value of a text failed: the rest of that text goes (the text, unless `value` was its last).
+    mutating func failed(_ value: Value) -> SentText? {
+        if let sent = value.completes { return sent }
+        guard let last = queue.firstIndex(where: { $0.completes != nil }) else { return nil }
+        defer { queue.removeSubrange(...last) }
+        return queue[last].completes
+    }
+
+    /// The link ended: the texts not yet written, which fail.
+    mutating func linkEnded() -> [SentText] {
+        defer { queue = [] }
+        return queue.compactMap(\.completes)
+    }
+
+    /// The number of the next line received.
+    mutating func numberLine() -> Int {
+        received += 1
+        return received
+    }
 }
