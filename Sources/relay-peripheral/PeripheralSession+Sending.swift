@@ -95,7 +95,7 @@ extension PeripheralSession {
             return []
         case .failed(let failure) where value.carrier == .notification(.uartTX):
             // The UART apps left (or bluetoothd went): the rest of their text goes too.
-            uart.queue.removeAll()
+            uart.dropQueue()
             return [.report(.error(.valueNotSent(counter: nil, failure), from: nil))] + handOverNext()
         case .failed(let failure) where value.carrier == .notification(.session):
             // Version 2 repairs a lost frame; a counter is reported lost.

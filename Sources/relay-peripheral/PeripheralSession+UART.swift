@@ -11,42 +11,22 @@ extension PeripheralSession {
         if let from {
             actions += ensureCentral(from)
             if let mtu { actions += learnMTU(mtu, of: from) }
-            uart.centrals.insert(from)
+            uart.met(from)
         }
-        var assembler = uart.lines[from] ?? UARTLineAssembler()
-        let lines = assembler.receive(bytes, at: time)
-        uart.lines[from] = assembler
-        var pace = uart.pace[from] ?? RateLimiter(limit: UARTPeers.linesPerSecond, per: 1)
-        var shown = 0
-        while shown < lines.count, case .allow = pace.admit(now: time) { shown += 1 }
-        uart.pace[from] = pace
-        actions += lines[..<shown].map { deliverUARTLine($0, from: from) }
-        // The rest of this write's lines, nothing lost: one message, its lines as they came.
-        if shown < lines.count { actions.append(deliverUARTLine(lines[shown...].joined(separator: "\n"), from: from)) }
-        return actions
+        // Past the pace, the rest of this write's lines come as one message, nothing lost.
+        return actions + uart.wrote(bytes, from: from, at: time).map { deliverUARTLine($0, from: from) }
     }
 
     /// TX notifications went on (with the central when bluetoothd named it).
     mutating func uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
-        uart.subscribed = true
-        guard let from else {
-            uart.anonymousSubscriber = true
-            return []
-        }
-        uart.centrals.insert(from)
+        uart.subscribe(by: from)
+        guard let from else { return [] }
         return ensureCentral(from) + (mtu.map { learnMTU($0, of: from) } ?? [])
     }
 
     /// Lines that waited `UARTLineAssembler.idleGap` without an ending, at `now`.
     mutating func uartIdleLines(at now: Double) -> [PeripheralAction] {
-        var actions: [PeripheralAction] = []
-        for key in uart.lines.keys.sorted(by: { ($0?.description ?? "") < ($1?.description ?? "") }) {
-            guard var assembler = uart.lines[key] else { continue }
-            let lines = assembler.tick(at: now)
-            uart.lines[key] = assembler
-            actions += lines.map { deliverUARTLine($0, from: key) }
-        }
-        return actions
+        uart.idleLines(at: now).map { deliverUARTLine($0.line, from: $0.from) }
     }
 
     /// When a UART line ends for want of an ending.
@@ -54,10 +34,7 @@ extension PeripheralSession {
 
     /// A UART app left: the line it was writing ends.
     mutating func uartCentralLeft(_ address: BluetoothAddress) -> [PeripheralAction] {
-        uart.centrals.remove(address)
-        uart.pace[address] = nil
-        guard var assembler = uart.lines.removeValue(forKey: address) else { return [] }
-        return assembler.tick(at: .infinity).map { deliverUARTLine($0, from: address) }
+        uart.left(address).map { deliverUARTLine($0, from: address) }
     }
 
     /// `send TEXT` for UART apps: the text cut at the smallest UART link's notification size, on
@@ -67,15 +44,14 @@ extension PeripheralSession {
             return false
         }
         let text = String(decoding: message.bytes, as: UTF8.self)
-        uart.queue += UARTTextSplitter.values(text, ending: ending, maxBytes: uartMTU.sendValueLength(.notification))
+        uart.queue(UARTTextSplitter.values(text, ending: ending, maxBytes: uartMTU.sendValueLength(.notification)))
         return true
     }
 
     /// The next UART value for TX, if one waits.
     mutating func takeUARTValue() -> OutgoingValue? {
-        guard !uart.queue.isEmpty else { return nil }
-        return OutgoingValue(
-            bytes: uart.queue.removeFirst(), counter: nil, completion: nil, carrier: .notification(.uartTX))
+        guard let bytes = uart.next() else { return nil }
+        return OutgoingValue(bytes: bytes, counter: nil, completion: nil, carrier: .notification(.uartTX))
     }
 
     /// The smallest MTU of the links that may hear TX: the UART apps', and every connected
@@ -87,15 +63,13 @@ extension PeripheralSession {
 
     /// TX notifications went off: nobody is left to hear the text waiting for it.
     mutating func uartNotifyStopped() -> [PeripheralAction] {
-        uart.subscribed = false
-        uart.anonymousSubscriber = false
-        uart.queue.removeAll()
+        uart.unsubscribe()
         return []
     }
 
     private mutating func deliverUARTLine(_ line: String, from: BluetoothAddress?) -> PeripheralAction {
-        uart.received += 1
-        return .deliver(
-            arrivals.next(Message(text: line), id: uart.received, from: PeerName(.central, from), via: .nus, at: now))
+        .deliver(
+            arrivals.next(
+                Message(text: line), id: uart.numberLine(), from: PeerName(.central, from), via: .nus, at: now))
     }
 }
