@@ -58,7 +58,7 @@ extension PeripheralSession {
 
     mutating func disconnect(_ address: BluetoothAddress, reason: String) -> [PeripheralAction] {
         identities[address] = nil
-        pairing.reported.remove(address)
+        pairing.left(address)
         sessionsLinkDown(at: address)
         let uartLines = lanesLinkDown(at: address) + uartCentralLeft(address)
         guard var central = centrals.removeValue(forKey: address) else { return uartLines }

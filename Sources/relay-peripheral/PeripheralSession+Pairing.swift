@@ -29,20 +29,16 @@ extension PeripheralSession {
     mutating func pairingChanged(_ input: PairingInput) -> [PeripheralAction] {
         switch input {
         case .passkeyShown(let central, let passkey, let entered):
-            // bluetoothd calls again for each digit typed on a keyboard that reports them.
-            guard pairing.shown[central] != passkey || entered == 0 else { return [] }
-            pairing.shown[central] = passkey
+            guard pairing.show(passkey, to: central, entered: entered) else { return [] }
             return [.report(.pairing(.passkey(PeerName(.central, central), passkey)))]
         case .refusedWithoutPasskey(let central):
-            pairing.shown[central] = nil
+            pairing.ended(central)
             return pairingFailed(central, .withoutPasskey)
         case .cancelled:
-            guard pairing.shown.count == 1, let central = pairing.shown.keys.first else { return [] }
-            pairing.shown = [:]
+            guard let central = pairing.cancelled() else { return [] }
             return pairingFailed(central, .cancelled)
         case .paired(let central):
-            pairing.shown[central] = nil
-            pairing.paired += 1
+            pairing.bonded(central)
             return [.report(.pairing(.paired(PeerName(.central, central))))]
         case .leftUnpaired(let central):
             // One shown a passkey is reported as not completed when it is gone (`pairingLeft`);
@@ -56,14 +52,12 @@ extension PeripheralSession {
 
     /// A central left: if it was shown a passkey and did not bond, its attempt failed.
     mutating func pairingLeft(_ central: BluetoothAddress) -> [PeripheralAction] {
-        guard pairing.shown.removeValue(forKey: central) != nil else { return [] }
+        guard pairing.ended(central) != nil else { return [] }
         return pairingFailed(central, .notCompleted)
     }
 
     private mutating func pairingFailed(_ central: BluetoothAddress, _ failure: PairingFailure) -> [PeripheralAction] {
-        pairing.failed += 1
-        if failure != .notCompleted { pairing.reported.insert(central) }
-        guard case .allow = pairing.failureReports.admit(now: now) else { return [] }
+        guard pairing.attemptFailed(central, reportedNow: failure != .notCompleted, at: now) else { return [] }
         return [.report(.pairing(.failed(PeerName(.central, central), failure)))]
     }
 }
