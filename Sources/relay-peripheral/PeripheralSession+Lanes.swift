@@ -58,8 +58,8 @@ extension PeripheralSession {
             refusal = nil
         }
         if let refusal {
-            refusals.notAllowedValues += refusal == .notAllowed ? 1 : 0
-            return [.closeLane(id)] + paced(.refused(PeerName(.central, address), refusal))
+            return [.closeLane(id)]
+                + paced(.refused(PeerName(.central, address), refusal), notAllowed: refusal == .notAllowed)
         }
         // A central's channels close when its link goes (`lanesLinkDown`), before its next link
         // can read the lane characteristic: an open one of the same address on another link is
@@ -124,8 +124,8 @@ extension PeripheralSession {
     }
 
     /// `event`, unless more than 3 lines of refused or broken channels came in the last 5 s.
-    private mutating func paced(_ event: LaneEvent) -> [PeripheralAction] {
-        guard case .allow = refusals.laneRefusals.admit(now: now) else { return [] }
+    private mutating func paced(_ event: LaneEvent, notAllowed: Bool = false) -> [PeripheralAction] {
+        guard refusals.laneRefused(notAllowed: notAllowed, at: now) else { return [] }
         return [.report(.lane(event))]
     }
 

@@ -133,7 +133,7 @@ struct PeripheralSession {
         case .notifyWritable:
             return writable()
         case .refusedCall(let call, let time):
-            guard case .allow(let suppressed) = refusals.refusedCalls.admit(now: time) else { return [] }
+            guard case .allow(let suppressed) = refusals.refusedCall(at: time) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .laneListening(let result):
             return laneListening(result)
