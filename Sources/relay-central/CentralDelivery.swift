@@ -49,17 +49,17 @@ struct CentralDelivery: Sendable {
     }
 
     let settings: DeliverySettings
-    var phase = Phase.idle
+    private(set) var phase = Phase.idle
     var lane = Lane.none
     /// Whether this link's welcome said version 3: compact data frames both ways.
-    var compact = false
+    private(set) var compact = false
     /// The link's session broke off with its lane: the peripheral speaks protocol 2 (it welcomed
     /// this central on this link), so the hello on GATT is said again until `resumeTimeout`
     /// before the link falls back to protocol 1 (a peripheral busy with fifteen centrals took
     /// longer than 10 s to answer, and its central lost delivery for the rest of the link).
-    var resumingOnLink = false
+    private(set) var resumingOnLink = false
     /// The peripheral process of the last welcome (a new one means: start over).
-    var peripheralToken: SessionToken?
+    private(set) var peripheralToken: SessionToken?
     /// The central's messages (and the frames written before them: hellos, acknowledgements, aborts).
     var outgoing: OutgoingDelivery<PeripheralRecipient>
     /// The peripheral's messages, once a welcome said who it is.
@@ -67,7 +67,7 @@ struct CentralDelivery: Sendable {
     var inbound = InboundReports()
     /// Messages typed while the handshake decides the version (their commands wait in the
     /// session's `commands`).
-    var waiting: [(number: Int, message: Message)] = []
+    private(set) var waiting: [(number: Int, message: Message)] = []
 
     init(settings: DeliverySettings) {
         self.settings = settings
@@ -94,6 +94,125 @@ struct CentralDelivery: Sendable {
         var deadlines = [outgoing.sender.nextDeadline, receiver?.nextDeadline].compactMap { $0 }
         if case .greeting(_, let since) = phase { deadlines.append(since + Self.helloInterval) }
         return deadlines.min()
+    }
+
+    // MARK: The handshake
+
+    /// A new link is being set up: nothing of the old one's handshake counts.
+    mutating func newLink() {
+        phase = .idle
+        resumingOnLink = false
+    }
+
+    /// The hello goes (`attempt` of this link's), the first one afresh: the control frames of the
+    /// link before go.
+    mutating func greet(attempt: Int = 1, address: BluetoothAddress?, at now: Double) {
+        if attempt == 1 {
+            compact = false
+            outgoing.control.removeAll()
+        }
+        phase = .greeting(attempt: attempt, since: now)
+        outgoing.control.append(hello(address: address))
+    }
+
+    /// The welcome: both halves go up on this link (resuming what the same peripheral process
+    /// held, starting over with another), and the messages that waited for it are queued. Returns
+    /// what the sender and the receiver ask of the session.
+    mutating func welcome(
+        _ welcome: Welcome, at now: Double
+    ) -> (outbound: [TransferSender<PeripheralRecipient>.Action], received: [TransferReceiver.Action]) {
+        phase = .established(welcome.session)
+        resumingOnLink = false
+        let window = max(1, min(settings.window, Int(welcome.window)))
+        compact = welcome.version >= SessionFrame.highestVersion
+        // On the lane nothing is lost while it is up: a time-out there means late, not lost.
+        let lossless: Bool
+        if case .open = lane { lossless = true } else { lossless = false }
+        var outbound: [TransferSender<PeripheralRecipient>.Action] = []
+        var received: [TransferReceiver.Action] = []
+        if let known = peripheralToken, known == welcome.peripheral, var resumed = receiver {
+            // The same peripheral process: resume both ways.
+            outgoing.sender.linkUp(.peripheral, window: window, compact: compact, lossless: lossless, at: now)
+            resumed.session = welcome.session
+            received = resumed.linkUp(next: welcome.next, at: now)
+            receiver = resumed
+        } else {
+            if peripheralToken != nil {
+                // Another peripheral process (or another peripheral): what the old one held is gone.
+                outbound = outgoing.sender.restarted(
+                    .peripheral, window: window, compact: compact, lossless: lossless, at: now)
+                received = receiver?.close("the peripheral restarted") ?? []
+            } else {
+                outgoing.sender.linkUp(.peripheral, window: window, compact: compact, lossless: lossless, at: now)
+            }
+            var fresh = TransferReceiver(configuration: settings.receiverConfiguration, session: welcome.session)
+            received += fresh.linkUp(next: welcome.next, at: now)
+            receiver = fresh
+        }
+        peripheralToken = welcome.peripheral
+        for message in waiting {
+            outgoing.enqueue(message.message, number: message.number, for: [.peripheral], at: now)
+        }
+        waiting = []
+        return (outbound, received)
+    }
+
+    /// This link speaks version 1 from now on: the messages that waited for the handshake, for
+    /// the version-1 outbox.
+    mutating func fallBack() -> [(number: Int, message: Message)] {
+        phase = .fallback
+        outgoing.control.removeAll()
+        defer { waiting = [] }
+        return waiting
+    }
+
+    /// Protocol 2 ends with the peripheral (`why`): its messages both ways end. Returns what the
+    /// sender and the receiver ask of the session.
+    mutating func end(
+        _ why: String
+    ) -> (outbound: [TransferSender<PeripheralRecipient>.Action], received: [TransferReceiver.Action]) {
+        let outbound = outgoing.sender.remove(.peripheral, why)
+        let received = receiver?.close(why) ?? []
+        receiver = nil
+        peripheralToken = nil
+        return (outbound, received)
+    }
+
+    /// `message` (the program's number `number`) waits for the handshake to decide the version.
+    mutating func hold(_ message: Message, number: Int) {
+        waiting.append((number, message))
+    }
+
+    /// The messages that waited for the handshake fail (the link ended for good): their numbers.
+    mutating func failWaiting() -> [Int] {
+        defer { waiting = [] }
+        for _ in waiting { outgoing.countFailure() }
+        return waiting.map(\.number)
+    }
+
+    /// The link went down with the session held: both halves wait for the resume.
+    mutating func linkDown(at now: Double) {
+        outgoing.sender.linkDown(.peripheral, at: now)
+        receiver?.linkDown(at: now)
+    }
+
+    /// The lane stops carrying this link's frames: a session established on it waits for the
+    /// resume (its hello is said until the resume time-out), and the handshake starts again.
+    mutating func laneBroke(at now: Double) {
+        lane = .none
+        if session != nil {
+            resumingOnLink = true
+            linkDown(at: now)
+        }
+        phase = .idle
+    }
+
+    /// The link ended: no handshake, no lane, no control frames; whether a session was established.
+    mutating func linkEnded() -> Bool {
+        outgoing.control.removeAll()
+        lane = .none
+        defer { newLink() }
+        return session != nil
     }
 
     /// The hello for this link.

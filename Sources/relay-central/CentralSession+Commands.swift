@@ -70,7 +70,7 @@ extension CentralSession {
         writing.nextMessageNumber += 1
         switch delivery.phase {
         case .established: enqueue(message, number: number)
-        case .greeting: delivery.waiting.append((number, message))
+        case .greeting: delivery.hold(message, number: number)
         case .idle, .fallback:
             writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: .message(number))
         }

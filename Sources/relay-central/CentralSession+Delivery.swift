@@ -13,10 +13,7 @@ extension CentralSession {
 
     /// The link is set up on the session characteristic: greet the peripheral.
     mutating func startGreeting() -> [CentralAction] {
-        delivery.phase = .greeting(attempt: 1, since: now)
-        delivery.compact = false
-        delivery.outgoing.control.removeAll()
-        delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
+        delivery.greet(address: adapterInfo?.address, at: now)
         return pump()
     }
 
@@ -25,41 +22,8 @@ extension CentralSession {
         guard case .greeting = delivery.phase, welcome.central == delivery.settings.token,
             case .ready(let peer, let relay) = link
         else { return [] }
-        delivery.phase = .established(welcome.session)
-        delivery.resumingOnLink = false
-        let window = max(1, min(delivery.settings.window, Int(welcome.window)))
-        let compact = welcome.version >= SessionFrame.highestVersion
-        delivery.compact = compact
-        // On the lane nothing is lost while it is up: a time-out there means late, not lost.
-        let lossless: Bool
-        if case .open = delivery.lane { lossless = true } else { lossless = false }
-        var outbound: [TransferSender<PeripheralRecipient>.Action] = []
-        var received: [TransferReceiver.Action] = []
-        if let known = delivery.peripheralToken, known == welcome.peripheral, var receiver = delivery.receiver {
-            // The same peripheral process: resume both ways.
-            delivery.outgoing.sender.linkUp(.peripheral, window: window, compact: compact, lossless: lossless, at: now)
-            receiver.session = welcome.session
-            received = receiver.linkUp(next: welcome.next, at: now)
-            delivery.receiver = receiver
-        } else {
-            if delivery.peripheralToken != nil {
-                // Another peripheral process (or another peripheral): what the old one held is gone.
-                outbound = delivery.outgoing.sender.restarted(
-                    .peripheral, window: window, compact: compact, lossless: lossless, at: now)
-                received = delivery.receiver?.close("the peripheral restarted") ?? []
-            } else {
-                delivery.outgoing.sender.linkUp(
-                    .peripheral, window: window, compact: compact, lossless: lossless, at: now)
-            }
-            var receiver = TransferReceiver(
-                configuration: delivery.settings.receiverConfiguration, session: welcome.session)
-            received += receiver.linkUp(next: welcome.next, at: now)
-            delivery.receiver = receiver
-        }
-        delivery.peripheralToken = welcome.peripheral
+        let (outbound, received) = delivery.welcome(welcome, at: now)
         var actions = performOutbound(outbound) + performInbound(received)
-        for waiting in delivery.waiting { enqueue(waiting.message, number: waiting.number) }
-        delivery.waiting = []
         if case .open(let offer, let mtu, _) = delivery.lane {
             actions.append(
                 .report(.lane(.open(peripheralName, psm: offer.psm, valueLength: mtu.maxValueLength(.lane)))))
@@ -75,8 +39,7 @@ extension CentralSession {
         else { return [] }
         if delivery.laneMTU != nil, attempt >= Self.laneHelloAttempts { return laneHelloUnanswered() }
         if attempt < delivery.greetingAttempts {
-            delivery.phase = .greeting(attempt: attempt + 1, since: now)
-            delivery.outgoing.control.append(delivery.hello(address: adapterInfo?.address))
+            delivery.greet(attempt: attempt + 1, address: adapterInfo?.address, at: now)
             return pump()
         }
         let seconds = Int(CentralDelivery.helloInterval) * delivery.greetingAttempts
@@ -91,13 +54,8 @@ extension CentralSession {
     /// the link speaks protocol 1 (nothing more of its session frames is read until the next link).
     private mutating func cutOff(_ breach: ProtocolBreach) -> [CentralAction] {
         guard delivery.session != nil, case .ready(let peer, let relay) = link else { return [] }
-        let why = "the peripheral broke protocol 2"
-        delivery.phase = .fallback
-        var actions = performOutbound(delivery.outgoing.sender.remove(.peripheral, why))
-        actions += performInbound(delivery.receiver?.close(why) ?? [])
-        delivery.receiver = nil
-        delivery.peripheralToken = nil
-        return actions
+        let (outbound, received) = delivery.end("the peripheral broke protocol 2")
+        return performOutbound(outbound) + performInbound(received)
             + speakVersion1(
                 peer, relay,
                 because:
@@ -112,18 +70,15 @@ extension CentralSession {
         -> [CentralAction]
     {
         var relay = relay
-        delivery.phase = .fallback
-        delivery.outgoing.control.removeAll()
+        let waiting = delivery.fallBack()
         relay.session = nil
         relay.notifying = false
         relay.notifyVia = nil
         relay.path = nil
         link = .subscribing(peer, relay)
-        for waiting in delivery.waiting {
-            writing.outbox.append(
-                waiting.message, number: waiting.number, chunker: &writing.chunker, tag: .message(waiting.number))
+        for (number, message) in waiting {
+            writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: .message(number))
         }
-        delivery.waiting = []
         // A value the full socket had not taken was not written: the sockets go, and it fails.
         let wasWaiting = writing.waiting != nil
         var actions: [CentralAction] = [.report(.error(.speakingVersion1(why: why))), releaseSockets()]
@@ -234,41 +189,25 @@ extension CentralSession {
     mutating func deadlineReached() -> [CentralAction] {
         var actions = greetingTimedOut() + uartIdleLines()
         actions += performOutbound(delivery.outgoing.sender.tick(at: now))
-        if var receiver = delivery.receiver {
-            let received = receiver.tick(at: now)
-            delivery.receiver = receiver
-            actions += performInbound(received)
-        }
+        actions += performInbound(delivery.receiver?.tick(at: now) ?? [])
         return actions + pump()
     }
 
     /// The link ended. Kept for a resume unless `keep` is false (a disconnect asked for, quitting):
     /// then what is pending fails, with `reason`.
     mutating func deliveryLinkEnded(keep: Bool, reason: String) -> [CentralAction] {
-        delivery.outgoing.control.removeAll()
-        delivery.lane = .none
-        let wasEstablished = delivery.session != nil
-        delivery.phase = .idle
-        delivery.resumingOnLink = false
-        var actions: [CentralAction] = []
+        let wasEstablished = delivery.linkEnded()
         if keep {
-            if wasEstablished {
-                delivery.outgoing.sender.linkDown(.peripheral, at: now)
-                delivery.receiver?.linkDown(at: now)
-            }
-            return actions
+            if wasEstablished { delivery.linkDown(at: now) }
+            return []
         }
-        actions += performOutbound(delivery.outgoing.sender.remove(.peripheral, reason))
-        actions += performInbound(delivery.receiver?.close(reason) ?? [])
-        delivery.receiver = nil
-        delivery.peripheralToken = nil
-        for waiting in delivery.waiting {
-            let problem = CentralProblem.messageNotSent(number: waiting.number, reason: reason)
+        let (outbound, received) = delivery.end(reason)
+        var actions = performOutbound(outbound) + performInbound(received)
+        for number in delivery.failWaiting() {
+            let problem = CentralProblem.messageNotSent(number: number, reason: reason)
             actions.append(.report(.error(problem)))
-            delivery.outgoing.countFailure()
-            actions += commands.finish(.message(waiting.number), problem)
+            actions += commands.finish(.message(number), problem)
         }
-        delivery.waiting = []
         return actions
     }
 

@@ -121,14 +121,8 @@ extension CentralSession {
     /// The lane stops carrying this link's frames: it closes, what was on its way waits for
     /// the resume, and the hello goes on GATT.
     private mutating func laneBroke(_ end: LaneEnd) -> [CentralAction] {
-        delivery.lane = .none
+        delivery.laneBroke(at: now)
         var actions: [CentralAction] = [.closeLane] + laneNotUsed(end)
-        if delivery.session != nil {
-            delivery.resumingOnLink = true
-            delivery.outgoing.sender.linkDown(.peripheral, at: now)
-            delivery.receiver?.linkDown(at: now)
-        }
-        delivery.phase = .idle
         if writing.waiting?.carrier == .lane { actions += sendFinished(.failed(.closed(.lane))) }
         guard readyLink != nil else { return actions }
         return actions + startGreeting()

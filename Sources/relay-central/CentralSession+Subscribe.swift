@@ -41,8 +41,7 @@ extension CentralSession {
             relay.lane = inService.first { $0.uuid == RelayProfile.laneCharacteristic && $0.flags.contains(.read) }?.id
         }
         relay.secure = inService.contains { $0.uuid == RelayProfile.pairingCharacteristic }
-        delivery.phase = .idle
-        delivery.resumingOnLink = false
+        delivery.newLink()
         // AcquireNotify unless --notify-path signal: one dbus-daemon hop less per notification.
         // bluetoothd drops a notification when the socket is full, so the driver reads it on its
         // own thread (see NotificationSocket).

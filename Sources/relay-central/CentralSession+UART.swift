@@ -25,7 +25,7 @@ extension CentralSession {
         }
         var relay = RelayLink(write: rx.id, notify: tx.id)
         relay.service = .nus
-        delivery.phase = .idle
+        delivery.newLink()
         uart = CentralUART(device: peer.address)
         // AcquireNotify takes notifications only: an indicating TX (the micro:bit) uses StartNotify.
         let subscribe: CentralAction =
