@@ -294,7 +294,7 @@ final class BlueZCentralBackend: CentralBackend {
 
     private func notifySocketEvent(_ event: AcquiredLink.Event) {
         switch event {
-        case .received(let value): driver.feed(.notification(value, at: loop.now))
+        case .received(let value): driver.feed(.notification(value))
         case .writable: break
         case .closed:
             notifySocket = nil
@@ -353,7 +353,7 @@ final class BlueZCentralBackend: CentralBackend {
             if shutdownWait?.device == id { endShutdown() }
         case .device(.disconnected): break
         case .gatt(.valueChanged(let characteristic, let value)):
-            driver.feed(.valueChanged(characteristic.id, value, at: loop.now))
+            driver.feed(.valueChanged(characteristic.id, value))
         case .gatt(.characteristicChanged(let characteristic, let changed)):
             guard changed.contains("MTU"), let mtu = characteristic.mtu else { return }
             driver.feed(.mtuChanged(characteristic.id, mtu))

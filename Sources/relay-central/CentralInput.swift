@@ -37,11 +37,11 @@ enum CentralInput: Equatable, Sendable, ProgramInputs {
     case mtuRead(MTU?)
     /// A characteristic's `MTU` property changed while connected.
     case mtuChanged(CharacteristicID, MTU)
-    /// A characteristic's `Value` changed (a `PropertiesChanged` signal) at loop time `at`: on
-    /// the notify characteristic, a notification on the signal path, or the echo of a read.
-    case valueChanged(CharacteristicID, [UInt8], at: Double = 0)
+    /// A characteristic's `Value` changed (a `PropertiesChanged` signal): on the notify
+    /// characteristic, a notification on the signal path, or the echo of a read.
+    case valueChanged(CharacteristicID, [UInt8])
     /// A datagram from the `AcquireNotify` socket: a notification.
-    case notification([UInt8], at: Double = 0)
+    case notification([UInt8])
     /// The outcome of the value in flight's `.send`: sent, full (it waits), or failed.
     case sendFinished(SendOutcome)
     /// The carrier's socket can take more after `.sendFinished(.full)` (the `AcquireWrite`
@@ -56,8 +56,8 @@ enum CentralInput: Equatable, Sendable, ProgramInputs {
     case laneOpened(MTU)
     /// The channel did not open.
     case laneOpenFailed(LaneEnd)
-    /// Bytes arrived on the channel at loop time `at`.
-    case laneReceived([UInt8], at: Double = 0)
+    /// Bytes arrived on the channel.
+    case laneReceived([UInt8])
     /// The channel hung up (the backend has closed it).
     case laneClosed
     /// A characteristic object under a device went away (its service was removed: relay-peripheral stopped?).

@@ -40,7 +40,7 @@ final class CentralLaneSocket {
                 opened.link.onEvent = { [weak self] event in
                     guard let self else { return }
                     switch event {
-                    case .received(let bytes): self.driver.feed(.laneReceived(bytes, at: self.loop.now))
+                    case .received(let bytes): self.driver.feed(.laneReceived(bytes))
                     case .writable: self.driver.feed(.carrierWritable(.lane))
                     case .closed:
                         self.link = nil

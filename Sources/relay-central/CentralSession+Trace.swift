@@ -11,8 +11,8 @@ extension CentralSession {
         guard let relay = subscribingOrReadyLink else { return nil }
         let notified: TracedCharacteristic = relay.service == .nus ? .uartTX : relay.session != nil ? .session : .notify
         switch input {
-        case .notification(let value, _): return (notified, value)
-        case .valueChanged(let id, let value, _):
+        case .notification(let value): return (notified, value)
+        case .valueChanged(let id, let value):
             guard id == relay.dataNotify, relay.notifyVia != .socket, !reading.isHoldingNotifications else {
                 return nil
             }

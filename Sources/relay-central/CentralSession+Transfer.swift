@@ -148,18 +148,18 @@ extension CentralSession {
 
     /// A `Value` change of a characteristic: on the notify characteristic, a notification (signal
     /// path) unless it echoes a read, which sets `Value` too.
-    mutating func valueChanged(_ id: CharacteristicID, _ value: [UInt8], at time: Double) -> [CentralAction] {
+    mutating func valueChanged(_ id: CharacteristicID, _ value: [UInt8]) -> [CentralAction] {
         guard case .some(let relay) = subscribingOrReadyLink, id == relay.dataNotify else { return [] }
         // Through the socket, notifications never change `Value`: only a read does.
         if relay.notifyVia == .socket { return [] }
         if reading.hold(value) { return [] }
-        return notified(value, at: time)
+        return notified(value)
     }
 
     /// A notification from the peripheral.
-    mutating func notified(_ value: [UInt8], at time: Double = 0) -> [CentralAction] {
+    mutating func notified(_ value: [UInt8]) -> [CentralAction] {
         guard let relay = subscribingOrReadyLink else { return [] }
-        if relay.service == .nus { return uartNotified(value, at: time) }
+        if relay.service == .nus { return uartNotified(value) }
         if relay.session != nil {
             // The peripheral's frames come by notification (counters always do): another central
             // of it is not on a lane, and what this one hears may be lost, so the usual time-outs.
@@ -168,7 +168,7 @@ extension CentralSession {
         }
         let sender = PeerName(.peripheral, peer?.address)
         var actions: [CentralAction] = []
-        for event in receiving.inbound.receive(value, at: time) {
+        for event in receiving.inbound.receive(value, at: now) {
             switch event {
             case .counter(let counter):
                 actions.append(receiving.heard(counter, from: sender))

@@ -41,8 +41,8 @@ extension CentralSession {
     }
 
     /// A value notified or indicated on TX: the lines it completes are messages (`via` `nus`).
-    mutating func uartNotified(_ value: [UInt8], at time: Double) -> [CentralAction] {
-        deliver(uart.lines.receive(value, at: time))
+    mutating func uartNotified(_ value: [UInt8]) -> [CentralAction] {
+        deliver(uart.lines.receive(value, at: now))
     }
 
     /// A line that waited `UARTLineAssembler.idleGap` without an ending, at `now`.

@@ -155,8 +155,8 @@ struct CentralSession {
         case .writeAcquireFailed: return writeAcquireFailed()
         case .mtuRead(let mtu): return mtuRead(mtu)
         case .mtuChanged(let id, let mtu): return id == notifyCharacteristic ? mtuChanged(mtu) : []
-        case .valueChanged(let id, let value, let time): return valueChanged(id, value, at: time)
-        case .notification(let value, let time): return notified(value, at: time)
+        case .valueChanged(let id, let value): return valueChanged(id, value)
+        case .notification(let value): return notified(value)
         case .sendFinished(let outcome): return sendFinished(outcome)
         case .carrierWritable(let carrier): return carrierWritable(carrier)
         case .writeSocketClosed: return writeSocketClosed()
@@ -169,7 +169,7 @@ struct CentralSession {
         case .lanePSMRead(let result): return lanePSMRead(result)
         case .laneOpened(let mtu): return laneOpened(mtu)
         case .laneOpenFailed(let end): return laneOpenFailed(end)
-        case .laneReceived(let bytes, _): return laneReceived(bytes)
+        case .laneReceived(let bytes): return laneReceived(bytes)
         case .laneClosed: return laneClosed()
         }
     }

@@ -31,7 +31,7 @@ final class CentralTraceTests: XCTestCase {
         }
         let writeIndex = write.firstIndex { if case .send = $0 { return true } else { return false } }
         XCTAssertLessThan(try XCTUnwrap(traceIndex), try XCTUnwrap(writeIndex), "traced as it goes")
-        let notified = traces(harness.feed(.valueChanged(SessionHarness.notifyID, [9, 0, 0, 0], at: 1)))
+        let notified = traces(harness.feed(.valueChanged(SessionHarness.notifyID, [9, 0, 0, 0]), at: 1))
         XCTAssertEqual(notified.map(\.meaning), ["counter 9"])
         XCTAssertEqual(notified.first?.characteristic, .notify)
         XCTAssertEqual(notified.first?.direction, .incoming)

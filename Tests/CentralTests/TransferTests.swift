@@ -282,17 +282,17 @@ final class ProtocolErrorPacingTests: XCTestCase {
         var names: [String] = []
         for _ in 0..<1000 {
             names += SessionHarness.eventNames(
-                harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 10)))
+                harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05]), at: 10))
         }
         XCTAssertEqual(names, Array(repeating: "error", count: 5))
-        let later = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05], at: 11.5))
+        let later = harness.feed(.notification([0x00, 0x01, 0x02, 0x03, 0x04, 0x05]), at: 11.5)
         let errors = SessionHarness.events(later).filter { $0.name == "error" }.map(\.humanDescription)
         XCTAssertEqual(errors.count, 1, "\(errors)")
         XCTAssertTrue(
             errors.first?.hasPrefix("error: protocol error from peripheral 00:AA:01:00:00:00: ") ?? false, "\(errors)")
         XCTAssertTrue(errors.first?.hasSuffix("(995 more protocol errors were not shown)") ?? false, "\(errors)")
         XCTAssertEqual(
-            SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0], at: 11.5))), ["counter"],
+            SessionHarness.eventNames(harness.feed(.notification([5, 0, 0, 0]), at: 11.5)), ["counter"],
             "counters still arrive in the flood")
     }
 }
@@ -307,7 +307,7 @@ extension ProtocolErrorPacingTests {
             let message = Message(binary: [UInt8](repeating: UInt8(index & 0xFF), count: 5000))
             var frames = chunker.frames(for: message)
             guard let first = frames.next() else { return XCTFail() }
-            names += SessionHarness.eventNames(harness.feed(.notification(first, at: 20)))
+            names += SessionHarness.eventNames(harness.feed(.notification(first), at: 20))
         }
         XCTAssertEqual(names.filter { $0 == "receiving" }.count, 5)
         XCTAssertLessThanOrEqual(names.filter { $0 == "error" || $0 == "dropped" }.count, 10)
@@ -315,7 +315,7 @@ extension ProtocolErrorPacingTests {
         let honest = Message(text: String(repeating: "x", count: 2000))
         var events: [String] = []
         for frame in chunker.frames(for: honest) {
-            events += SessionHarness.eventNames(harness.feed(.notification(frame, at: 21.5)))
+            events += SessionHarness.eventNames(harness.feed(.notification(frame), at: 21.5))
         }
         XCTAssertTrue(events.contains("receiving"), "\(events)")
         XCTAssertTrue(events.contains("message"), "\(events)")

@@ -144,8 +144,8 @@ final class UARTLinkTests: XCTestCase {
 
     func testLinesAcrossIndicationsAreMessagesViaNUSAndAnUnendedLineWaitsForTheIdleGap() {
         var harness = readyMicrobit()
-        XCTAssertEqual(harness.feed(.valueChanged(Self.first, Array("hello mi".utf8), at: 1)), [])
-        let line = harness.feed(.valueChanged(Self.first, Array("cro:bit\r\nA".utf8), at: 1.1))
+        XCTAssertEqual(harness.feed(.valueChanged(Self.first, Array("hello mi".utf8)), at: 1), [])
+        let line = harness.feed(.valueChanged(Self.first, Array("cro:bit\r\nA".utf8)), at: 1.1)
         let reports = SessionHarness.events(line).compactMap(\.messageReport)
         XCTAssertEqual(reports.map(\.text), ["hello micro:bit"])
         XCTAssertEqual(reports.first?.via, .nus)
@@ -176,7 +176,7 @@ final class UARTLinkTests: XCTestCase {
 
     func testTextNotYetWrittenFailsWhenTheLinkDropsAndTheHeldLineIsDelivered() {
         var harness = readyMicrobit()
-        harness.feed(.valueChanged(Self.first, Array("partial".utf8), at: 2))
+        harness.feed(.valueChanged(Self.first, Array("partial".utf8)), at: 2)
         let (token, _) = harness.command(.send(Message(text: String(repeating: "x", count: 100))))
         let lost = harness.feed(.deviceUpdated(Self.uartDevice()))
         XCTAssertEqual(SessionHarness.events(lost).compactMap(\.messageReport).map(\.text), ["partial"])
@@ -234,7 +234,7 @@ final class UARTLinkTests: XCTestCase {
         _ = connectUART(&harness, characteristics: Self.microbit)
         harness.feed(.notifyStarted(nil))
         harness.feed(.writeAcquired(MTU(23)!))
-        let incoming = harness.feed(.valueChanged(Self.first, Array("hi\n".utf8), at: 3))
+        let incoming = harness.feed(.valueChanged(Self.first, Array("hi\n".utf8)), at: 3)
         let (_, outgoing) = harness.command(.send(Message(text: "yo")))
         let traced = SessionHarness.events(incoming + outgoing).compactMap { event -> String? in
             guard case .trace(let output) = event,
