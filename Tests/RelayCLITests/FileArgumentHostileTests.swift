@@ -8,7 +8,7 @@ import XCTest
 /// it: `FileArgument.openRegular` (at the time `FileArgument.read`; Sources/Shared/RelayCLI/FileArgument.swift,
 /// shared by both programs) opens with `O_NONBLOCK` and refuses anything but a regular file. The shared
 /// `FileArgument.read` also reserved and zeroed 256 MiB for every file: a file is now read a range at a time
-/// as it is sent (`FileContent`, Sources/Shared/RelayApp/FileContent.swift, opened by
+/// as it is sent (`FileContent`, Sources/Shared/RelayApp/Delivery/FileContent.swift, opened by
 /// `FileArgument.openRegular`).
 final class FileArgumentHostileTests: XCTestCase {
     private var directory = ""
