@@ -222,8 +222,16 @@ extension CentralSession {
         if let target = automatic.target, automatic.persistent, case .address(let address) = target {
             actions.append(.report(.reconnecting(address)))
         }
-        return actions + tryAutoConnect()
+        guard automatic.target != nil, automatic.persistent else { return actions + tryAutoConnect() }
+        // Not at once: a link lost because our adapter is going down is followed by its
+        // `Powered` turning false tens of milliseconds later, and a connection dialled in between
+        // made Debian 12's kernel (6.1) crash bluetoothd (`list_del corruption` in
+        // `hci_chan_del`, from `l2cap_sock_release`): twice in the test bed's power cycles.
+        return actions + [.startTimer(.reconnect, after: Self.relinkPause)]
     }
+
+    /// Seconds between a link lost and dialling it again by itself (`linkLost`).
+    static let relinkPause = 1.0
 
     /// Whatever a link carried ends with it: the partial message, queued sends, a pending read.
     /// Version-2 transfers wait for a resume unless `keepTransfers` is false (a disconnect asked

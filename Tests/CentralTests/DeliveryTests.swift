@@ -366,6 +366,7 @@ final class DeliveryTests: XCTestCase {
         XCTAssertTrue(SessionHarness.eventNames(lost).contains("disconnected"))
         XCTAssertFalse(harness.session.isQuiescent, "the message waits for the resume")
         // Back: the hello names the transfer in progress.
+        harness.feed(.timerFired(.reconnect), at: 2)
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.feed(.connectFinished(SessionHarness.peerID, nil), at: 5)
@@ -404,6 +405,7 @@ final class DeliveryTests: XCTestCase {
         _ = harness.drainWrites(
             startingWith: harness.command(.send(Message(binary: [UInt8](repeating: 1, count: 3000)))).actions)
         harness.feed(.deviceUpdated(SessionHarness.device(connected: false, resolved: false)), at: 1)
+        harness.feed(.timerFired(.reconnect), at: 2)
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.feed(.connectFinished(SessionHarness.peerID, nil), at: 5)

@@ -205,7 +205,8 @@ final class DisconnectTests: XCTestCase {
         harness.connectReady()
         let lost = harness.feed(.deviceRemoved(SessionHarness.peerID))
         XCTAssertEqual(SessionHarness.eventNames(lost), ["disconnected", "reconnecting"])
-        XCTAssertTrue(lost.contains(.startRelayDiscovery))
+        XCTAssertTrue(lost.contains(.startTimer(.reconnect, after: CentralSession.relinkPause)), "a pause first")
+        XCTAssertTrue(harness.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery))
         let scanning = harness.feed(.discoveryStarted)
         XCTAssertFalse(
             scanning.contains { if case .program(.startTimer(.scan, _)) = $0 { true } else { false } }, "no time-out")

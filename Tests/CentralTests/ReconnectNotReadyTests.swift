@@ -16,6 +16,7 @@ final class ReconnectNotReadyTests: XCTestCase {
     /// up to the characteristics check.
     private func reconnectToServicesResolved(_ harness: inout SessionHarness, alreadyRemoved: Bool = false) {
         if !alreadyRemoved { harness.feed(.deviceRemoved(SessionHarness.peerID)) }
+        harness.feed(.timerFired(.reconnect))  // dialled again after `relinkPause`
         harness.feed(.discoveryStarted)
         let found = harness.feed(.deviceUpdated(SessionHarness.device()))
         XCTAssertTrue(found.contains(.connect(SessionHarness.peerID, timeout: 20)))

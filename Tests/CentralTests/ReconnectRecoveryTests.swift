@@ -23,6 +23,7 @@ final class ReconnectRecoveryTests: XCTestCase {
     /// The link is lost; the reconnect scan finds the peer and issues `Connect`.
     private func loseAndSeekAgain(_ harness: inout SessionHarness) {
         harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        harness.feed(.timerFired(.reconnect))
         harness.feed(.discoveryStarted)
         XCTAssertTrue(
             harness.feed(.deviceUpdated(SessionHarness.device())).contains(.connect(SessionHarness.peerID, timeout: 20))
@@ -39,6 +40,26 @@ final class ReconnectRecoveryTests: XCTestCase {
         SessionHarness.events(actions).compactMap {
             if case .error(let problem) = $0 { return problem.description } else { return nil }
         }
+    }
+
+    /// A lost link is dialled again after `relinkPause`, not at once: when the loss is the
+    /// central's adapter going down, `Powered` turns false tens of milliseconds later, and a
+    /// connection dialled in between made Debian 12's kernel crash bluetoothd (twice in the test
+    /// bed). The adapter's going down cancels the pause; at power-on it is dialled again.
+    func testALostLinkIsDialledAgainAfterAPauseNotIntoAnAdapterGoingDown() {
+        var harness = reconnectingHarness()
+        let lost = harness.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        XCTAssertEqual(SessionHarness.eventNames(lost), ["disconnected", "reconnecting"])
+        XCTAssertEqual(Self.reconnectDelays(lost), [CentralSession.relinkPause])
+        XCTAssertFalse(lost.contains(.startRelayDiscovery), "nothing dialled at once")
+        let off = harness.feed(.adapter(.poweredOff, nil))
+        XCTAssertTrue(off.contains(.cancelTimer(.reconnect)), "\(off)")
+        XCTAssertFalse(off.contains(.startRelayDiscovery))
+        XCTAssertTrue(harness.feed(.adapter(.poweredOn, nil)).contains(.startRelayDiscovery), "dialled at power-on")
+
+        var paused = reconnectingHarness()
+        paused.feed(.deviceUpdated(SessionHarness.device(connected: false)))
+        XCTAssertTrue(paused.feed(.timerFired(.reconnect)).contains(.startRelayDiscovery), "dialled after the pause")
     }
 
     func testAConnectThatTimesOutIsCancelledBeforeTheRetry() {
@@ -109,6 +130,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         var harness = reconnectingHarness()
         // The relay service is missing on reconnect ("not ready yet"): we disconnect ourselves.
         harness.feed(.deviceRemoved(SessionHarness.peerID))
+        harness.feed(.timerFired(.reconnect))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.feed(.connectFinished(SessionHarness.peerID, nil))
@@ -186,7 +208,7 @@ final class ReconnectRecoveryTests: XCTestCase {
         guard case .disconnected(_, let reason)? = SessionHarness.events(lost).first else { return XCTFail("\(lost)") }
         XCTAssertTrue(reason.contains("connection lost"), reason)
         XCTAssertTrue(lost.contains(.cancelTimer(.settle)))
-        XCTAssertTrue(lost.contains(.startRelayDiscovery), "reconnecting at once")
+        XCTAssertTrue(lost.contains(.startTimer(.reconnect, after: CentralSession.relinkPause)), "reconnecting next")
         XCTAssertEqual(harness.feed(.timerFired(.settle)), [], "a late timer changes nothing")
     }
 
@@ -243,6 +265,7 @@ final class QuitTests: XCTestCase {
         var harness = SessionHarness(settings: settings)
         harness.connectReady()
         harness.feed(.deviceRemoved(SessionHarness.peerID))
+        harness.feed(.timerFired(.reconnect))
         harness.feed(.discoveryStarted)
         let quitting = harness.feed(.quitting)
         XCTAssertTrue(quitting.contains(.stopDiscovery))

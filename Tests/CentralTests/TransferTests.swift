@@ -229,6 +229,7 @@ final class MessageTests: XCTestCase {
         XCTAssertEqual(partial.total, 64 * 1024)
         XCTAssertGreaterThan(partial.received, 0)
         // Reconnect, then a new message arrives intact.
+        harness.feed(.timerFired(.reconnect))
         harness.feed(.discoveryStarted)
         harness.feed(.deviceUpdated(SessionHarness.device()))
         harness.establish()
