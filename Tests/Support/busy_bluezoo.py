@@ -7,13 +7,15 @@ starting one (bluetoothd's start_discovery_complete / stop_discovery_complete). 
     RELAY_BLUEZOO_BUSY="start=1,stop=2" busy_bluezoo.py BLUEZOO-OPTIONS...
 
 answers the first START StartDiscovery calls and the first STOP StopDiscovery calls InProgress,
-then behaves as bluezoo.
+then behaves as bluezoo. With "lost=N", the first N StopDiscovery calls find the discovery
+already ended and answer `org.bluez.Error.Failed: No discovery started`, as bluetoothd does when
+the kernel ended it between the start's answer and the stop.
 """
 import os
 import sys
 
 from bluezoo import adapter, bluezoo
-from bluezoo.exceptions import DBusBluezInProgressError
+from bluezoo.exceptions import DBusBluezFailedError, DBusBluezInProgressError
 
 busy = dict(part.split("=") for part in os.environ.get("RELAY_BLUEZOO_BUSY", "").split(",") if part)
 left = {name: int(count) for name, count in busy.items()}
@@ -32,6 +34,10 @@ async def busy_stop(self):
     if left.get("stop", 0) > 0:
         left["stop"] -= 1
         raise DBusBluezInProgressError("Operation already in progress")
+    if left.get("lost", 0) > 0:
+        left["lost"] -= 1
+        await stop_discovering(self)
+        raise DBusBluezFailedError("No discovery started")
     return await stop_discovering(self)
 
 
