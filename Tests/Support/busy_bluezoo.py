@@ -9,12 +9,16 @@ starting one (bluetoothd's start_discovery_complete / stop_discovery_complete). 
 answers the first START StartDiscovery calls and the first STOP StopDiscovery calls InProgress,
 then behaves as bluezoo. With "lost=N", the first N StopDiscovery calls find the discovery
 already ended and answer `org.bluez.Error.Failed: No discovery started`, as bluetoothd does when
-the kernel ended it between the start's answer and the stop.
+the kernel ended it between the start's answer and the stop. With "slowadvertising=MS", every
+RegisterAdvertisement is answered MS milliseconds late (a call surely still in flight when a test
+interrupts its caller).
 """
+import asyncio
 import os
 import sys
 
 from bluezoo import adapter, bluezoo
+from bluezoo.adv import manager
 from bluezoo.exceptions import DBusBluezFailedError, DBusBluezInProgressError
 
 busy = dict(part.split("=") for part in os.environ.get("RELAY_BLUEZOO_BUSY", "").split(",") if part)
@@ -41,6 +45,15 @@ async def busy_stop(self):
     return await stop_discovering(self)
 
 
+setup_advertisement = manager.LEAdvertisementClient.properties_setup_sync_task
+
+
+async def slow_setup_advertisement(self):
+    await asyncio.sleep(left.get("slowadvertising", 0) / 1000)
+    return await setup_advertisement(self)
+
+
+manager.LEAdvertisementClient.properties_setup_sync_task = slow_setup_advertisement
 bluezoo.BluezMockService.create_discovering_task = busy_start
 adapter.Adapter._Adapter__stop_discovering = busy_stop
 
