@@ -150,11 +150,14 @@ struct CentralDelivery: Sendable {
             receiver = fresh
         }
         peripheralToken = welcome.peripheral
-        for message in waiting {
-            outgoing.enqueue(message.message, number: message.number, for: [.peripheral], at: now)
-        }
+        for message in waiting { enqueue(message.message, number: message.number, at: now) }
         waiting = []
         return (outbound, received)
+    }
+
+    /// Queues `message` (the program's message `number`) for the peripheral.
+    mutating func enqueue(_ message: Message, number: Int, at now: Double) {
+        outgoing.enqueue(message, number: number, for: [.peripheral], at: now)
     }
 
     /// This link speaks version 1 from now on: the messages that waited for the handshake, for

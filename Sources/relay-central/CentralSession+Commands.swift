@@ -69,7 +69,7 @@ extension CentralSession {
         let number = writing.nextMessageNumber
         writing.nextMessageNumber += 1
         switch delivery.phase {
-        case .established: enqueue(message, number: number)
+        case .established: delivery.enqueue(message, number: number, at: now)
         case .greeting: delivery.hold(message, number: number)
         case .idle, .fallback:
             writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: .message(number))

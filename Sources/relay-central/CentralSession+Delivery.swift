@@ -90,11 +90,6 @@ extension CentralSession {
 
     // MARK: Messages
 
-    /// Queues `message` (the program's message `number`) for version 2.
-    mutating func enqueue(_ message: Message, number: Int) {
-        delivery.outgoing.enqueue(message, number: number, for: [.peripheral], at: now)
-    }
-
     /// The next data frame of the version-2 sender, if one may go now.
     mutating func nextDataFrame(mtu: MTU, carrier: ValueCarrier) -> (bytes: [UInt8], write: InFlightWrite)? {
         guard let session = delivery.session,

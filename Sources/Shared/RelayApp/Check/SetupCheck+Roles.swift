@@ -191,12 +191,8 @@ extension SetupCheck {
                     guard error.kind == .inProgress, attempt < Self.discoveryAttempts else { return failed(error) }
                     self.calling()
                     client.stopDiscovery(adapter: adapter.id) { [weak self] _ in
-                        // The second's wait counts as a call in flight: an interrupted check ends after it.
-                        guard let self else { return }
-                        self.loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
-                            guard let self, self.answered() else { return }
-                            self.checkDiscovery(finish, attempt: attempt + 1)
-                        }
+                        guard let self, self.answered() else { return }
+                        self.askAgainLater { self.checkDiscovery(finish, attempt: attempt + 1) }
                     }
                     return
                 }
@@ -218,34 +214,34 @@ extension SetupCheck {
         guard let client, let adapter else { return finish(false) }
         client.stopDiscovery(adapter: adapter.id) { [weak self] result in
             guard let self else { return }
-            if case .failure(let error) = result, error.kind == .failed,
-                error.message.hasPrefix("No discovery started"), startAttempt < Self.discoveryAttempts
-            {
+            switch result {
+            case .success:
                 self.discovering = false
-                // The second's wait counts as a call in flight: an interrupted check ends after it.
-                self.calling()
-                self.loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
-                    guard let self, self.answered() else { return }
-                    self.checkDiscovery(finish, attempt: startAttempt + 1)
-                }
-                return
-            }
-            if case .failure(let error) = result {
-                guard error.kind == .inProgress, attempt < Self.discoveryAttempts else {
-                    self.discovering = false
-                    return failed(error)
-                }
-                // The second's wait counts as a call in flight: an interrupted check ends after it.
-                self.calling()
-                self.loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
-                    guard let self, self.answered() else { return }
+                self.note(.ok(.discovery, "discovery starts and stops on \(adapter.name)"))
+                finish(true)
+            case .failure(let error)
+            where error.kind == .failed && error.message.hasPrefix("No discovery started")
+                && startAttempt < Self.discoveryAttempts:
+                self.discovering = false
+                self.askAgainLater { self.checkDiscovery(finish, attempt: startAttempt + 1) }
+            case .failure(let error) where error.kind == .inProgress && attempt < Self.discoveryAttempts:
+                self.askAgainLater {
                     self.stopCheckDiscovery(finish, failed: failed, startAttempt: startAttempt, attempt: attempt + 1)
                 }
-                return
+            case .failure(let error):
+                self.discovering = false
+                failed(error)
             }
-            self.discovering = false
-            self.note(.ok(.discovery, "discovery starts and stops on \(adapter.name)"))
-            finish(true)
+        }
+    }
+
+    /// Runs `again` `discoveryRetryDelay` seconds later; the wait counts as a call in flight, so
+    /// an interrupted check ends after it and `again` does not run.
+    private func askAgainLater(_ again: @escaping () -> Void) {
+        calling()
+        loop.schedule(after: Self.discoveryRetryDelay) { [weak self] in
+            guard let self, self.answered() else { return }
+            again()
         }
     }
 

@@ -7,10 +7,10 @@ public struct PendingCommands<Awaited: Hashable & Sendable>: Sendable {
 
     public init() {}
 
-    /// `token` (none: a start-up target, a resume) waits for `awaited`.
-    public mutating func add(_ token: CommandToken?, waitingFor awaited: Awaited) {
-        waiting.removeAll { $0.awaited == awaited }
-        if let token { waiting.append((awaited, token)) }
+    /// `token` waits for `awaited` (through `begin`; a session lets one command at a time wait
+    /// for each thing: it refuses a second `read`, `pair`, ... while one waits).
+    private mutating func add(_ token: CommandToken, waitingFor awaited: Awaited) {
+        waiting.append((awaited, token))
     }
 
     /// Whether a command waits for `awaited`.
