@@ -92,10 +92,6 @@ final class BlueZPeripheralBackend: PeripheralBackend {
 
     // MARK: The L2CAP lane
 
-    func sendOnLane(_ id: LaneID, _ units: [[UInt8]]) {
-        laneSockets.send(units, on: id)
-    }
-
     func closeLane(_ id: LaneID) {
         laneSockets.close(id)
     }
@@ -281,8 +277,8 @@ final class BlueZPeripheralBackend: PeripheralBackend {
             case .uartTX?: driver.feed(.uartNotifyStopped)
             default: break
             }
-        case .notifyWritable:
-            driver.feed(.notifyWritable)
+        case .notifyWritable(let uuid):
+            driver.feed(.carrierWritable(.notification(RelayCharacteristic(uuid: uuid) ?? .notify)))
         case .writeAcquired, .writeReleased, .confirmed, .unregistered:
             break
         }
@@ -371,21 +367,29 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         }
     }
 
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) {
-        driver.feed(.notifyOutcome(notifyOutcome(of: value, on: characteristic)))
+    func send(_ values: [[UInt8]], on carrier: PeripheralCarrier) {
+        switch carrier {
+        case .lane(let id): laneSockets.send(values, on: id)
+        case .notification(let characteristic): driver.feed(.sendFinished(carrier, notify(values, on: characteristic)))
+        }
     }
 
-    private func notifyOutcome(of value: [UInt8], on characteristic: RelayCharacteristic) -> NotifyOutcome {
+    /// Notifies `values` in order on `characteristic` until the socket is full or one fails.
+    private func notify(_ values: [[UInt8]], on characteristic: RelayCharacteristic) -> PeripheralSendOutcome {
         guard let application else { return .failed(.noBluetoothd) }
         // A value "of the write characteristic" is notified on the notify one, as the original apps do.
         let uuid = characteristic == .write ? RelayCharacteristic.notify.uuid : characteristic.uuid
-        let throughSocket = application.notifyLinkMTU(uuid) != nil
-        switch application.notify(value, on: uuid) {
-        case .sent: return .sent(throughSocket: throughSocket)
-        case .wouldBlock: return .wouldBlock
-        case .notSubscribed: return .failed(.noSubscriber)
-        case .failed(let error): return .failed(.bluez(error))
+        let paced = application.notifyLinkMTU(uuid) != nil
+        var taken = 0
+        for value in values {
+            switch application.notify(value, on: uuid) {
+            case .sent: taken += 1
+            case .wouldBlock: return .took(taken, full: true, paced: paced)
+            case .notSubscribed: return .failed(.noSubscriber)
+            case .failed(let error): return .failed(.bluez(error))
+            }
         }
+        return .took(taken, full: false, paced: paced)
     }
 
     func setReadValue(_ value: [UInt8], of characteristic: RelayCharacteristic) {

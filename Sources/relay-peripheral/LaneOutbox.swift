@@ -32,7 +32,7 @@ struct LaneOutbox: Sendable, Equatable {
     private var head = 0
     /// Bytes queued and not taken yet.
     private(set) var bytes = 0
-    /// The units handed to the socket and not answered yet (`.sendOnLane` to `.laneTook`).
+    /// The units handed to the socket and not answered yet (`.send` to `.sendFinished`).
     private(set) var handedOver = 0
     /// Since when the socket has been full (nil: it takes what it is given).
     private(set) var fullSince: Double?

@@ -1,17 +1,17 @@
 import RelayApp
 import RelayProtocol
 
-/// How one of relay-peripheral's values travels: notified on a characteristic through
+/// The carriers one of relay-peripheral's values goes on: notified on a characteristic through
 /// bluetoothd (one value at a time, every subscribed central hears it), or queued on centrals'
 /// L2CAP channels (each channel's `LaneOutbox` at its own pace). Chosen per value: protocol 2's
 /// frames go on the channels of the sessions they are for while every linked session has one
 /// (`laneRoute`); counters, version-1 frames and UART text are always notified.
-enum PeripheralCarrier: Equatable, Sendable {
+enum PeripheralRoute: Equatable, Sendable {
     case notification(RelayCharacteristic)
     /// The channels, the route the value was cut for.
     case lanes([LaneID])
 
-    /// How much of an MTU a value may take on this carrier.
+    /// How much of an MTU a value may take on this route.
     var valueCarrier: ValueCarrier {
         switch self {
         case .notification: .notification
@@ -26,8 +26,8 @@ struct OutgoingValue: Equatable, Sendable {
     let counter: Counter?
     /// `notified` after a counter, `sent` after a message's last frame, else nil.
     let completion: PeripheralEvent?
-    /// How it travels.
-    var carrier = PeripheralCarrier.notification(.notify)
+    /// The carriers it goes on.
+    var route = PeripheralRoute.notification(.notify)
     /// More to report once it is handed over (`unconfirmed` per version-1 central).
     var alsoReport: [PeripheralEvent] = []
     /// A protocol-2 frame with its message's last byte: the message is `sent` once it is handed over.

@@ -25,11 +25,11 @@ enum PeripheralAction: Equatable, Sendable, ProgramActions {
     /// gets a new number, and Linux then restarts advertising at a central's disconnection for
     /// the number that is gone (non-connectable, from a random address).
     case renewAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
-    /// Hand one value to bluetoothd as a notification of `on`; answer with `.notifyOutcome`.
-    case notify([UInt8], on: RelayCharacteristic)
-    /// Send these service data units, in order, on the channel until its socket is full; answer
-    /// `.laneTook` (then `.laneWritable` when it was full), or `.laneClosed` when it failed.
-    case sendOnLane(LaneID, [[UInt8]])
+    /// Hand these values, in order, to `on` until it is full: notifications of a characteristic
+    /// (the session hands one value at a time) or a channel's service data units. Answer with
+    /// `.sendFinished` (then `.carrierWritable` when it was full); a channel that fails is closed
+    /// and answered `.laneClosed`.
+    case send([[UInt8]], on: PeripheralCarrier)
     /// Close a channel (no `.laneClosed` follows).
     case closeLane(LaneID)
     /// End the link of the central at this address (`Device1.Disconnect`; `.disconnected` follows).

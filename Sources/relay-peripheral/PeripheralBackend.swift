@@ -15,11 +15,11 @@ protocol PeripheralBackend: AnyObject {
     /// Unregister the advertisement, then (once answered) register it again; answer as
     /// `registerAdvertisement`.
     func renewAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
-    /// Notify one value on `characteristic` to the centrals subscribed to it; answer `.notifyOutcome`.
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic)
-    /// Send `units` in order on the channel until its socket is full; answer `.laneTook` (then
-    /// `.laneWritable` when it can take more), or `.laneClosed` when it failed.
-    func sendOnLane(_ id: LaneID, _ units: [[UInt8]])
+    /// Hand `values` in order to `carrier` until it is full: notifications of a characteristic to
+    /// the centrals subscribed to it, or a channel's service data units. Answer `.sendFinished`
+    /// (then `.carrierWritable` when it can take more); a channel that fails is closed and
+    /// answered `.laneClosed`.
+    func send(_ values: [[UInt8]], on carrier: PeripheralCarrier)
     /// Ends the link of the central at `address`, if it is connected (`.disconnected` follows).
     func disconnect(_ address: BluetoothAddress)
     /// Close a channel.

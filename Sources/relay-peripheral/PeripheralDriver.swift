@@ -28,9 +28,8 @@ final class PeripheralPerformer: ActionPerformer {
         case .unregisterAdvertisement: backend.unregisterAdvertisement()
         case .renewAdvertisement(let ticket, let name, let interval):
             backend.renewAdvertisement(ticket, name: name, interval: interval)
-        case .notify(let value, let characteristic): backend.notify(value, on: characteristic)
+        case .send(let values, let carrier): backend.send(values, on: carrier)
         case .setReadValue(let value, let characteristic): backend.setReadValue(value, of: characteristic)
-        case .sendOnLane(let id, let units): backend.sendOnLane(id, units)
         case .disconnect(let address): backend.disconnect(address)
         case .closeLane(let lane): backend.closeLane(lane)
         }

@@ -44,10 +44,10 @@ enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     case notifyStarted(from: BluetoothAddress?, mtu: MTU?)
     /// Notifications were disabled (`StopNotify`, or the acquired socket closed).
     case notifyStopped(from: BluetoothAddress?)
-    /// The outcome of the last `.notify`.
-    case notifyOutcome(NotifyOutcome)
-    /// The notification socket can take more after `.wouldBlock` (a channel's: `.laneWritable`).
-    case notifyWritable
+    /// The outcome of the last `.send` on `carrier`.
+    case sendFinished(PeripheralCarrier, PeripheralSendOutcome)
+    /// A carrier that was full (its last `.send` finished `full`) can take more.
+    case carrierWritable(PeripheralCarrier)
     /// Another bus client called our objects at `time` (the bus layer refused it).
     case refusedCall(RefusedCall, time: Double)
     /// `--secure`: the pairing agent or a device object reported on a pairing.
@@ -60,11 +60,6 @@ enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU, connection: ConnectionHandle? = nil)
     /// Bytes arrived on a channel at monotonic `time`.
     case laneReceived(LaneID, [UInt8], time: Double)
-    /// The outcome of `.sendOnLane`: the channel's socket took the first `taken` units, and
-    /// refused the next one as full (then `.laneWritable`) or took them all.
-    case laneTook(LaneID, taken: Int, full: Bool)
-    /// A channel's socket can take more after it was full.
-    case laneWritable(LaneID)
     /// A channel hung up or failed (the backend has closed it).
     case laneClosed(LaneID)
 }

@@ -77,7 +77,7 @@ final class PeripheralLaneSockets {
             guard let self else { return }
             switch event {
             case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
-            case .writable: self.driver.feed(.laneWritable(id))
+            case .writable: self.driver.feed(.carrierWritable(.lane(id)))
             case .closed:
                 self.lanes[id] = nil
                 self.driver.feed(.laneClosed(id))
@@ -97,14 +97,14 @@ final class PeripheralLaneSockets {
                 taken += 1
                 continue
             case .wouldBlock:
-                driver.feed(.laneTook(id, taken: taken, full: true))
+                driver.feed(.sendFinished(.lane(id), .took(taken, full: true, paced: true)))
             case .failed:
                 lanes.removeValue(forKey: id)?.close()
                 driver.feed(.laneClosed(id))
             }
             return
         }
-        driver.feed(.laneTook(id, taken: taken, full: false))
+        driver.feed(.sendFinished(.lane(id), .took(taken, full: false, paced: true)))
     }
 
     /// Closes channel `id` (no report: the session asked for it).

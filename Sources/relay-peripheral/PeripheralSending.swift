@@ -21,9 +21,9 @@ struct PeripheralSending {
     private(set) var lastNotified: Counter?
     /// The number the next message gets (from 1; `id` in the sender's events).
     private(set) var nextMessageNumber = 1
-    /// The value handed over with `.notify`, waiting for its outcome.
+    /// The value handed to bluetoothd as a notification, waiting for its outcome.
     private(set) var inFlight: OutgoingValue?
-    /// A value the socket refused (full): offered again on `.notifyWritable`.
+    /// A value the socket refused (full): offered again on `.carrierWritable`.
     private(set) var blocked: OutgoingValue?
     /// Waiting for `.timerFired(.sendPause)` between unpaced bursts.
     private(set) var paused = false
@@ -84,10 +84,10 @@ struct PeripheralSending {
 
     /// `value` went as a notification: its counter is the last notified; true when an unpaced
     /// burst (`PropertiesChanged` signals) is full and the next values wait for the pause.
-    mutating func notified(_ value: OutgoingValue, throughSocket: Bool, burstLimit: Int, moreWaiting: Bool) -> Bool {
+    mutating func notified(_ value: OutgoingValue, paced: Bool, burstLimit: Int, moreWaiting: Bool) -> Bool {
         if let counter = value.counter { lastNotified = counter }
         burst += 1
-        guard !throughSocket, burst >= burstLimit, moreWaiting else { return false }
+        guard !paced, burst >= burstLimit, moreWaiting else { return false }
         burst = 0
         paused = true
         return true

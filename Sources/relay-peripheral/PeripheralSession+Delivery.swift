@@ -277,17 +277,17 @@ extension PeripheralSession {
     /// else notified), and go on it.
     mutating func nextSessionValue(afterOutbox: Bool) -> OutgoingValue? {
         let route = laneRoute
-        let routeCarrier = route.map { PeripheralCarrier.lanes($0) } ?? .notification(.session)
-        let carrier = routeCarrier.valueCarrier
+        let valueRoute = route.map { PeripheralRoute.lanes($0) } ?? .notification(.session)
+        let carrier = valueRoute.valueCarrier
         if let next = delivery.outgoing.control.popFirst() {
             // Notified to every session's central: it must fit the smallest MTU.
             let frame = next.fitting(sessionMTU(route: route).maxValueLength(carrier))
-            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, carrier: routeCarrier)
+            return OutgoingValue(bytes: frame.encoded, counter: nil, completion: nil, route: valueRoute)
         }
         if let (counter, completion) = sending.takeSessionCounter() {
             // Counters stay on GATT (docs/protocol.md, "The L2CAP lane").
             return OutgoingValue(
-                bytes: counter.encoded, counter: counter, completion: completion, carrier: .notification(.session))
+                bytes: counter.encoded, counter: counter, completion: completion, route: .notification(.session))
         }
         guard afterOutbox, !delivery.linkedSessions.isEmpty else { return nil }
         // A session's frames travel losslessly only while every frame goes on the lanes (one
@@ -307,7 +307,7 @@ extension PeripheralSession {
         // `sent` once handed over: a notification is on its way to every subscriber then.
         return OutgoingValue(
             bytes: frame.bytes, counter: nil, completion: nil,
-            carrier: route.map { .lanes(lanes(of: frame.recipients, within: $0)) } ?? .notification(.session),
+            route: route.map { .lanes(lanes(of: frame.recipients, within: $0)) } ?? .notification(.session),
             final: frame.final)
     }
 

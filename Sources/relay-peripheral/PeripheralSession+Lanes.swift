@@ -160,10 +160,10 @@ extension PeripheralSession {
     /// Hands channel `id` what waits for it, unless the socket is full or still has units.
     private mutating func pumpLane(_ id: LaneID) -> [PeripheralAction] {
         guard let units = lanes[id]?.outbox.takeUnsent() else { return [] }
-        return [.sendOnLane(id, units)]
+        return [.send(units, on: .lane(id))]
     }
 
-    /// The outcome of `.sendOnLane`: the socket took `taken` units, and was full (or not).
+    /// The outcome of a `.send` on channel `id`: the socket took `taken` units, and was full (or not).
     mutating func laneTook(_ id: LaneID, taken: Int, full: Bool) -> [PeripheralAction] {
         lanes[id]?.outbox.took(taken, full: full, at: now)
         return pumpLane(id)

@@ -44,13 +44,13 @@ extension PeripheralSession {
             }
             // Protocol 2's frames go on the channels they were cut for (when every linked session
             // was on one), each channel at its own pace: handed over once queued there.
-            switch value.carrier {
+            switch value.route {
             case .lanes(let route):
                 actions += traceSentOnLanes(value.bytes) + queueOnLanes(value.bytes, route: route)
                 actions += handedOver(value)
             case .notification(let characteristic):
                 sending.handOver(value)
-                return actions + [.notify(value.bytes, on: characteristic)]
+                return actions + [.send([value.bytes], on: .notification(characteristic))]
             }
         }
     }
@@ -74,30 +74,30 @@ extension PeripheralSession {
             bytes: value.bytes, counter: value.counter, completion: completion, alsoReport: also)
     }
 
-    /// The outcome of the `.notify` in flight.
-    mutating func notifyFinished(_ outcome: NotifyOutcome) -> [PeripheralAction] {
+    /// The outcome of the notification in flight.
+    mutating func notifyFinished(_ outcome: PeripheralSendOutcome) -> [PeripheralAction] {
         guard let value = sending.outcomeHeard() else { return [] }
         switch outcome {
-        case .sent(let throughSocket):
+        case .took(0, _, _):
+            sending.hold(value)
+            return []
+        case .took(_, _, let paced):
             let pause = sending.notified(
-                value, throughSocket: throughSocket, burstLimit: Self.unpacedBurst,
+                value, paced: paced, burstLimit: Self.unpacedBurst,
                 moreWaiting: !sending.outbox.isEmpty || !uart.queue.isEmpty)
             var actions: [PeripheralAction] = []
             // A frame changed the characteristic's value: reads return the last counter.
-            if value.counter == nil, value.carrier == .notification(.notify) {
+            if value.counter == nil, value.route == .notification(.notify) {
                 actions.append(.setReadValue(sending.lastNotified?.encoded ?? [], of: .notify))
             }
             actions += handedOver(value)
             if pause { return actions + [.startTimer(.sendPause, after: Self.unpacedInterval)] }
             return actions + handOverNext()
-        case .wouldBlock:
-            sending.hold(value)
-            return []
-        case .failed(let failure) where value.carrier == .notification(.uartTX):
+        case .failed(let failure) where value.route == .notification(.uartTX):
             // The UART apps left (or bluetoothd went): the rest of their text goes too.
             uart.dropQueue()
             return [.report(.error(.valueNotSent(counter: nil, failure), from: nil))] + handOverNext()
-        case .failed(let failure) where value.carrier == .notification(.session):
+        case .failed(let failure) where value.route == .notification(.session):
             // Version 2 repairs a lost frame; a counter is reported lost.
             let report: [PeripheralAction] =
                 value.counter.map { [.report(.error(.valueNotSent(counter: $0, failure), from: nil))] } ?? []

@@ -15,8 +15,8 @@ extension PeripheralSession {
             events = trace(bytes, .incoming, .session, peer: from)
         case .uartWritten(let bytes, let from, _, _):
             events = trace(bytes, .incoming, .uartRX, peer: from)
-        case .notifyOutcome(.sent):
-            guard let value = handedOver, case .notification(let notified) = value.carrier else { return [] }
+        case .sendFinished(.notification, .took(let taken, _, _)) where taken > 0:
+            guard let value = handedOver, case .notification(let notified) = value.route else { return [] }
             let characteristic: TracedCharacteristic
             switch notified {
             case .session: characteristic = .session

@@ -51,7 +51,7 @@ extension PeripheralSession {
     /// The next UART value for TX, if one waits.
     mutating func takeUARTValue() -> OutgoingValue? {
         guard let bytes = uart.next() else { return nil }
-        return OutgoingValue(bytes: bytes, counter: nil, completion: nil, carrier: .notification(.uartTX))
+        return OutgoingValue(bytes: bytes, counter: nil, completion: nil, route: .notification(.uartTX))
     }
 
     /// The smallest MTU of the links that may hear TX: the UART apps', and every connected

@@ -128,10 +128,16 @@ struct PeripheralSession {
             return notifyStarted(from: contests.contains(from) ? nil : from, mtu: mtu)
         case .notifyStopped(let from):
             return notifyStopped(from: from)
-        case .notifyOutcome(let outcome):
+        case .sendFinished(.notification, let outcome):
             return notifyFinished(outcome)
-        case .notifyWritable:
+        case .sendFinished(.lane(let id), .took(let taken, let full, _)):
+            return laneTook(id, taken: taken, full: full)
+        case .sendFinished(.lane, .failed):
+            return []  // a channel that fails is closed: `.laneClosed` follows
+        case .carrierWritable(.notification):
             return writable()
+        case .carrierWritable(.lane(let id)):
+            return laneWritable(id)
         case .refusedCall(let call, let time):
             guard case .allow(let suppressed) = refusals.refusedCall(at: time) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
@@ -146,10 +152,6 @@ struct PeripheralSession {
             return laneReceived(id, bytes, time: time)
         case .laneClosed(let id):
             return laneClosed(id)
-        case .laneTook(let id, let taken, let full):
-            return laneTook(id, taken: taken, full: full)
-        case .laneWritable(let id):
-            return laneWritable(id)
         }
     }
 

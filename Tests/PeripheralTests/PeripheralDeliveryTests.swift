@@ -29,12 +29,12 @@ final class PeripheralDeliveryTests: XCTestCase {
         var values: [(RelayCharacteristic, [UInt8])] = []
         var events: [PeripheralEvent] = []
         while let value = session.sending.inFlight {
-            guard case .notification(let characteristic) = value.carrier else {
+            guard case .notification(let characteristic) = value.route else {
                 XCTFail("a value in flight is a notification")
                 break
             }
             values.append((characteristic, value.bytes))
-            events += session.handle(.notifyOutcome(.sent(throughSocket: true))).events
+            events += session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true))).events
         }
         return (values, events)
     }
@@ -139,12 +139,16 @@ final class PeripheralDeliveryTests: XCTestCase {
                 if value.final != nil, !failedFinal {
                     failedFinal = true
                     events +=
-                        session.handle(.notifyOutcome(.failed(.bluez(BlueZError(.failed, "lost")))), at: now).events
+                        session.handle(
+                            .sendFinished(.notification(.notify), .failed(.bluez(BlueZError(.failed, "lost")))), at: now
+                        ).events
                     XCTAssertFalse(events.contains { $0.name == "sent" }, "its last frame did not go")
                     continue
                 }
                 // bluetoothd takes it (the outcome comes at once), then the central hears it.
-                events += session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now).events
+                events +=
+                    session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: now)
+                    .events
                 events += central.hear(value.bytes, session: &session, at: now)
             }
             events += central.tick(&session, at: now)
@@ -671,10 +675,10 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
             now += 0.01
             while let value = session.sending.inFlight {
                 XCTAssertLessThanOrEqual(value.bytes.count, mtu.maxValueLength(.notification))
-                if value.carrier == .notification(.session) {
+                if value.route == .notification(.session) {
                     _ = central.hear(value.bytes, session: &session, at: now)
                 }
-                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: now)
+                _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: now)
             }
             _ = central.tick(&session, at: now)
             _ = session.handle(.tick(now: now), at: now)

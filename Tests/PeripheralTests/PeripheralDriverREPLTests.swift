@@ -60,25 +60,27 @@ final class FakePeripheralBackend: PeripheralBackend {
         calls.append("unregisterAdvertisement")
         registerAdvertisement(ticket, name: name, interval: interval)
     }
-    func notify(_ value: [UInt8], on characteristic: RelayCharacteristic) {
-        driver.feed(.notifyOutcome(outcome(of: value)))
+    func send(_ values: [[UInt8]], on carrier: PeripheralCarrier) {
+        switch carrier {
+        case .notification:
+            driver.feed(.sendFinished(carrier, outcome(of: values[0])))
+        case .lane(let lane):
+            calls.append("sendOnLane \(lane)")
+            driver.feed(.sendFinished(carrier, .took(values.count, full: false, paced: true)))
+        }
     }
-    private func outcome(of value: [UInt8]) -> NotifyOutcome {
+    private func outcome(of value: [UInt8]) -> PeripheralSendOutcome {
         attempts += 1
         if let blockEvery, attempts % blockEvery == 0 {
             if unsubscribeWhenFull {
                 loop.post { self.driver.feed(.notifyStopped(from: centralA)) }
             } else {
-                loop.schedule(after: 0.001) { self.driver.feed(.notifyWritable) }
+                loop.schedule(after: 0.001) { self.driver.feed(.carrierWritable(.notification(.notify))) }
             }
-            return .wouldBlock
+            return .took(0, full: true, paced: true)
         }
         notified.append(value)
-        return .sent(throughSocket: pacesItself)
-    }
-    func sendOnLane(_ lane: LaneID, _ units: [[UInt8]]) {
-        calls.append("sendOnLane \(lane)")
-        driver.feed(.laneTook(lane, taken: units.count, full: false))
+        return .took(1, full: false, paced: pacesItself)
     }
     func closeLane(_ lane: LaneID) { calls.append("closeLane \(lane)") }
     func disconnect(_ address: BluetoothAddress) { calls.append("disconnect \(address)") }

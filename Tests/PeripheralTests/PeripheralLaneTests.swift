@@ -34,7 +34,7 @@ final class PeripheralLaneTests: XCTestCase {
         while true {
             if let value = session.sending.inFlight {
                 out.append((value.bytes, []))
-                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+                _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)))
                 continue
             }
             // Units handed to a channel (by actions the caller dropped, or just now).
@@ -48,7 +48,7 @@ final class PeripheralLaneTests: XCTestCase {
             for unit in units {
                 out += (try? deframer.take(unit))?.map { ($0, [id]) } ?? []
             }
-            _ = session.handle(.laneTook(id, taken: units.count, full: false))
+            _ = session.handle(.sendFinished(.lane(id), .took(units.count, full: false, paced: true)))
         }
         return out
     }
@@ -277,8 +277,8 @@ final class PeripheralLaneTests: XCTestCase {
             var session = session()
             let number = try greetOnLane(&session)
             let queued = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
-            XCTAssertTrue(queued.contains { if case .sendOnLane(Self.lane, _) = $0 { true } else { false } }, end)
-            _ = session.handle(.laneTook(Self.lane, taken: 0, full: true))
+            XCTAssertTrue(queued.contains { if case .send(_, on: .lane(Self.lane)) = $0 { true } else { false } }, end)
+            _ = session.handle(.sendFinished(.lane(Self.lane), .took(0, full: true, paced: true)))
             XCTAssertGreaterThan(session.lanes[Self.lane]?.outbox.bytes ?? 0, 3000, end)
             if end == "hang-up" {
                 _ = session.handle(.laneClosed(Self.lane))
@@ -333,12 +333,12 @@ final class PeripheralLaneTests: XCTestCase {
         var session = session()
         let number = try greetOnLane(&session)
         _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
-        _ = session.handle(.laneTook(Self.lane, taken: 0, full: true), at: 1)
+        _ = session.handle(.sendFinished(.lane(Self.lane), .took(0, full: true, paced: true)), at: 1)
         XCTAssertEqual(session.laneStallDeadline, 1 + LaneOutbox.stallSeconds)
         // A counter goes on GATT at once: the full channel holds back only what is its own.
         let counter = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: 2)
-        XCTAssertTrue(counter.contains(.notify(Counter(0).encoded, on: .session)), "\(counter)")
-        _ = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: 2)
+        XCTAssertTrue(counter.contains(.send([Counter(0).encoded], on: .notification(.session))), "\(counter)")
+        _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: 2)
         XCTAssertEqual(session.handle(.tick(now: 20.9), at: 20.9).filter { $0 == .closeLane(Self.lane) }, [])
         let actions = session.handle(.tick(now: 21.1), at: 21.1)
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
@@ -401,16 +401,16 @@ final class PeripheralLaneTests: XCTestCase {
 
     func testAFullChannelHoldsBackOnlyItsOwnValues() throws {
         var session = try twoOnLanes()
-        _ = session.handle(.laneTook(LaneID(2), taken: 0, full: true), at: 0.5)
+        _ = session.handle(.sendFinished(.lane(LaneID(2)), .took(0, full: true, paced: true)), at: 0.5)
         var taken = 0
         var actions = try session.send(Message(binary: [UInt8](repeating: 1, count: 20_000)), at: 1)
         // Channel 1 takes everything it is handed, value after value; channel 2 takes nothing.
         for _ in 0..<50 {
             var next: [PeripheralAction] = []
-            for case .sendOnLane(let id, let units) in actions {
+            for case .send(let units, on: .lane(let id)) in actions {
                 XCTAssertEqual(id, Self.lane, "the full channel is handed nothing more")
                 taken += units.count
-                next += session.handle(.laneTook(id, taken: units.count, full: false), at: 1)
+                next += session.handle(.sendFinished(.lane(id), .took(units.count, full: false, paced: true)), at: 1)
             }
             actions = next
             if actions.isEmpty { break }
@@ -420,8 +420,8 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertGreaterThan(held, 0)
         XCTAssertEqual(session.lanes[Self.lane]?.outbox.bytes, 0, "channel 1 is not held behind channel 2")
         // Channel 2 can take more: it is handed what waits for it, in order.
-        let again = session.handle(.laneWritable(LaneID(2)), at: 2)
-        guard case .sendOnLane(LaneID(2), let units)? = again.first else { return XCTFail("\(again)") }
+        let again = session.handle(.carrierWritable(.lane(LaneID(2))), at: 2)
+        guard case .send(let units, on: .lane(LaneID(2)))? = again.first else { return XCTFail("\(again)") }
         XCTAssertEqual(units.reduce(0) { $0 + $1.count }, held)
         // Central B leaves: its channel and what waited for it go.
         let left = session.handle(.disconnected(centralB), at: 2.1)
@@ -444,21 +444,26 @@ final class PeripheralLaneTests: XCTestCase {
             first = []
             // Every 4.9 s the trickler takes one unit and is full again.
             if (time - 1).truncatingRemainder(dividingBy: 4.9) < 0.1, session.lanes[LaneID(2)] != nil {
-                actions += session.handle(.laneWritable(LaneID(2)), at: time)
+                actions += session.handle(.carrierWritable(.lane(LaneID(2))), at: time)
             }
             if abs(time - 10) < 0.05 {
                 let counter = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: time)
-                counterWent = counter.contains(.notify(Counter(0).encoded, on: .session))
-                actions += counter + session.handle(.notifyOutcome(.sent(throughSocket: true)), at: time)
+                counterWent = counter.contains(.send([Counter(0).encoded], on: .notification(.session)))
+                actions +=
+                    counter
+                    + session.handle(
+                        .sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: time)
             }
             for _ in 0..<20 where !actions.isEmpty {
                 var next: [PeripheralAction] = []
                 for action in actions {
                     if case .closeLane(LaneID(2)) = action { closedAt = time }
-                    guard case .sendOnLane(let id, let units) = action else { continue }
+                    guard case .send(let units, on: .lane(let id)) = action else { continue }
                     if id == Self.lane { unitsOn1 += units.count }
                     next += session.handle(
-                        .laneTook(id, taken: id == Self.lane ? units.count : 1, full: id != Self.lane), at: time)
+                        .sendFinished(
+                            .lane(id), .took(id == Self.lane ? units.count : 1, full: id != Self.lane, paced: true)),
+                        at: time)
                 }
                 actions = next
             }
@@ -500,9 +505,10 @@ final class PeripheralLaneTests: XCTestCase {
         // A socket takes one unit and is full while more wait; the radio frees one every 0.5 s.
         func hand(_ actions: [PeripheralAction]) -> [PeripheralAction] {
             var next: [PeripheralAction] = []
-            for case .sendOnLane(let id, let units) in actions {
+            for case .send(let units, on: .lane(let id)) in actions {
                 takenBy[id, default: 0] += min(1, units.count)
-                next += session.handle(.laneTook(id, taken: min(1, units.count), full: units.count > 1), at: time)
+                next += session.handle(
+                    .sendFinished(.lane(id), .took(min(1, units.count), full: units.count > 1, paced: true)), at: time)
             }
             return next
         }
@@ -518,7 +524,7 @@ final class PeripheralLaneTests: XCTestCase {
             guard !busy.isEmpty else { continue }
             turn += 1
             let id = busy[turn % busy.count]
-            pending = session.handle(.laneWritable(id), at: time)
+            pending = session.handle(.carrierWritable(.lane(id)), at: time)
         }
         XCTAssertEqual(closed, [:], "no channel stalled while the radio was busy")
         XCTAssertGreaterThan(takenBy[Self.lane] ?? 0, 40, "channel 1 kept its pace")
@@ -554,7 +560,7 @@ final class PeripheralLaneTests: XCTestCase {
         var valuesOn2: [Int] = []
         for _ in 0..<50 where !actions.isEmpty {
             var next: [PeripheralAction] = []
-            for case .sendOnLane(let id, let units) in actions {
+            for case .send(let units, on: .lane(let id)) in actions {
                 if id == Self.lane {
                     var one = LaneDeframer()
                     valuesOn1 += units.flatMap { (try? one.take($0)) ?? [] }.map(\.count)
@@ -562,7 +568,7 @@ final class PeripheralLaneTests: XCTestCase {
                     unitsOn2 += units.map(\.count)
                     valuesOn2 += units.flatMap { (try? deframer.take($0)) ?? [] }.map(\.count)
                 }
-                next += session.handle(.laneTook(id, taken: units.count, full: false), at: 1)
+                next += session.handle(.sendFinished(.lane(id), .took(units.count, full: false, paced: true)), at: 1)
             }
             actions = next
         }
@@ -660,14 +666,13 @@ final class PeripheralLaneTests: XCTestCase {
             }
             XCTAssertEqual(counters, [Counter(9)], "reported once")
             var carriers = actions.compactMap { action -> RelayCharacteristic? in
-                if case .notify(Counter(9).encoded, let on) = action { on } else { nil }
+                if case .send([Counter(9).encoded], .notification(let on)) = action { on } else { nil }
             }
             while let value = session.sending.inFlight {
-                if value.bytes == Counter(9).encoded, case .notification(let on) = value.carrier, !carriers.contains(on)
-                {
+                if value.bytes == Counter(9).encoded, case .notification(let on) = value.route, !carriers.contains(on) {
                     carriers.append(on)
                 }
-                _ = session.handle(.notifyOutcome(.sent(throughSocket: true)))
+                _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)))
             }
             XCTAssertEqual(Set(carriers), [.session, .notify], "echoed on both characteristics")
         }
@@ -762,6 +767,6 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(traced(received).map(\.characteristic), [.lane, .lane])
         XCTAssertEqual(traced(received).map(\.direction), [.incoming, .outgoing])
         XCTAssertTrue(traced(received).last?.meaning.hasPrefix("welcome") ?? false, "\(traced(received))")
-        XCTAssertTrue(received.contains { if case .sendOnLane(Self.lane, _) = $0 { true } else { false } })
+        XCTAssertTrue(received.contains { if case .send(_, on: .lane(Self.lane)) = $0 { true } else { false } })
     }
 }

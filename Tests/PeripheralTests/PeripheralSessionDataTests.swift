@@ -31,7 +31,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         }
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         XCTAssertEqual(
-            try session.notify(value: nil, at: 0), [.notify(Counter(0).encoded, on: .notify)],
+            try session.notify(value: nil, at: 0), [.send([Counter(0).encoded], on: .notification(.notify))],
             "the first is handed over at once")
         for _ in 1..<3 { XCTAssertEqual(try session.notify(value: nil, at: 0), [], "the rest wait for it") }
         var drained = session.drain()

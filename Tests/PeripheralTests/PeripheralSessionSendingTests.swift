@@ -109,7 +109,9 @@ final class PeripheralSessionSendingTests: XCTestCase {
         XCTAssertEqual(problem, .notSent(messages: 1, counters: 0, .noSubscriber))
         XCTAssertTrue(problem.description.contains("1 message not sent"), problem.description)
         XCTAssertFalse(session.hasPendingValues)
-        XCTAssertEqual(session.handle(.notifyOutcome(.sent(throughSocket: true))), [], "a late outcome changes nothing")
+        XCTAssertEqual(
+            session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true))), [],
+            "a late outcome changes nothing")
     }
 
     func testOneOfTwoSubscribersLeavingKeepsSending() throws {

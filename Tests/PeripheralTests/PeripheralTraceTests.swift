@@ -29,9 +29,12 @@ final class PeripheralTraceTests: XCTestCase {
 
         let queued = try session.notify(value: 7, at: 2)
         XCTAssertTrue(traces(queued).isEmpty, "not traced before bluetoothd takes it")
-        XCTAssertTrue(traces(session.handle(.notifyOutcome(.wouldBlock), at: 2)).isEmpty, "refused: not on the air")
-        XCTAssertTrue(traces(session.handle(.notifyWritable, at: 2.2)).isEmpty, "offered again")
-        let sent = session.handle(.notifyOutcome(.sent(throughSocket: true)), at: 2.5)
+        XCTAssertTrue(
+            traces(session.handle(.sendFinished(.notification(.notify), .took(0, full: true, paced: true)), at: 2))
+                .isEmpty, "refused: not on the air")
+        XCTAssertTrue(
+            traces(session.handle(.carrierWritable(.notification(.notify)), at: 2.2)).isEmpty, "offered again")
+        let sent = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: 2.5)
         XCTAssertEqual(traces(sent).map(\.meaning), ["counter 7"])
         XCTAssertEqual(traces(sent).first?.characteristic, .notify)
         XCTAssertEqual(traces(sent).first?.direction, .outgoing)

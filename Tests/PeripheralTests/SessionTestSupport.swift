@@ -61,7 +61,7 @@ extension Array where Element == PeripheralAction {
 
     /// The values handed to bluetoothd.
     var notified: [[UInt8]] {
-        compactMap { if case .notify(let value, _) = $0 { return value } else { return nil } }
+        compactMap { if case .send(let values, .notification) = $0 { return values[0] } else { return nil } }
     }
 
     var applicationTicket: RegistrationTicket? {
@@ -93,7 +93,7 @@ extension PeripheralSession {
         var events: [PeripheralEvent] = []
         while let value = sending.inFlight {
             values.append(value.bytes)
-            events += handle(.notifyOutcome(.sent(throughSocket: true))).events
+            events += handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true))).events
         }
         return (values, events)
     }
