@@ -181,9 +181,7 @@ struct CentralSession {
         case .timerFired(.scan): return scanTimedOut()
         case .timerFired(.reconnect): return tryAutoConnect()
         case .timerFired(.settle): return settleTimedOut()
-        case .tick(let now):
-            self.now = max(self.now, now)
-            return deadlineReached()
+        case .tick: return deadlineReached()
         case .saved(let receipt): return saved(receipt)
         case .quitting: return quitting()
         }

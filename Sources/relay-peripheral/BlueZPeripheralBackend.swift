@@ -52,7 +52,7 @@ final class BlueZPeripheralBackend: PeripheralBackend {
         self.client = client
         client.onRefusedCall = { [weak self] call in
             guard let self else { return }
-            self.driver.feed(.refusedCall(call, time: self.loop.now))
+            self.driver.feed(.refusedCall(call))
         }
         let secure = settings.secure
         let psm = settings.lane.usesLane ? laneSockets.listen(secure: secure) : nil
@@ -255,11 +255,11 @@ final class BlueZPeripheralBackend: PeripheralBackend {
     private func handleServer(_ event: GattServerEvent) {
         switch event {
         case .written(let uuid, let value, let request):
-            let (from, mtu, time) = (central(of: request), request.mtu, loop.now)
+            let (from, mtu) = (central(of: request), request.mtu)
             switch RelayCharacteristic(uuid: uuid) {
-            case .write?: driver.feed(.written(value, from: from, mtu: mtu, time: time))
-            case .session?: driver.feed(.sessionWritten(value, from: from, mtu: mtu, time: time))
-            case .uartRX?: driver.feed(.uartWritten(value, from: from, mtu: mtu, time: time))
+            case .write?: driver.feed(.written(value, from: from, mtu: mtu))
+            case .session?: driver.feed(.sessionWritten(value, from: from, mtu: mtu))
+            case .uartRX?: driver.feed(.uartWritten(value, from: from, mtu: mtu))
             default: break
             }
         case .notifyStarted(let uuid):

@@ -3,7 +3,7 @@ import RelayBlueZ
 import RelayProtocol
 import RelayREPL
 
-/// Everything that happens to the session: what every program hears (commands, timers, the
+/// Everything that happens to the session (each comes with the loop's time: `handle(_:at:)`): what every program hears (commands, timers, the
 /// deadline, saves, quitting), and what bluetoothd reported.
 enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     typealias Command = PeripheralCommand
@@ -26,12 +26,12 @@ enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     case identityResolved(BluetoothAddress, identity: BluetoothAddress)
     /// A central's MTU, from a `WriteValue`/`ReadValue` option or an acquired socket.
     case mtu(BluetoothAddress, MTU)
-    /// A value written to the write characteristic at monotonic `time` (seconds).
-    case written([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    /// A value written to the write characteristic.
+    case written([UInt8], from: BluetoothAddress?, mtu: MTU?)
     /// A value written to the session characteristic (protocol 2).
-    case sessionWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    case sessionWritten([UInt8], from: BluetoothAddress?, mtu: MTU?)
     /// A value written to the UART service's RX characteristic (a phone UART app's text).
-    case uartWritten([UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double)
+    case uartWritten([UInt8], from: BluetoothAddress?, mtu: MTU?)
     /// Notifications on the UART service's TX were enabled (`AcquireNotify` names the central).
     case uartNotifyStarted(from: BluetoothAddress?, mtu: MTU?)
     /// Notifications on the UART service's TX were disabled (its last subscriber left).
@@ -48,8 +48,8 @@ enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     case sendFinished(PeripheralCarrier, PeripheralSendOutcome)
     /// A carrier that was full (its last `.send` finished `full`) can take more.
     case carrierWritable(PeripheralCarrier)
-    /// Another bus client called our objects at `time` (the bus layer refused it).
-    case refusedCall(RefusedCall, time: Double)
+    /// Another bus client called our objects (the bus layer refused it).
+    case refusedCall(RefusedCall)
     /// `--secure`: the pairing agent or a device object reported on a pairing.
     case pairing(PairingInput)
     /// The lane listener listens on a PSM (published in the lane characteristic), or cannot.
@@ -58,8 +58,8 @@ enum PeripheralInput: Equatable, Sendable, ProgramInputs {
     case lanePSMRead(by: BluetoothAddress?)
     /// A central opened an L2CAP channel (`mtu`: the room for values on it).
     case laneOpened(LaneID, from: BluetoothAddress, mtu: MTU, connection: ConnectionHandle? = nil)
-    /// Bytes arrived on a channel at monotonic `time`.
-    case laneReceived(LaneID, [UInt8], time: Double)
+    /// Bytes arrived on a channel.
+    case laneReceived(LaneID, [UInt8])
     /// A channel hung up or failed (the backend has closed it).
     case laneClosed(LaneID)
 }

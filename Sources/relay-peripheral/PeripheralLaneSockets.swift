@@ -76,7 +76,7 @@ final class PeripheralLaneSockets {
         opened.link.onEvent = { [weak self] event in
             guard let self else { return }
             switch event {
-            case .received(let bytes): self.driver.feed(.laneReceived(id, bytes, time: self.loop.now))
+            case .received(let bytes): self.driver.feed(.laneReceived(id, bytes))
             case .writable: self.driver.feed(.carrierWritable(.lane(id)))
             case .closed:
                 self.lanes[id] = nil

@@ -16,8 +16,8 @@ extension PeripheralSession {
 
     /// A value from a central outside `--allow`, dropped: reported at most 3 times per 5 s, the
     /// report after a quiet spell counting the ones left out.
-    mutating func dropUnlisted(_ address: BluetoothAddress?, at time: Double) -> [PeripheralAction] {
-        guard case .allow(let suppressed) = refusals.notAllowedValue(at: time) else { return [] }
+    mutating func dropUnlisted(_ address: BluetoothAddress?) -> [PeripheralAction] {
+        guard case .allow(let suppressed) = refusals.notAllowedValue(at: now) else { return [] }
         return [.report(.error(.notAllowed(suppressed: suppressed), from: address))]
     }
 }

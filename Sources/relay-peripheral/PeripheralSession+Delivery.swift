@@ -11,7 +11,7 @@ extension PeripheralSession {
     /// A value a central wrote to the session characteristic.
     /// `lane`: the L2CAP channel it came on (nil: the session characteristic).
     mutating func sessionWritten(
-        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double, lane: LaneID? = nil
+        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, lane: LaneID? = nil
     ) -> [PeripheralAction] {
         var actions = noteWriter(address, mtu: mtu)
         let value: SessionValue

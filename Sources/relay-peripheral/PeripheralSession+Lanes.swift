@@ -86,7 +86,7 @@ extension PeripheralSession {
     }
 
     /// Bytes on a channel: its values go where the session characteristic's would, from its central.
-    mutating func laneReceived(_ id: LaneID, _ bytes: [UInt8], time: Double) -> [PeripheralAction] {
+    mutating func laneReceived(_ id: LaneID, _ bytes: [UInt8]) -> [PeripheralAction] {
         guard var lane = lanes[id] else { return [] }
         let values: [[UInt8]]
         do {
@@ -99,7 +99,7 @@ extension PeripheralSession {
         if lane.deframer.pendingCount == 0 {
             lane.incompleteSince = nil
         } else if !values.isEmpty || lane.incompleteSince == nil {
-            lane.incompleteSince = time  // a value began in these bytes
+            lane.incompleteSince = now  // a value began in these bytes
         }
         lanes[id] = lane
         var actions: [PeripheralAction] = []
@@ -108,7 +108,7 @@ extension PeripheralSession {
             // takes no more of its values.
             guard lanes[id] != nil else { break }
             actions += traceLaneValue(value, from: lane.address)
-            actions += sessionWritten(value, from: lane.address, mtu: nil, time: time, lane: id)
+            actions += sessionWritten(value, from: lane.address, mtu: nil, lane: id)
         }
         return actions
     }

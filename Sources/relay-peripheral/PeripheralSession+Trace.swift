@@ -9,11 +9,11 @@ extension PeripheralSession {
     mutating func traceReports(for input: PeripheralInput, handedOver: OutgoingValue?) -> [PeripheralAction] {
         let events: [TraceOutput]
         switch input {
-        case .written(let bytes, let from, _, _):
+        case .written(let bytes, let from, _):
             events = trace(bytes, .incoming, .write, peer: from)
-        case .sessionWritten(let bytes, let from, _, _):
+        case .sessionWritten(let bytes, let from, _):
             events = trace(bytes, .incoming, .session, peer: from)
-        case .uartWritten(let bytes, let from, _, _):
+        case .uartWritten(let bytes, let from, _):
             events = trace(bytes, .incoming, .uartRX, peer: from)
         case .sendFinished(.notification, .took(let taken, _, _)) where taken > 0:
             guard let value = handedOver, case .notification(let notified) = value.route else { return [] }
@@ -24,7 +24,7 @@ extension PeripheralSession {
             case .write, .notify, .lane, .uartRX: characteristic = .notify
             }
             events = trace(value.bytes, .outgoing, characteristic, peer: nil)
-        case .program(.tick(let now)):
+        case .program(.tick):
             events = trace?.flush(at: now) ?? []
         default:
             return []

@@ -4,8 +4,7 @@ import RelayProtocol
 
 extension PeripheralSession {
     /// A UART app wrote `bytes` to RX: the lines they complete are messages (`via` `nus`).
-    mutating func uartWritten(_ bytes: [UInt8], from: BluetoothAddress?, mtu: MTU?, time: Double) -> [PeripheralAction]
-    {
+    mutating func uartWritten(_ bytes: [UInt8], from: BluetoothAddress?, mtu: MTU?) -> [PeripheralAction] {
         guard settings.uart != nil else { return [] }
         var actions: [PeripheralAction] = []
         if let from {
@@ -14,7 +13,7 @@ extension PeripheralSession {
             uart.met(from)
         }
         // Past the pace, the rest of this write's lines come as one message, nothing lost.
-        return actions + uart.wrote(bytes, from: from, at: time).map { deliverUARTLine($0, from: from) }
+        return actions + uart.wrote(bytes, from: from, at: now).map { deliverUARTLine($0, from: from) }
     }
 
     /// TX notifications went on (with the central when bluetoothd named it).

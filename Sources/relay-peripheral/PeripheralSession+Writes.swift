@@ -30,17 +30,17 @@ extension PeripheralSession {
 
     /// A value written to the write characteristic: a counter, or a frame for the writer's pipeline.
     mutating func received(
-        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?, time: Double
+        _ bytes: [UInt8], from address: BluetoothAddress?, mtu: MTU?
     ) -> [PeripheralAction] {
         var actions = noteWriter(address, mtu: mtu)
         var central = address.flatMap { centrals.removeValue(forKey: $0) } ?? anonymous
         let sender = PeerName(.central, address)
-        for event in central.inbound.receive(bytes, at: time) {
+        for event in central.inbound.receive(bytes, at: now) {
             switch event {
             case .counter(let value):
                 actions += counterWritten(value, by: address)
             case .message(let message, let id, _):
-                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: time)))
+                actions.append(.deliver(arrivals.next(message, id: Int(id.value), from: sender, at: now)))
             case .receiving:
                 break  // the peripheral shows a message in progress in `status` only
             case .protocolError, .dropped:
@@ -65,7 +65,7 @@ extension PeripheralSession {
     }
 
     /// When the next incomplete message stalls (monotonic seconds); nil when none is in progress.
-    /// The driver feeds `.tick(now:)` at (or after) that time.
+    /// The driver feeds `.tick` at (or after) that time.
     var nextReassemblyDeadline: Double? {
         ((Array(centrals.values) + [anonymous]).compactMap { central in
             central.inbound.stallDeadline(timeout: Self.idleTimeout(for: central))

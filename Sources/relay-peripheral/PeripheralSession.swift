@@ -102,18 +102,18 @@ struct PeripheralSession {
         case .mtu(let address, let mtu):
             guard !contests.contains(address) else { return [] }
             return ensureCentral(address) + learnMTU(mtu, of: address)
-        case .written(let bytes, let from, let mtu, let time):
+        case .written(let bytes, let from, let mtu):
             guard !contests.contains(from) else { return [] }  // the contest was reported
-            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
-            return received(bytes, from: from, mtu: mtu, time: time)
-        case .sessionWritten(let bytes, let from, let mtu, let time):
+            guard admitsWriter(from) else { return dropUnlisted(from) }
+            return received(bytes, from: from, mtu: mtu)
+        case .sessionWritten(let bytes, let from, let mtu):
             guard !contests.contains(from) else { return [] }  // the contest was reported
-            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
-            return sessionWritten(bytes, from: from, mtu: mtu, time: time)
-        case .uartWritten(let bytes, let from, let mtu, let time):
+            guard admitsWriter(from) else { return dropUnlisted(from) }
+            return sessionWritten(bytes, from: from, mtu: mtu)
+        case .uartWritten(let bytes, let from, let mtu):
             guard !contests.contains(from) else { return [] }  // the contest was reported
-            guard admitsWriter(from) else { return dropUnlisted(from, at: time) }
-            return uartWritten(bytes, from: from, mtu: mtu, time: time)
+            guard admitsWriter(from) else { return dropUnlisted(from) }
+            return uartWritten(bytes, from: from, mtu: mtu)
         case .uartNotifyStarted(let from, let mtu):
             return uartNotifyStarted(from: contests.contains(from) ? nil : from, mtu: mtu)
         case .uartNotifyStopped:
@@ -138,8 +138,8 @@ struct PeripheralSession {
             return writable()
         case .carrierWritable(.lane(let id)):
             return laneWritable(id)
-        case .refusedCall(let call, let time):
-            guard case .allow(let suppressed) = refusals.refusedCall(at: time) else { return [] }
+        case .refusedCall(let call):
+            guard case .allow(let suppressed) = refusals.refusedCall(at: now) else { return [] }
             return [.report(.error(.refusedCall(call, suppressed: suppressed), from: nil))]
         case .laneListening(let result):
             return laneListening(result)
@@ -148,8 +148,8 @@ struct PeripheralSession {
             return ensureCentral(address) + laneCharacteristicRead(by: address)
         case .laneOpened(let id, let address, let mtu, let connection):
             return laneOpened(id, from: address, mtu: mtu, connection: connection)
-        case .laneReceived(let id, let bytes, let time):
-            return laneReceived(id, bytes, time: time)
+        case .laneReceived(let id, let bytes):
+            return laneReceived(id, bytes)
         case .laneClosed(let id):
             return laneClosed(id)
         }
@@ -162,8 +162,7 @@ struct PeripheralSession {
             return handle(command, token: token)
         case .timerFired(.sendPause):
             return pauseOver()
-        case .tick(let now):
-            self.now = max(self.now, now)
+        case .tick:
             return dropStalledMessages(at: now) + closeStalledLanes() + deliveryTick() + uartIdleLines(at: now)
         case .saved(let receipt):
             return saved(receipt)

@@ -273,7 +273,7 @@ final class DeliveryTests: XCTestCase {
         while fallback.isEmpty || SessionHarness.writes(fallback).count == 1 {
             time += CentralDelivery.helloInterval
             XCTAssertEqual(harness.session.nextDeadline, time)
-            fallback = harness.feed(.tick(now: time), at: time)
+            fallback = harness.feed(.tick, at: time)
             if SessionHarness.writes(fallback).count == 1 {
                 hellos += 1
                 _ = harness.drainWrites(startingWith: fallback)
@@ -306,7 +306,7 @@ final class DeliveryTests: XCTestCase {
                 harness.feed(.sendFinished(.full))
                 pending = []
             }
-            let step = harness.feed(.tick(now: time), at: time)
+            let step = harness.feed(.tick, at: time)
             if SessionHarness.eventNames(step) == ["error"] { break }
             XCTAssertLessThan(time, 60, "the greeting gives up")
             if time >= 60 { return }
@@ -428,7 +428,7 @@ final class DeliveryTests: XCTestCase {
         let done = harness.disconnectAnsweredThenDown()
         XCTAssertFalse(SessionHarness.eventNames(done).contains("failed"), "kept: the peripheral resumes from it")
         XCTAssertFalse(harness.session.isQuiescent)
-        let expired = harness.feed(.tick(now: 61), at: 61)
+        let expired = harness.feed(.tick, at: 61)
         XCTAssertEqual(SessionHarness.eventNames(expired), ["failed"])
         XCTAssertTrue(harness.session.isQuiescent)
         XCTAssertEqual(harness.session.delivery.outgoing.failed, 1)

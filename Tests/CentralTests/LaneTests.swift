@@ -193,9 +193,9 @@ final class LaneTests: XCTestCase {
         _ = harness.feed(.lanePSMRead(.success(Self.offer.encoded)))
         _ = harness.feed(.laneOpened(MTU(517)!))
         harness.feed(.sendFinished(.sent))
-        _ = harness.feed(.tick(now: 2.1))
+        _ = harness.feed(.tick, at: 2.1)
         harness.feed(.sendFinished(.sent))
-        let given = harness.feed(.tick(now: 4.2))
+        let given = harness.feed(.tick, at: 4.2)
         XCTAssertTrue(given.contains(.closeLane))
         XCTAssertEqual(SessionHarness.events(given), [.lane(.closed(SessionHarness.peerName, .unanswered))])
         XCTAssertEqual(SessionHarness.writes(given).count, 1, "the hello on GATT")
@@ -257,7 +257,7 @@ final class LaneTests: XCTestCase {
             while time < (answered ? 30 : 70) {
                 harness.feed(.sendFinished(.sent))
                 time += 2.1
-                let actions = harness.feed(.tick(now: time))
+                let actions = harness.feed(.tick, at: time)
                 hellos += SessionHarness.writes(actions).count
                 events += SessionHarness.events(actions)
             }

@@ -150,7 +150,7 @@ final class UARTLinkTests: XCTestCase {
         XCTAssertEqual(reports.map(\.text), ["hello micro:bit"])
         XCTAssertEqual(reports.first?.via, .nus)
         XCTAssertEqual(harness.session.nextDeadline, 1.1 + UARTLineAssembler.idleGap)
-        let idle = harness.feed(.tick(now: 1.7), at: 1.7)
+        let idle = harness.feed(.tick, at: 1.7)
         XCTAssertEqual(SessionHarness.events(idle).compactMap(\.messageReport).map(\.text), ["A"])
         XCTAssertEqual(SessionHarness.events(idle).compactMap(\.messageReport).map(\.id), [2])
     }

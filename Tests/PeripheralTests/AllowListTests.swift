@@ -34,31 +34,22 @@ final class AllowListTests: XCTestCase {
     func testValuesFromAnUnlistedCentralAreDroppedAndReportedAtABoundedRate() {
         var session = allowing([centralA])
         XCTAssertEqual(
-            session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil, time: 0)).events,
+            session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil), at: 0).events,
             [.connected(centralA), counterEvent(from: centralA, 7)])
 
         // Counters, a whole message's frames, a hello and a UART line from B: none reaches anything.
         var reports: [PeripheralEvent] = []
         var time = 0.0
         var inputs: [PeripheralInput] = (0..<5).map {
-            .written(Counter(UInt32($0)).encoded, from: centralB, mtu: nil, time: 0)
+            .written(Counter(UInt32($0)).encoded, from: centralB, mtu: nil)
         }
-        inputs += frames(of: Message(text: "intruder"), mtu: 23).map { .written($0, from: centralB, mtu: nil, time: 0) }
-        inputs.append(.sessionWritten([0x01, 0x02, 0x03], from: centralB, mtu: nil, time: 0))
-        inputs.append(.uartWritten(Array("hello\n".utf8), from: centralB, mtu: nil, time: 0))
-        inputs.append(.written(Counter(9).encoded, from: nil, mtu: nil, time: 0))
+        inputs += frames(of: Message(text: "intruder"), mtu: 23).map { .written($0, from: centralB, mtu: nil) }
+        inputs.append(.sessionWritten([0x01, 0x02, 0x03], from: centralB, mtu: nil))
+        inputs.append(.uartWritten(Array("hello\n".utf8), from: centralB, mtu: nil))
+        inputs.append(.written(Counter(9).encoded, from: nil, mtu: nil))
         for input in inputs {
             time += 0.1
-            let stamped: PeripheralInput
-            switch input {
-            case .written(let bytes, let from, let mtu, _): stamped = .written(bytes, from: from, mtu: mtu, time: time)
-            case .sessionWritten(let bytes, let from, let mtu, _):
-                stamped = .sessionWritten(bytes, from: from, mtu: mtu, time: time)
-            case .uartWritten(let bytes, let from, let mtu, _):
-                stamped = .uartWritten(bytes, from: from, mtu: mtu, time: time)
-            default: stamped = input
-            }
-            let actions = session.handle(stamped, at: time)
+            let actions = session.handle(input, at: time)
             XCTAssertTrue(
                 actions.allSatisfy { if case .program(.report) = $0 { return true } else { return false } },
                 "\(actions)")
@@ -72,13 +63,13 @@ final class AllowListTests: XCTestCase {
         XCTAssertEqual(session.uart.received, 0)
 
         // After a quiet spell the next report counts what was left out.
-        let later = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil, time: 60), at: 60).events
+        let later = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil), at: 60).events
         XCTAssertEqual(later, [.error(.notAllowed(suppressed: inputs.count - 3), from: centralB)])
         XCTAssertTrue(later[0].humanDescription.contains("not in --allow"), later[0].humanDescription)
 
         // The listed central is served as before, and status says who is allowed.
         XCTAssertEqual(
-            session.handle(.written(Counter(8).encoded, from: centralA, mtu: nil, time: 61)).events,
+            session.handle(.written(Counter(8).encoded, from: centralA, mtu: nil), at: 61).events,
             [counterEvent(from: centralA, 8)])
         let status = PeripheralStatus(session: session)
         XCTAssertEqual(status.allow, PeripheralStatus.Allow(centrals: [centralA], dropped: inputs.count + 1))
@@ -93,19 +84,19 @@ final class AllowListTests: XCTestCase {
         var session = allowing([centralA], secure: true)
         XCTAssertEqual(session.handle(.connected(random)).events, [.connected(random)])
         XCTAssertEqual(
-            session.handle(.written(Counter(1).encoded, from: random, mtu: nil, time: 0), at: 0).events,
+            session.handle(.written(Counter(1).encoded, from: random, mtu: nil), at: 0).events,
             [.error(.notAllowed(suppressed: 0), from: random)], "not listed before it bonds")
         XCTAssertEqual(session.handle(.identityResolved(random, identity: centralA)).events, [])
         XCTAssertEqual(
-            session.handle(.written(Counter(2).encoded, from: random, mtu: nil, time: 1)).events,
+            session.handle(.written(Counter(2).encoded, from: random, mtu: nil), at: 1).events,
             [counterEvent(from: random, 2)])
         _ = session.handle(.disconnected(random))
         XCTAssertEqual(
-            session.handle(.written(Counter(3).encoded, from: random, mtu: nil, time: 9), at: 9).events,
+            session.handle(.written(Counter(3).encoded, from: random, mtu: nil), at: 9).events,
             [.error(.notAllowed(suppressed: 0), from: random)], "the identity went with the link")
         XCTAssertEqual(session.handle(.identityResolved(random, identity: centralB)).events, [])
         XCTAssertEqual(
-            session.handle(.written(Counter(4).encoded, from: random, mtu: nil, time: 10), at: 10).events,
+            session.handle(.written(Counter(4).encoded, from: random, mtu: nil), at: 10).events,
             [.error(.notAllowed(suppressed: 0), from: random)], "an identity that is not listed does not help")
     }
 
@@ -117,14 +108,14 @@ final class AllowListTests: XCTestCase {
         _ = session.handle(.connected(stranger))
         XCTAssertEqual(session.handle(.identityResolved(stranger, identity: centralA)).events, [])
         XCTAssertEqual(
-            session.handle(.written(Counter(2).encoded, from: stranger, mtu: nil, time: 1), at: 1).events,
+            session.handle(.written(Counter(2).encoded, from: stranger, mtu: nil), at: 1).events,
             [.error(.notAllowed(suppressed: 0), from: stranger)], "a claimed identity is not a listed central")
     }
 
     func testWithoutTheOptionEveryCentralIsTaken() {
         var session = PeripheralSession.advertising()
         XCTAssertEqual(
-            session.handle(.written(Counter(3).encoded, from: centralB, mtu: nil, time: 0)).events,
+            session.handle(.written(Counter(3).encoded, from: centralB, mtu: nil), at: 0).events,
             [.connected(centralB), counterEvent(from: centralB, 3)])
         XCTAssertNil(PeripheralStatus(session: session).allow)
     }

@@ -64,13 +64,13 @@ extension PeripheralLaneTests {
             at: 3)
         XCTAssertEqual(channel.first, .closeLane(LaneID(2)))
         XCTAssertEqual(laneEvents(channel), [.refused(PeerName(.central, centralA), .contested)])
-        XCTAssertEqual(session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: nil, time: 3), at: 3), [])
+        XCTAssertEqual(session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: nil), at: 3), [])
         XCTAssertEqual(
             session.handle(
-                .sessionWritten(acknowledgement(number, of: message), from: centralA, mtu: nil, time: 3), at: 3),
+                .sessionWritten(acknowledgement(number, of: message), from: centralA, mtu: nil), at: 3),
             [])
-        XCTAssertEqual(session.handle(.written([1, 0, 0, 0], from: centralA, mtu: nil, time: 3), at: 3), [])
-        XCTAssertEqual(session.handle(.written([1, 0, 0, 0], from: Self.stranger, mtu: nil, time: 3), at: 3), [])
+        XCTAssertEqual(session.handle(.written([1, 0, 0, 0], from: centralA, mtu: nil), at: 3), [])
+        XCTAssertEqual(session.handle(.written([1, 0, 0, 0], from: Self.stranger, mtu: nil), at: 3), [])
         XCTAssertTrue(drain(&session).isEmpty, "no welcome, no echo")
 
         // A link of the contest seen connecting again is ended again.
@@ -86,7 +86,7 @@ extension PeripheralLaneTests {
         session.now = 6
         XCTAssertEqual(try greetOnLane(&session, lane: LaneID(3), connection: ConnectionHandle(0x42)), number)
         let delivered = session.handle(
-            .laneReceived(LaneID(3), LaneFraming.encode(acknowledgement(number, of: message)), time: 7), at: 7)
+            .laneReceived(LaneID(3), LaneFraming.encode(acknowledgement(number, of: message))), at: 7)
         XCTAssertEqual(delivered.events.map(\.name), ["resumed", "delivered"])
     }
 
@@ -107,7 +107,7 @@ extension PeripheralLaneTests {
         XCTAssertTrue(session.lanes.isEmpty)
         XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
         XCTAssertEqual(
-            session.handle(.laneReceived(LaneID(2), LaneFraming.encode(hello(centralA)), time: 1), at: 1), [],
+            session.handle(.laneReceived(LaneID(2), LaneFraming.encode(hello(centralA))), at: 1), [],
             "the second link's hello is not read")
         // bluetoothd's rename comes after: the contest takes in the claimant.
         _ = session.handle(.connected(Self.stranger), at: 1)
@@ -138,7 +138,7 @@ extension PeripheralLaneTests {
         XCTAssertFalse(session.contests.contains(Self.stranger))
         // Its values are its own, under the address it connected with.
         XCTAssertEqual(
-            session.handle(.written([1, 0, 0, 0], from: Self.stranger, mtu: nil, time: 1)).events,
+            session.handle(.written([1, 0, 0, 0], from: Self.stranger, mtu: nil), at: 1).events,
             [counterEvent(from: Self.stranger, 1)])
     }
 }

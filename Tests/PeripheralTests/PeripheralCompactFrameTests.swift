@@ -25,7 +25,7 @@ final class PeripheralCompactFrameTests: XCTestCase {
     ) throws -> SessionNumber {
         _ = session.handle(.connected(address))
         let hello = Hello(version: version, token: token, address: address, window: 65536, next: TransferID(1))
-        _ = session.handle(.sessionWritten(SessionFrame.hello(hello).encoded, from: address, mtu: MTU(23), time: 0))
+        _ = session.handle(.sessionWritten(SessionFrame.hello(hello).encoded, from: address, mtu: MTU(23)), at: 0)
         for value in session.drain().values {
             if case .frame(.welcome(let welcome)) = try? SessionValue(parsing: value), welcome.central == token {
                 return welcome.session
@@ -41,7 +41,7 @@ final class PeripheralCompactFrameTests: XCTestCase {
         let ack = Acknowledgement(
             status: .receiving, session: number, transfer: TransferID(1), received: UInt32(received))
         _ = session.handle(
-            .sessionWritten(SessionFrame.acknowledgement(ack).encoded, from: address, mtu: MTU(23), time: time),
+            .sessionWritten(SessionFrame.acknowledgement(ack).encoded, from: address, mtu: MTU(23)),
             at: time)
     }
 
@@ -81,7 +81,7 @@ final class PeripheralCompactFrameTests: XCTestCase {
         XCTAssertEqual(compactCount(session.drain().values), 0)
         let events = session.handle(
             .sessionWritten(
-                CompactDataFrame(offset: 0, bytes: [1, 2, 3]).encoded, from: centralA, mtu: MTU(23), time: 2),
+                CompactDataFrame(offset: 0, bytes: [1, 2, 3]).encoded, from: centralA, mtu: MTU(23)),
             at: 2
         ).events
         XCTAssertEqual(events.map(\.name), ["error"], "\(events)")
@@ -98,13 +98,13 @@ final class PeripheralCompactFrameTests: XCTestCase {
         let stream = MessageHeader(of: message).encoded + message.bytes
         let head = DataFrame(session: a, transfer: TransferID(1), offset: 0, bytes: Array(stream[0..<10]))
         _ = session.handle(
-            .sessionWritten(SessionFrame.data(head).encoded, from: centralA, mtu: MTU(23), time: 1), at: 1)
+            .sessionWritten(SessionFrame.data(head).encoded, from: centralA, mtu: MTU(23)), at: 1)
         // B writes garbage compact frames at the offsets A's bytes will take.
         for offset in stride(from: 10, to: stream.count, by: 18) {
             _ = session.handle(
                 .sessionWritten(
                     CompactDataFrame(offset: offset, bytes: [UInt8](repeating: 0xEE, count: 18)).encoded,
-                    from: centralB, mtu: MTU(23), time: 1.1), at: 1.1)
+                    from: centralB, mtu: MTU(23)), at: 1.1)
         }
         var events: [PeripheralEvent] = []
         var offset = 10
@@ -114,7 +114,7 @@ final class PeripheralCompactFrameTests: XCTestCase {
                 session.handle(
                     .sessionWritten(
                         CompactDataFrame(offset: offset, bytes: Array(stream[offset..<(offset + count)])).encoded,
-                        from: centralA, mtu: MTU(23), time: 1.2), at: 1.2
+                        from: centralA, mtu: MTU(23)), at: 1.2
                 ).events
             offset += count
         }

@@ -47,7 +47,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ session: inout PeripheralSession, _ token: SessionToken, _ address: BluetoothAddress
     ) -> SessionNumber? {
         _ = session.handle(.connected(address))
-        let actions = session.handle(.sessionWritten(hello(token, address), from: address, mtu: MTU(517), time: 0))
+        let actions = session.handle(.sessionWritten(hello(token, address), from: address, mtu: MTU(517)), at: 0)
         XCTAssertTrue(
             actions.events.contains(.subscribed(address, mtu: MTU(517), protocolVersion: 2, lane: .gatt)),
             "\(actions.events)")
@@ -79,7 +79,7 @@ final class PeripheralDeliveryTests: XCTestCase {
                     version: version, token: SessionToken(UInt32(version))!, address: central, window: 65536,
                     next: TransferID(1))
             ).encoded
-            _ = session.handle(.sessionWritten(hello, from: central, mtu: MTU(517), time: 0))
+            _ = session.handle(.sessionWritten(hello, from: central, mtu: MTU(517)), at: 0)
             welcomed += sessionFrames(drain(&session).values).compactMap { frame -> UInt8? in
                 if case .welcome(let welcome) = frame { return welcome.version } else { return nil }
             }
@@ -90,7 +90,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = session.handle(.connected(centralC))
         var old = hello(Self.tokenB, centralC)
         old[2] = 1
-        let events = session.handle(.sessionWritten(old, from: centralC, mtu: MTU(517), time: 0.1), at: 0.1).events
+        let events = session.handle(.sessionWritten(old, from: centralC, mtu: MTU(517)), at: 0.1).events
         XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "\(events)")
         XCTAssertFalse(
             sessionFrames(drain(&session).values).contains { frame in
@@ -104,7 +104,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         let message = Message(text: "hello peripheral")
         let stream = MessageHeader(of: message).encoded + message.bytes
         let data = SessionFrame.data(DataFrame(session: number, transfer: TransferID(1), offset: 0, bytes: stream))
-        let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+        let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil), at: 1)
         XCTAssertEqual(actions.events.compactMap(\.messageReport?.text), ["hello peripheral"])
         XCTAssertEqual(
             sessionFrames(drain(&session).values),
@@ -115,7 +115,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             ])
         // The same frame from another address is not that session's.
         XCTAssertEqual(
-            session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil, time: 2)).events.filter {
+            session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil), at: 2).events.filter {
                 $0.name == "message"
             }, [])
     }
@@ -127,7 +127,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         var session = session()
         let mtu = MTU(517)!
         _ = session.handle(.connected(centralA))
-        _ = session.handle(.sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: mtu, time: 0), at: 0)
+        _ = session.handle(.sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: mtu), at: 0)
         _ = try session.send(Message(binary: [UInt8](repeating: 3, count: 3000)), at: 0)
         var central = ListeningCentral(mtu: mtu)
         var events: [PeripheralEvent] = []
@@ -152,7 +152,7 @@ final class PeripheralDeliveryTests: XCTestCase {
                 events += central.hear(value.bytes, session: &session, at: now)
             }
             events += central.tick(&session, at: now)
-            events += session.handle(.tick(now: now), at: now).events
+            events += session.handle(.tick, at: now).events
         }
         XCTAssertTrue(failedFinal, "the last frame's notification failed once")
         XCTAssertNotNil(central.delivered, "the resent last frame delivered it")
@@ -173,7 +173,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             let stream = MessageHeader(of: message).encoded + message.bytes
             let data = SessionFrame.data(
                 DataFrame(session: number, transfer: TransferID(transfer), offset: 0, bytes: stream))
-            let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+            let actions = session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil), at: 1)
             arrivals += actions.compactMap {
                 if case .program(.deliver(let arrival)) = $0 { return arrival } else { return nil }
             }
@@ -219,7 +219,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertTrue(session.hasPendingValues, "until A acknowledges")
         let ack = SessionFrame.acknowledgement(
             Acknowledgement(status: .delivered, session: number, transfer: TransferID(1), received: 1511))
-        let delivered = session.handle(.sessionWritten(ack.encoded, from: centralA, mtu: nil, time: 0.4), at: 0.4)
+        let delivered = session.handle(.sessionWritten(ack.encoded, from: centralA, mtu: nil), at: 0.4)
         XCTAssertEqual(
             delivered.events, [.transfer(.delivered(summary, to: PeerName(.central, centralA), seconds: 0.4))])
         XCTAssertFalse(session.hasPendingValues)
@@ -236,7 +236,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertEqual(events, [.notified(value: 9, centrals: 2)])
         // A counter written on the session characteristic is the writer's.
         XCTAssertEqual(
-            session.handle(.sessionWritten([5, 0, 0, 0], from: centralA, mtu: nil, time: 1)).events,
+            session.handle(.sessionWritten([5, 0, 0, 0], from: centralA, mtu: nil), at: 1).events,
             [counterEvent(from: centralA, 5)])
     }
 
@@ -247,13 +247,13 @@ final class PeripheralDeliveryTests: XCTestCase {
         let stream = MessageHeader(of: message).encoded + message.bytes
         let part = SessionFrame.data(
             DataFrame(session: number, transfer: TransferID(1), offset: 0, bytes: Array(stream[0..<1000])))
-        _ = session.handle(.sessionWritten(part.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+        _ = session.handle(.sessionWritten(part.encoded, from: centralA, mtu: nil), at: 1)
         _ = drain(&session)
         _ = session.handle(.disconnected(centralA), at: 2)
         XCTAssertFalse(session.hasSubscribers)
         _ = session.handle(.connected(centralA), at: 10)
         let back = session.handle(
-            .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil, time: 10), at: 10)
+            .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil), at: 10)
         XCTAssertEqual(back.events.map(\.name), ["subscribed"], "subscribed again: the same session resumes")
         XCTAssertEqual(session.delivery.sessions.count, 1)
         let frames = sessionFrames(drain(&session).values)
@@ -281,7 +281,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         let stream = MessageHeader(of: message).encoded + message.bytes
         let first = SessionFrame.data(
             DataFrame(session: number, transfer: TransferID(1), offset: 0, bytes: Array(stream[0..<150])))
-        _ = session.handle(.sessionWritten(first.encoded, from: centralA, mtu: nil, time: 1), at: 1)
+        _ = session.handle(.sessionWritten(first.encoded, from: centralA, mtu: nil), at: 1)
         _ = drain(&session)
         // B heard A's welcome (every subscriber does) and says hello with A's token.
         _ = session.handle(.connected(centralB))
@@ -289,7 +289,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         for attempt in 0..<8 {
             let time = 2 + Double(attempt) * 0.01
             errors += session.handle(
-                .sessionWritten(hello(Self.tokenA, centralB), from: centralB, mtu: nil, time: time), at: time
+                .sessionWritten(hello(Self.tokenA, centralB), from: centralB, mtu: nil), at: time
             )
             .events.filter { $0.name == "error" }
         }
@@ -305,10 +305,10 @@ final class PeripheralDeliveryTests: XCTestCase {
         let rest = SessionFrame.data(
             DataFrame(session: number, transfer: TransferID(1), offset: 150, bytes: Array(stream[150...])))
         XCTAssertEqual(
-            session.handle(.sessionWritten(rest.encoded, from: centralB, mtu: nil, time: 3), at: 3).events
+            session.handle(.sessionWritten(rest.encoded, from: centralB, mtu: nil), at: 3).events
                 .compactMap(\.messageReport), [])
         XCTAssertEqual(
-            session.handle(.sessionWritten(rest.encoded, from: centralA, mtu: nil, time: 4), at: 4).events
+            session.handle(.sessionWritten(rest.encoded, from: centralA, mtu: nil), at: 4).events
                 .compactMap(\.messageReport?.text), [String(repeating: "v", count: 300)])
     }
 
@@ -337,7 +337,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = session.handle(.connected(taker))
         XCTAssertEqual(session.handle(.identityResolved(taker, identity: centralA)).events.map(\.name), ["error"])
         let refused = session.handle(
-            .sessionWritten(hello(Self.tokenA, taker), from: taker, mtu: nil, time: 1), at: 1)
+            .sessionWritten(hello(Self.tokenA, taker), from: taker, mtu: nil), at: 1)
         XCTAssertEqual(refused, [])
         XCTAssertEqual(session.delivery.sessions[victim]?.address, centralA, "the session stays with its central")
     }
@@ -358,7 +358,7 @@ final class PeripheralDeliveryTests: XCTestCase {
             let time = 1 + Double(index) * 0.001
             lines +=
                 session.handle(
-                    .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time
+                    .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil), at: time
                 )
                 .events
         }
@@ -373,7 +373,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         for index in 0..<500 {
             let data = SessionFrame.data(
                 DataFrame(session: hostile, transfer: TransferID(UInt16(1 + index)), offset: 0, bytes: badHeader + [1]))
-            lines += session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil, time: 2), at: 2).events
+            lines += session.handle(.sessionWritten(data.encoded, from: centralB, mtu: nil), at: 2).events
         }
         XCTAssertEqual(lines.filter { $0.name == "dropped" }.count, 5)
         XCTAssertLessThanOrEqual(session.delivery.outgoing.control.count, ControlFrames.maximumPerSession + 1)
@@ -382,7 +382,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         let stream = MessageHeader(of: message).encoded + message.bytes
         let data = SessionFrame.data(DataFrame(session: honest, transfer: TransferID(1), offset: 0, bytes: stream))
         XCTAssertEqual(
-            session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil, time: 2.5), at: 2.5).events
+            session.handle(.sessionWritten(data.encoded, from: centralA, mtu: nil), at: 2.5).events
                 .compactMap(\.messageReport?.text), ["honest"])
         XCTAssertTrue(
             sessionFrames(drain(&session).values).contains {
@@ -418,7 +418,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         _ = full.handle(.connected(centralB))
         let refused = full.handle(
-            .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: 9), at: 9)
+            .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil), at: 9)
         XCTAssertEqual(refused.events.filter { $0.name == "error" }, [.error(.sessionsFull, from: centralB)])
     }
 
@@ -434,7 +434,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         for index in 0..<40 {
             let time = 10 + Double(index) * 3
             let hello = hello(SessionToken(UInt32(0x2000 + index))!, centralA)
-            errors += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
+            errors += session.handle(.sessionWritten(hello, from: centralA, mtu: nil), at: time).events
                 .filter { $0.name == "error" }
         }
         XCTAssertEqual(errors, [])
@@ -444,7 +444,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         for index in 0...PeripheralDelivery.maximumHellosPerWindow {
             let time = 200 + Double(index) * 1.5
             flood += session.handle(
-                .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil, time: time), at: time
+                .sessionWritten(hello(Self.tokenA, centralA), from: centralA, mtu: nil), at: time
             ).events.filter { $0.name == "error" }
         }
         XCTAssertEqual(
@@ -460,14 +460,14 @@ final class PeripheralDeliveryTests: XCTestCase {
         for index in 0..<PeripheralDelivery.maximumHellosPerWindow - 2 {
             let time = 0.5 + Double(index) * 0.005
             let hello = hello(SessionToken(UInt32(0x1000 + index))!, centralA)
-            lines += session.handle(.sessionWritten(hello, from: centralA, mtu: nil, time: time), at: time).events
+            lines += session.handle(.sessionWritten(hello, from: centralA, mtu: nil), at: time).events
         }
         XCTAssertEqual(lines, [], "within a second of its welcome, a new process at that address waits")
         XCTAssertEqual(session.delivery.sessions.count, 1)
         XCTAssertEqual(session.delivery.sessions.values.first?.token, Self.tokenA)
         // Its next hello, 2 s later as a central says it again, restarts the session.
         let later = session.handle(
-            .sessionWritten(hello(SessionToken(0x2000)!, centralA), from: centralA, mtu: nil, time: 3), at: 3)
+            .sessionWritten(hello(SessionToken(0x2000)!, centralA), from: centralA, mtu: nil), at: 3)
         XCTAssertEqual(later.events.map(\.name), ["subscribed"])
         XCTAssertEqual(session.delivery.sessions.values.first?.token, SessionToken(0x2000)!)
     }
@@ -478,7 +478,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = try session.send(Message(binary: [UInt8](repeating: 1, count: 2000)), at: 0)
         _ = drain(&session)
         let again = session.handle(
-            .sessionWritten(hello(SessionToken(0xC)!, centralA), from: centralA, mtu: MTU(517), time: 3), at: 3)
+            .sessionWritten(hello(SessionToken(0xC)!, centralA), from: centralA, mtu: MTU(517)), at: 3)
         XCTAssertEqual(again.events.map(\.name), ["failed", "subscribed"])
         guard case .transfer(.failed(_, _, let failure)) = again.events[0] else { return XCTFail() }
         XCTAssertEqual(failure, .recipientGone("the central restarted"))
@@ -501,7 +501,7 @@ final class PeripheralDeliveryTests: XCTestCase {
                 Acknowledgement(status: .delivered, session: number, transfer: TransferID(1), received: 1011))
             events +=
                 session.handle(
-                    .sessionWritten(ack.encoded, from: number == a ? centralA : centralB, mtu: nil, time: 0.2), at: 0.2
+                    .sessionWritten(ack.encoded, from: number == a ? centralA : centralB, mtu: nil), at: 0.2
                 ).events
         }
         XCTAssertEqual(events.map(\.name), ["delivered", "delivered"])
@@ -511,13 +511,13 @@ final class PeripheralDeliveryTests: XCTestCase {
         XCTAssertEqual(second.count, 1)
         _ = session.handle(.connected(centralC), at: 5)
         _ = session.handle(
-            .sessionWritten(hello(SessionToken(0xC)!, centralC, next: 1), from: centralC, mtu: nil, time: 5), at: 5)
+            .sessionWritten(hello(SessionToken(0xC)!, centralC, next: 1), from: centralC, mtu: nil), at: 5)
         let welcomeBack = sessionFrames(drain(&session).values).compactMap { frame -> TransferID? in
             if case .welcome(let welcome) = frame { return welcome.next }
             return nil
         }
         XCTAssertEqual(welcomeBack, [TransferID(1)])
-        _ = session.handle(.tick(now: 6.1))
+        _ = session.handle(.tick, at: 6.1)
         let catchUp = sessionFrames(drain(&session).values).compactMap {
             if case .data(let data) = $0 { data } else { nil }
         }
@@ -541,7 +541,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         for index in 0..<200 {
             let time = 2 + Double(index) * 0.01
             let actions = session.handle(
-                .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: time), at: time)
+                .sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil), at: time)
             lines += actions.events
             disconnects += actions.compactMap { if case .disconnect(let address) = $0 { address } else { nil } }
             welcomes +=
@@ -564,7 +564,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         // Its frames are not read any more; the honest central's message is delivered.
         let ack = SessionFrame.acknowledgement(
             Acknowledgement(status: .delivered, session: honest, transfer: TransferID(1), received: 18))
-        let delivered = session.handle(.sessionWritten(ack.encoded, from: centralA, mtu: nil, time: 5), at: 5).events
+        let delivered = session.handle(.sessionWritten(ack.encoded, from: centralA, mtu: nil), at: 5).events
         XCTAssertEqual(delivered.map(\.name), ["delivered"])
         // A new link is a new start.
         _ = session.handle(.disconnected(centralB))
@@ -580,7 +580,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = drain(&session)
         let claim = SessionFrame.acknowledgement(
             Acknowledgement(status: .receiving, session: hostile, transfer: TransferID(1), received: 0xFFFF_FF00))
-        let events = session.handle(.sessionWritten(claim.encoded, from: centralB, mtu: nil, time: 2), at: 2).events
+        let events = session.handle(.sessionWritten(claim.encoded, from: centralB, mtu: nil), at: 2).events
         XCTAssertEqual(
             events.filter { $0.name == "error" },
             [.error(.brokeProtocol(.acknowledgedBeyondTheMessage(TransferID(1))), from: centralB)])
@@ -590,7 +590,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         XCTAssertNil(session.delivery.sessions[hostile])
         XCTAssertTrue(
-            session.handle(.sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil, time: 3), at: 3)
+            session.handle(.sessionWritten(hello(Self.tokenB, centralB), from: centralB, mtu: nil), at: 3)
                 .events.isEmpty, "its hellos are not heard on this link")
         XCTAssertFalse(
             sessionFrames(drain(&session).values).contains {
@@ -610,7 +610,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         }
         _ = drain(&session)
         // The central never acknowledges: at the delivery time-out every message fails at once.
-        let failed = session.handle(.tick(now: 1 + 120)).events.filter { $0.name == "failed" }
+        let failed = session.handle(.tick, at: 1 + 120).events.filter { $0.name == "failed" }
         XCTAssertEqual(failed.count, DeliverySettings.maximumMessagesOnTheirWay)
         let aborts = sessionFrames(drain(&session).values).filter { if case .abort = $0 { true } else { false } }
         XCTAssertEqual(aborts.count, DeliverySettings.maximumMessagesOnTheirWay, "every abort reaches the central")
@@ -624,7 +624,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         _ = try session.send(Message(text: String(repeating: "t", count: 2000)), at: 50)
         let sent = drain(&session).values
         XCTAssertFalse(sessionFrames(sent).isEmpty)
-        _ = session.handle(.tick(now: 50.2))
+        _ = session.handle(.tick, at: 50.2)
         XCTAssertTrue(sessionFrames(drain(&session).values).isEmpty, "nothing goes again 0.2 s after the send")
         XCTAssertEqual(session.delivery.outgoing.sender.counts.timeouts, 0)
         XCTAssertEqual(session.delivery.outgoing.sender.counts.resentBytes, 0)
@@ -636,7 +636,7 @@ final class PeripheralDeliveryTests: XCTestCase {
         var errors = 0
         for index in 0..<30 {
             let events = session.handle(
-                .sessionWritten([0xB2, 0x07, UInt8(index)], from: centralA, mtu: nil, time: 0.5), at: 0.5
+                .sessionWritten([0xB2, 0x07, UInt8(index)], from: centralA, mtu: nil), at: 0.5
             ).events
             errors += events.filter { $0.name == "error" }.count
         }
@@ -666,7 +666,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
         _ = session.handle(.connected(centralA))
         let hello = SessionFrame.hello(
             Hello(token: PeripheralDeliveryTests.tokenA, address: centralA, window: 65536, next: TransferID(1)))
-        _ = session.handle(.sessionWritten(hello.encoded, from: centralA, mtu: mtu, time: 0), at: 0)
+        _ = session.handle(.sessionWritten(hello.encoded, from: centralA, mtu: mtu), at: 0)
         let payload = (0..<262_144).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) }
         _ = try session.send(Message(binary: payload), at: 0)
         var central = ListeningCentral(mtu: mtu)
@@ -681,7 +681,7 @@ final class PeripheralDeliveryAtMTU247Tests: XCTestCase {
                 _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: now)
             }
             _ = central.tick(&session, at: now)
-            _ = session.handle(.tick(now: now), at: now)
+            _ = session.handle(.tick, at: now)
         }
         let delivered = central.delivered
         XCTAssertEqual(delivered?.count, payload.count, "delivered after \(now) s")
@@ -725,7 +725,7 @@ private struct ListeningCentral {
             switch action {
             case .acknowledge(let ack):
                 let value = SessionFrame.acknowledgement(ack).fitting(mtu.maxValueLength(.write)).encoded
-                events += session.handle(.sessionWritten(value, from: centralA, mtu: mtu, time: now), at: now).events
+                events += session.handle(.sessionWritten(value, from: centralA, mtu: mtu), at: now).events
             case .deliver(_, _, let message): delivered = message.bytes
             default: break
             }

@@ -27,9 +27,9 @@ final class FakePeripheralBackend: PeripheralBackend {
     private var attempts = 0
     var centralScript: [PeripheralInput] = [
         .connected(centralA), .notifyStarted(from: centralA, mtu: MTU(185)),
-        .written(Counter(0).encoded, from: centralA, mtu: MTU(185), time: 0),
-        .written(Counter(1).encoded, from: centralA, mtu: MTU(185), time: 0),
-        .written(Counter(2).encoded, from: centralA, mtu: MTU(185), time: 0),
+        .written(Counter(0).encoded, from: centralA, mtu: MTU(185)),
+        .written(Counter(1).encoded, from: centralA, mtu: MTU(185)),
+        .written(Counter(2).encoded, from: centralA, mtu: MTU(185)),
     ]
 
     init(driver: PeripheralDriver, loop: EventLoop) {

@@ -19,14 +19,14 @@ final class PeripheralHeardDataTests: XCTestCase {
         let hello = SessionFrame.hello(
             Hello(token: SessionToken(0xA)!, address: centralA, window: 65536, next: TransferID(1))
         ).encoded
-        _ = session.handle(.sessionWritten(hello, from: centralA, mtu: MTU(517), time: 0))
+        _ = session.handle(.sessionWritten(hello, from: centralA, mtu: MTU(517)), at: 0)
         let number = try XCTUnwrap(session.delivery.sessions.values.first?.number)
         func write(_ transfer: UInt16, _ offset: UInt32, at time: Double) {
             let frame = SessionFrame.data(
                 DataFrame(
                     session: number, transfer: TransferID(transfer), offset: offset,
                     bytes: [UInt8](repeating: 1, count: 100)))
-            _ = session.handle(.sessionWritten(frame.encoded, from: centralA, mtu: MTU(517), time: time), at: time)
+            _ = session.handle(.sessionWritten(frame.encoded, from: centralA, mtu: MTU(517)), at: time)
         }
         // Frames of a transfer it does not expect (the central's next is 1): no.
         write(7, 0, at: 1)

@@ -69,7 +69,7 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(
             session.handle(.laneOpened(lane, from: centralA, mtu: MTU(laneChannelMTU: 672), connection: connection)), []
         )
-        _ = session.handle(.laneReceived(lane, LaneFraming.encode(hello(centralA)), time: session.now))
+        _ = session.handle(.laneReceived(lane, LaneFraming.encode(hello(centralA))), at: session.now)
         for value in drain(&session) {
             if case .frame(.welcome(let welcome)) = try SessionValue(parsing: value.bytes) {
                 XCTAssertEqual(value.lanes, [lane], "the welcome goes back on the channel")
@@ -142,7 +142,7 @@ final class PeripheralLaneTests: XCTestCase {
             if let attribute { _ = session.handle(.mtu(centralA, attribute)) }
             _ = session.handle(.lanePSMRead(by: centralA))
             _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 65535)))
-            _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+            _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA))), at: 0)
             _ = drain(&session)
             _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 20000)), at: 1)
             let sent = drain(&session)
@@ -162,7 +162,7 @@ final class PeripheralLaneTests: XCTestCase {
         let framed = LaneFraming.encode(data.encoded)
         var delivered: [MessageArrival] = []
         for byte in framed {
-            for action in session.handle(.laneReceived(Self.lane, [byte], time: 1)) {
+            for action in session.handle(.laneReceived(Self.lane, [byte]), at: 1) {
                 if case .program(.deliver(let arrival)) = action { delivered.append(arrival) }
             }
         }
@@ -173,7 +173,7 @@ final class PeripheralLaneTests: XCTestCase {
     func testBrokenFramingClosesTheChannelAndTheSessionWaitsForAHello() throws {
         var session = session()
         let number = try greetOnLane(&session)
-        let actions = session.handle(.laneReceived(Self.lane, [0x00, 0x00], time: 1))
+        let actions = session.handle(.laneReceived(Self.lane, [0x00, 0x00]), at: 1)
         XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
         XCTAssertEqual(
             laneEvents(actions),
@@ -182,7 +182,7 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
         XCTAssertNil(session.delivery.sessions[number]?.lane)
         // Its hello on GATT brings it back, sent to on GATT.
-        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
+        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!), at: 2)
         XCTAssertEqual(session.delivery.sessions[number]?.linked, true)
         XCTAssertTrue(drain(&session).allSatisfy { $0.lanes.isEmpty })
     }
@@ -228,7 +228,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.connected(centralB))
         let helloB = SessionFrame.hello(
             Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
-        _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!, time: 0))
+        _ = session.handle(.sessionWritten(helloB.encoded, from: centralB, mtu: MTU(185)!), at: 0)
         _ = drain(&session)
         return session
     }
@@ -251,7 +251,7 @@ final class PeripheralLaneTests: XCTestCase {
         var repairs: [SessionNumber] = []
         for tenth in 11...40 {
             let now = Double(tenth) / 10
-            _ = session.handle(.tick(now: now), at: now)
+            _ = session.handle(.tick, at: now)
             for value in drain(&session) {
                 if case .frame(.data(let data))? = try? SessionValue(parsing: value.bytes) {
                     repairs.append(data.session)
@@ -290,7 +290,7 @@ final class PeripheralLaneTests: XCTestCase {
             XCTAssertTrue(session.lanes.isEmpty, end)
             XCTAssertFalse(session.hasPendingValues && session.sending.inFlight != nil, end)
             // The central's hello on GATT is welcomed on GATT, and the message goes on there.
-            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!, time: 2))
+            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)!), at: 2)
             let sent = drain(&session)
             XCTAssertTrue(
                 sent.contains { value in
@@ -301,7 +301,7 @@ final class PeripheralLaneTests: XCTestCase {
                 }, end)
             XCTAssertTrue(sent.allSatisfy { $0.lanes.isEmpty }, end)
             // Nothing is stuck: what is due goes on GATT.
-            _ = session.handle(.tick(now: 10), at: 10)
+            _ = session.handle(.tick, at: 10)
             let later = drain(&session)
             XCTAssertFalse(later.isEmpty, end)
             XCTAssertTrue(later.allSatisfy { $0.lanes.isEmpty }, end)
@@ -320,7 +320,7 @@ final class PeripheralLaneTests: XCTestCase {
                 laneEvents(session.handle(.laneOpened(LaneID(1000 + index), from: centralB, mtu: MTU(517)!), at: 1))
                 .count
             lines +=
-                laneEvents(session.handle(.laneReceived(LaneID(1000 + index), [0xFF, 0xFF], time: 1), at: 1)).count
+                laneEvents(session.handle(.laneReceived(LaneID(1000 + index), [0xFF, 0xFF]), at: 1)).count
         }
         XCTAssertEqual(lines, 3, "malformed channels: at most 3 lines per 5 s; hang-ups without a session: none")
         XCTAssertTrue(session.lanes.isEmpty)
@@ -339,8 +339,8 @@ final class PeripheralLaneTests: XCTestCase {
         let counter = session.handle(.command(.notify(value: nil), token: CommandToken(1)), at: 2)
         XCTAssertTrue(counter.contains(.send([Counter(0).encoded], on: .notification(.session))), "\(counter)")
         _ = session.handle(.sendFinished(.notification(.notify), .took(1, full: false, paced: true)), at: 2)
-        XCTAssertEqual(session.handle(.tick(now: 20.9), at: 20.9).filter { $0 == .closeLane(Self.lane) }, [])
-        let actions = session.handle(.tick(now: 21.1), at: 21.1)
+        XCTAssertEqual(session.handle(.tick, at: 20.9).filter { $0 == .closeLane(Self.lane) }, [])
+        let actions = session.handle(.tick, at: 21.1)
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
         XCTAssertEqual(
             laneEvents(actions), [.closed(PeerName(.central, centralA), .stalled(seconds: 20, window: 30))])
@@ -360,7 +360,7 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertEqual(session.handle(.laneOpened(LaneID(2), from: centralB, mtu: MTU(laneChannelMTU: mtuB))), [])
         let helloB = SessionFrame.hello(
             Hello(version: 3, token: SessionToken(0xB)!, address: centralB, window: 65536, next: TransferID(1)))
-        _ = session.handle(.laneReceived(LaneID(2), LaneFraming.encode(helloB.encoded), time: 0))
+        _ = session.handle(.laneReceived(LaneID(2), LaneFraming.encode(helloB.encoded)), at: 0)
         _ = drain(&session)
         XCTAssertEqual(session.laneRoute, [Self.lane, LaneID(2)])
         return session
@@ -382,12 +382,12 @@ final class PeripheralLaneTests: XCTestCase {
                 transfer: TransferID(1),
                 received: UInt32(stream.count))
         ).encoded
-        let delivered = session.handle(.laneReceived(Self.lane, LaneFraming.encode(ack), time: 1.5), at: 1.5)
+        let delivered = session.handle(.laneReceived(Self.lane, LaneFraming.encode(ack)), at: 1.5)
         XCTAssertEqual(delivered.events.map(\.name), ["delivered"])
         // B says nothing: its frame is sent again, on B's channel only.
         var repairs: [(bytes: [UInt8], lanes: [LaneID])] = []
         for second in 2...40 {
-            _ = session.handle(.tick(now: Double(second)), at: Double(second))
+            _ = session.handle(.tick, at: Double(second))
             repairs += drain(&session).filter { isData($0.bytes) }
         }
         XCTAssertFalse(repairs.isEmpty, "the frame B lacks is sent again")
@@ -440,7 +440,7 @@ final class PeripheralLaneTests: XCTestCase {
         var counterWent = false
         while time < 40, closedAt == nil {
             time += 0.1
-            var actions = session.handle(.tick(now: time), at: time) + first
+            var actions = session.handle(.tick, at: time) + first
             first = []
             // Every 4.9 s the trickler takes one unit and is full again.
             if (time - 1).truncatingRemainder(dividingBy: 4.9) < 0.1, session.lanes[LaneID(2)] != nil {
@@ -490,7 +490,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.laneOpened(LaneID(3), from: centralC, mtu: MTU(laneChannelMTU: 672)))
         let helloC = SessionFrame.hello(
             Hello(version: 3, token: SessionToken(0xC)!, address: centralC, window: 65536, next: TransferID(1)))
-        _ = session.handle(.laneReceived(LaneID(3), LaneFraming.encode(helloC.encoded), time: 0))
+        _ = session.handle(.laneReceived(LaneID(3), LaneFraming.encode(helloC.encoded)), at: 0)
         _ = drain(&session)
         XCTAssertEqual(session.laneRoute, [Self.lane, LaneID(2), LaneID(3)])
         // Channel 1 is cut for its own MTU too: every channel takes one small unit per turn.
@@ -517,7 +517,7 @@ final class PeripheralLaneTests: XCTestCase {
             perform(pending)
             _ = hand(pending)
             pending = []
-            let actions = session.handle(.tick(now: time), at: time)
+            let actions = session.handle(.tick, at: time)
             perform(actions)
             // The radio serves channels 1 and 3 in turn while either has a unit waiting.
             let busy = [Self.lane, LaneID(3)].filter { (session.lanes[$0]?.outbox.bytes ?? 0) > 0 }
@@ -538,7 +538,7 @@ final class PeripheralLaneTests: XCTestCase {
         var stalledAt: Double?
         while time < 90, stalledAt == nil {
             time += 0.5
-            let actions = session.handle(.tick(now: time), at: time)
+            let actions = session.handle(.tick, at: time)
             if actions.contains(.closeLane(LaneID(2))) {
                 stalledAt = time
                 XCTAssertEqual(
@@ -584,16 +584,16 @@ final class PeripheralLaneTests: XCTestCase {
         var session = session()
         let number = try greetOnLane(&session)
         // Whole values keep no deadline; a length that promises 4000 bytes and brings 100 does.
-        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(Counter(3).encoded), time: 1), at: 1)
+        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(Counter(3).encoded)), at: 1)
         XCTAssertNil(session.laneStallDeadline)
         let promise = [0xA0, 0x0F] + [UInt8](repeating: 0x55, count: 100)
-        _ = session.handle(.laneReceived(Self.lane, promise, time: 2), at: 2)
+        _ = session.handle(.laneReceived(Self.lane, promise), at: 2)
         XCTAssertEqual(session.laneStallDeadline, 2 + PeripheralSession.laneValueTimeout)
         // More of the same value does not move the deadline: it counts from the value's first bytes.
-        _ = session.handle(.laneReceived(Self.lane, [UInt8](repeating: 0x55, count: 100), time: 10), at: 10)
+        _ = session.handle(.laneReceived(Self.lane, [UInt8](repeating: 0x55, count: 100)), at: 10)
         XCTAssertEqual(session.laneStallDeadline, 2 + PeripheralSession.laneValueTimeout)
-        XCTAssertEqual(session.handle(.tick(now: 21.9), at: 21.9).filter { $0 == .closeLane(Self.lane) }, [])
-        let actions = session.handle(.tick(now: 22), at: 22)
+        XCTAssertEqual(session.handle(.tick, at: 21.9).filter { $0 == .closeLane(Self.lane) }, [])
+        let actions = session.handle(.tick, at: 22)
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)))
         XCTAssertEqual(
             laneEvents(actions),
@@ -611,14 +611,14 @@ final class PeripheralLaneTests: XCTestCase {
         var session = session()
         _ = try greetOnLane(&session)
         let value = LaneFraming.encode(Counter(9).encoded)
-        _ = session.handle(.laneReceived(Self.lane, Array(value[0..<3]), time: 1), at: 1)
+        _ = session.handle(.laneReceived(Self.lane, Array(value[0..<3])), at: 1)
         XCTAssertEqual(session.laneStallDeadline, 1 + PeripheralSession.laneValueTimeout)
         // The rest of it, and the first byte of the next value, 15 s later.
-        _ = session.handle(.laneReceived(Self.lane, Array(value[3...]) + value[0..<1], time: 16), at: 16)
+        _ = session.handle(.laneReceived(Self.lane, Array(value[3...]) + value[0..<1]), at: 16)
         XCTAssertEqual(session.laneStallDeadline, 16 + PeripheralSession.laneValueTimeout)
-        _ = session.handle(.laneReceived(Self.lane, Array(value[1...]), time: 17), at: 17)
+        _ = session.handle(.laneReceived(Self.lane, Array(value[1...])), at: 17)
         XCTAssertNil(session.laneStallDeadline)
-        XCTAssertEqual(session.handle(.tick(now: 40), at: 40).filter { $0 == .closeLane(Self.lane) }, [])
+        XCTAssertEqual(session.handle(.tick, at: 40).filter { $0 == .closeLane(Self.lane) }, [])
         XCTAssertNotNil(session.lanes[Self.lane])
     }
 
@@ -635,10 +635,10 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.connected(centralA))
         _ = session.handle(.lanePSMRead(by: centralA))
         _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(laneChannelMTU: 8194)))
-        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0))
+        _ = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA))), at: 0)
         _ = drain(&session)
         let unit = (0..<1000).flatMap { LaneFraming.encode(Counter(UInt32($0)).encoded) }
-        let actions = session.handle(.laneReceived(Self.lane, unit, time: 1), at: 1)
+        let actions = session.handle(.laneReceived(Self.lane, unit), at: 1)
         let events = actions.compactMap { if case .program(.report(let event)) = $0 { event } else { nil } }
         XCTAssertEqual(events.filter { $0.name == "counter" }, [])
         XCTAssertLessThanOrEqual(events.filter { $0.name == "error" }.count, 5, "\(events.prefix(8))")
@@ -657,10 +657,10 @@ final class PeripheralLaneTests: XCTestCase {
         for written in [PeripheralInput.written, PeripheralInput.sessionWritten] {
             var session = PeripheralSession.advertising(settings)
             _ = session.handle(.connected(centralA))
-            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517), time: 0))
+            _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)), at: 0)
             _ = drain(&session)
             _ = session.handle(.notifyStarted(from: centralB, mtu: MTU(185)))
-            let actions = session.handle(written(Counter(9).encoded, centralA, MTU(517), 1), at: 1)
+            let actions = session.handle(written(Counter(9).encoded, centralA, MTU(517)), at: 1)
             let counters = actions.compactMap {
                 if case .program(.report(.transfer(.counter(_, let c)))) = $0 { c } else { nil }
             }
@@ -685,13 +685,13 @@ final class PeripheralLaneTests: XCTestCase {
         settings.echo = true
         var session = PeripheralSession.advertising(settings)
         _ = session.handle(.connected(centralA))
-        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517), time: 0))
+        _ = session.handle(.sessionWritten(hello(centralA), from: centralA, mtu: MTU(517)), at: 0)
         _ = drain(&session)
         // 500 counters written on GATT while nothing is handed over (bluetoothd is slow).
-        _ = session.handle(.sessionWritten(Counter(1).encoded, from: centralA, mtu: MTU(517), time: 1), at: 1)
+        _ = session.handle(.sessionWritten(Counter(1).encoded, from: centralA, mtu: MTU(517)), at: 1)
         for value in 2...500 {
             _ = session.handle(
-                .sessionWritten(Counter(UInt32(value)).encoded, from: centralA, mtu: MTU(517), time: 1), at: 1)
+                .sessionWritten(Counter(UInt32(value)).encoded, from: centralA, mtu: MTU(517)), at: 1)
         }
         XCTAssertEqual(session.sending.sessionCounters.count, PeripheralSending.maximumSessionCounters)
         XCTAssertEqual(session.sending.sessionCounters.last?.0, Counter(500), "the newest is kept")
@@ -707,7 +707,7 @@ final class PeripheralLaneTests: XCTestCase {
         for index in 0...PeripheralDelivery.maximumHellosPerWindow {
             let time = 1 + Double(index) * 0.1
             actions += session.handle(
-                .laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: time), at: time)
+                .laneReceived(Self.lane, LaneFraming.encode(hello(centralA))), at: time)
         }
         XCTAssertTrue(actions.contains(.closeLane(Self.lane)), "its channel closes with its session")
         XCTAssertNil(session.lanes[Self.lane])
@@ -759,7 +759,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = session.handle(.connected(centralA))
         _ = session.handle(.lanePSMRead(by: centralA))
         _ = session.handle(.laneOpened(Self.lane, from: centralA, mtu: MTU(517)!))
-        let received = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA)), time: 0), at: 0)
+        let received = session.handle(.laneReceived(Self.lane, LaneFraming.encode(hello(centralA))), at: 0)
         func traced(_ actions: [PeripheralAction]) -> [TraceEvent] {
             actions.compactMap { if case .program(.report(.trace(.value(let event)))) = $0 { event } else { nil } }
         }

@@ -10,7 +10,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         var session = PeripheralSession.advertising()
         var events: [PeripheralEvent] = []
         for value: UInt32 in [0, 1, 2] {
-            events += session.handle(.written(Counter(value).encoded, from: centralA, mtu: nil, time: 0)).events
+            events += session.handle(.written(Counter(value).encoded, from: centralA, mtu: nil), at: 0).events
         }
         XCTAssertEqual(
             events,
@@ -20,7 +20,7 @@ final class PeripheralSessionDataTests: XCTestCase {
             ],
             "a write from an unseen central also reports it connected (the Connected property may lag)")
         XCTAssertEqual(session.centrals[centralA]?.inbound.counters, 3)
-        let big = session.handle(.written([0xff, 0xff, 0xff, 0xff], from: centralB, mtu: nil, time: 0)).events
+        let big = session.handle(.written([0xff, 0xff, 0xff, 0xff], from: centralB, mtu: nil), at: 0).events
         XCTAssertEqual(big.last, counterEvent(from: centralB, UInt32.max))
     }
 
@@ -56,12 +56,12 @@ final class PeripheralSessionDataTests: XCTestCase {
                 if case .setReadValue(let value, .write) = $0 { return value } else { return nil }
             }
         }
-        let counter = session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil, time: 0))
+        let counter = session.handle(.written(Counter(7).encoded, from: centralA, mtu: nil), at: 0)
         XCTAssertEqual(readValues(counter), [Counter(7).encoded])
         // Not a counter, or not from an admitted central: what reads answer stays the same.
-        let frame = session.handle(.written([0xB1, 0x00, 3, 2, 9], from: centralA, mtu: nil, time: 0.1))
+        let frame = session.handle(.written([0xB1, 0x00, 3, 2, 9], from: centralA, mtu: nil), at: 0.1)
         XCTAssertEqual(readValues(frame), [], "a frame is not what the original apps read")
-        let refused = session.handle(.written(Counter(9).encoded, from: centralB, mtu: nil, time: 0.2))
+        let refused = session.handle(.written(Counter(9).encoded, from: centralB, mtu: nil), at: 0.2)
         XCTAssertEqual(readValues(refused), [], "a central --allow refuses changes nothing")
     }
 
@@ -74,10 +74,10 @@ final class PeripheralSessionDataTests: XCTestCase {
         var events: [PeripheralEvent] = []
         for index in 0..<max(framesA.count, framesB.count) {
             if index < framesA.count {
-                events += session.handle(.written(framesA[index], from: centralA, mtu: MTU(23), time: 0)).events
+                events += session.handle(.written(framesA[index], from: centralA, mtu: MTU(23)), at: 0).events
             }
             if index < framesB.count {
-                events += session.handle(.written(framesB[index], from: centralB, mtu: MTU(185), time: 0)).events
+                events += session.handle(.written(framesB[index], from: centralB, mtu: MTU(185)), at: 0).events
             }
         }
         let messages = events.compactMap(\.messageReport)
@@ -100,8 +100,8 @@ final class PeripheralSessionDataTests: XCTestCase {
         let message = Message(text: String(repeating: "x", count: 200))
         var events: [PeripheralEvent] = []
         for frame in frames(of: message, mtu: 23) {
-            events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events
-            events += session.handle(.written(Counter(9).encoded, from: centralA, mtu: nil, time: 0)).events
+            events += session.handle(.written(frame, from: centralA, mtu: nil), at: 0).events
+            events += session.handle(.written(Counter(9).encoded, from: centralA, mtu: nil), at: 0).events
         }
         XCTAssertEqual(events.filter { $0.name == "counter" }.count, frames(of: message, mtu: 23).count)
         XCTAssertEqual(events.filter { $0.name == "message" }.count, 1)
@@ -113,12 +113,12 @@ final class PeripheralSessionDataTests: XCTestCase {
         var broken = frames(of: message, mtu: 23, id: 1)
         broken.remove(at: 2)  // a gap
         var events: [PeripheralEvent] = []
-        for frame in broken { events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events }
+        for frame in broken { events += session.handle(.written(frame, from: centralA, mtu: nil), at: 0).events }
         XCTAssertEqual(events.filter { $0.name == "error" }.count, 1, "one broken message, one error line")
         XCTAssertTrue(events.contains { $0.drop?.from == centralA && $0.drop?.partial.total == 100 })
         events = []
         for frame in frames(of: message, mtu: 23, id: 2) {
-            events += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events
+            events += session.handle(.written(frame, from: centralA, mtu: nil), at: 0).events
         }
         XCTAssertEqual(events.map(\.name), ["message"])
     }
@@ -129,11 +129,11 @@ final class PeripheralSessionDataTests: XCTestCase {
         for index in 0..<1000 {
             let garbage: [UInt8] = [0x00, UInt8(truncatingIfNeeded: index), 0x55]
             errors +=
-                session.handle(.written(garbage, from: centralA, mtu: nil, time: Double(index) * 0.001))
+                session.handle(.written(garbage, from: centralA, mtu: nil), at: Double(index) * 0.001)
                 .events.filter { $0.name == "error" }.count
         }
         XCTAssertEqual(errors, InboundPipeline.reportsPerSecond, "1000 bad values within one second")
-        let later = session.handle(.written([0, 1, 2], from: centralA, mtu: nil, time: 5)).events
+        let later = session.handle(.written([0, 1, 2], from: centralA, mtu: nil), at: 5).events
         XCTAssertEqual(later.count, 1)
         XCTAssertEqual(later.first?.name, "error")
         let line = later.first?.humanDescription ?? ""
@@ -147,7 +147,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         settings.maxMessage = 1000
         var session = PeripheralSession.advertising(settings)
         let large = frames(of: Message(binary: Array(repeating: 1, count: 1001)), mtu: 517)
-        let events = session.handle(.written(large[0], from: centralA, mtu: nil, time: 0)).events
+        let events = session.handle(.written(large[0], from: centralA, mtu: nil), at: 0).events
         XCTAssertEqual(events.map(\.name), ["connected", "error"])
         XCTAssertNil(session.centrals[centralA]?.inbound.progress)
     }
@@ -155,7 +155,7 @@ final class PeripheralSessionDataTests: XCTestCase {
     func testDisconnectMidMessageDropsThePartialAndFreesTheCentral() {
         var session = PeripheralSession.advertising()
         let message = frames(of: Message(binary: Array(repeating: 2, count: 1000)), mtu: 23)
-        for frame in message.prefix(5) { _ = session.handle(.written(frame, from: centralA, mtu: nil, time: 0)) }
+        for frame in message.prefix(5) { _ = session.handle(.written(frame, from: centralA, mtu: nil), at: 0) }
         let events = session.handle(.disconnected(centralA)).events
         guard let drop = events.first?.drop, drop.from == centralA, drop.partial.total == 1000 else {
             return XCTFail("\(events)")
@@ -166,7 +166,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         XCTAssertEqual(session.handle(.disconnected(centralA)), [], "a second disconnect is ignored")
         // The central comes back: a full message arrives intact.
         var again: [PeripheralEvent] = []
-        for frame in message { again += session.handle(.written(frame, from: centralA, mtu: nil, time: 0)).events }
+        for frame in message { again += session.handle(.written(frame, from: centralA, mtu: nil), at: 0).events }
         XCTAssertEqual(again.map(\.name), ["connected", "message"])
     }
 
@@ -175,7 +175,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         settings.echo = true
         var session = PeripheralSession.advertising(settings)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
-        let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil, time: 0))
+        let actions = session.handle(.written(Counter(77).encoded, from: centralA, mtu: nil), at: 0)
         XCTAssertEqual(actions.notified, [Counter(77).encoded])
         XCTAssertEqual(session.drain().values, [Counter(77).encoded])
         XCTAssertEqual(session.sending.nextCounter, Counter(0), "echo does not move the notify counter")
@@ -186,7 +186,7 @@ final class PeripheralSessionDataTests: XCTestCase {
         settings.saveDirectory = "/tmp/in"
         var session = PeripheralSession.advertising(settings)
         let message = Message(binary: [1, 2, 3, 4, 5])
-        let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil, time: 0))
+        let actions = session.handle(.written(frames(of: message, mtu: 23)[0], from: centralA, mtu: nil), at: 0)
         guard case .program(.deliver(let request))? = actions.last else { return XCTFail("\(actions)") }
         XCTAssertEqual(request.content, .bytes([1, 2, 3, 4, 5]))
         XCTAssertEqual(request.directory, "/tmp/in")

@@ -83,16 +83,15 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
             for index in senders.indices where !queues[index].isEmpty {
                 time += 0.01
                 events +=
-                    session.handle(.written(queues[index].removeFirst(), from: senders[index], mtu: nil, time: time))
+                    session.handle(.written(queues[index].removeFirst(), from: senders[index], mtu: nil), at: time)
                     .events
             }
             if round == 10 {  // a counter from each, between two frames of its message
                 for index in senders.indices {
                     events +=
                         session.handle(
-                            .written(
-                                Counter(UInt32(100 * (index + 1))).encoded, from: senders[index],
-                                mtu: nil, time: time)
+                            .written(Counter(UInt32(100 * (index + 1))).encoded, from: senders[index], mtu: nil),
+                            at: time
                         ).events
                 }
             }
@@ -128,19 +127,19 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         // C (the first subscriber) writes three frames of its message, then its process dies.
         // The others are still subscribed, so bluetoothd says nothing about C.
         for (index, chunk) in big.prefix(3).enumerated() {
-            events += session.handle(.written(chunk, from: centralC, mtu: nil, time: Double(index))).events
+            events += session.handle(.written(chunk, from: centralC, mtu: nil), at: Double(index)).events
         }
         _ = try session.send(Message(text: "to everyone"), at: 0)
         var time = 3.0
         // A and B keep writing, slowly, well past the short idle time-out.
         while !chunksA.isEmpty || !chunksB.isEmpty {
             time += 2
-            events += session.handle(.tick(now: time)).events
+            events += session.handle(.tick, at: time).events
             if !chunksA.isEmpty {
-                events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil, time: time)).events
+                events += session.handle(.written(chunksA.removeFirst(), from: centralA, mtu: nil), at: time).events
             }
             if !chunksB.isEmpty {
-                events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil, time: time)).events
+                events += session.handle(.written(chunksB.removeFirst(), from: centralB, mtu: nil), at: time).events
             }
         }
         XCTAssertGreaterThan(time, 2 + PeripheralSession.reassemblyIdleTimeout, "A and B sent for longer than 10 s")
@@ -156,7 +155,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
 
         // After the long time-out C's partial message goes, and only C's.
         XCTAssertEqual(session.nextReassemblyDeadline, 2 + PeripheralSession.subscribedReassemblyIdleTimeout)
-        let drops = session.handle(.tick(now: 2 + PeripheralSession.subscribedReassemblyIdleTimeout)).events
+        let drops = session.handle(.tick, at: 2 + PeripheralSession.subscribedReassemblyIdleTimeout).events
         guard let drop = drops.first?.drop, drops.count == 1 else {
             return XCTFail("expected one drop, got \(drops)")
         }
@@ -175,12 +174,12 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         let message = Message(binary: (0..<2000).map { UInt8(truncatingIfNeeded: $0) })
         let chunks = frames(of: message, mtu: 100)
-        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
-        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
-        XCTAssertEqual(session.handle(.tick(now: 30)).events, [], "a subscribed central's link stalled for 30 s")
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil), at: 0)
+        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil), at: 0)
+        XCTAssertEqual(session.handle(.tick, at: 30).events, [], "a subscribed central's link stalled for 30 s")
         var events: [PeripheralEvent] = []
         for chunk in chunks.dropFirst(2) {
-            events += session.handle(.written(chunk, from: centralA, mtu: nil, time: 31)).events
+            events += session.handle(.written(chunk, from: centralA, mtu: nil), at: 31).events
         }
         XCTAssertEqual(events.map(\.name), ["message"])
         XCTAssertEqual(events.first?.messageReport?.sha256, SHA256.hash(message.bytes).hex)
@@ -190,13 +189,13 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         var session = PeripheralSession.advertising()
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)))
         let chunks = frames(of: Message(binary: Array(repeating: 4, count: 3000)), mtu: 100)
-        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil), at: 0)
         XCTAssertEqual(session.nextReassemblyDeadline, PeripheralSession.subscribedReassemblyIdleTimeout)
-        XCTAssertEqual(session.handle(.tick(now: 15)).events, [])
+        XCTAssertEqual(session.handle(.tick, at: 15).events, [])
         // The central's process died: bluetoothd closes the notification socket, the link stays.
         XCTAssertEqual(session.handle(.notifyStopped(from: nil)).events, [.unsubscribed(centralA)])
         XCTAssertEqual(session.nextReassemblyDeadline, PeripheralSession.reassemblyIdleTimeout, "already past: due now")
-        let events = session.handle(.tick(now: 15)).events
+        let events = session.handle(.tick, at: 15).events
         guard let drop = events.first?.drop, drop.from == centralA, drop.partial.total == 3000, events.count == 1 else {
             return XCTFail("expected A's partial message dropped, got \(events)")
         }
@@ -209,9 +208,9 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
     func testStatusShowsWhichCentralIsMidMessage() {
         var session = PeripheralSession.advertising()
         let chunks = frames(of: Message(binary: Array(repeating: 3, count: 2000)), mtu: 100)
-        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
-        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 0))
-        _ = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil, time: 0))
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil), at: 0)
+        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil), at: 0)
+        _ = session.handle(.written(Counter(1).encoded, from: centralB, mtu: nil), at: 0)
         let status = PeripheralStatus(session: session)
         let a = status.centrals.first { $0.address == centralA }?.receiving
         XCTAssertEqual(a?.total, 2000)
@@ -221,7 +220,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         XCTAssertTrue(status.humanDescription.contains("receiving a message: \(a?.received ?? -1) of 2000 bytes"))
         let json = PeripheralEvent.status(status).fields.description
         XCTAssertTrue(json.contains("receiving"), json)
-        _ = session.handle(.tick(now: PeripheralSession.reassemblyIdleTimeout))
+        _ = session.handle(.tick, at: PeripheralSession.reassemblyIdleTimeout)
         XCTAssertNil(PeripheralStatus(session: session).centrals.first { $0.address == centralA }?.receiving)
     }
 
@@ -233,7 +232,7 @@ final class PeripheralSessionManyCentralsTests: XCTestCase {
         let addresses = (1...15).map { BluetoothAddress("00:AA:01:\(String(format: "%02X", 16 - $0)):00:01")! }
         for address in addresses {
             _ = session.handle(.connected(address))
-            _ = session.handle(.written(Counter(7).encoded, from: address, mtu: nil, time: 0))
+            _ = session.handle(.written(Counter(7).encoded, from: address, mtu: nil), at: 0)
         }
         let sorted = addresses.sorted()
         XCTAssertEqual(session.listedCentrals, sorted)

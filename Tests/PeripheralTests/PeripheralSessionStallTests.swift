@@ -4,7 +4,7 @@ import XCTest
 @testable import relay_peripheral
 
 /// A central whose process dies mid-message may leave its link up: the partial message must
-/// still be dropped and freed, driven by `.tick(now:)` (no real time passes in these tests).
+/// still be dropped and freed, driven by `.tick` (no real time passes in these tests).
 final class PeripheralSessionStallTests: XCTestCase {
     let timeout = PeripheralSession.reassemblyIdleTimeout
 
@@ -13,13 +13,13 @@ final class PeripheralSessionStallTests: XCTestCase {
         let message = Message(text: String(repeating: "stalled ", count: 60))
         let chunks = frames(of: message, mtu: 23)
         XCTAssertGreaterThan(chunks.count, 3)
-        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 100))
-        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil, time: 101))
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil), at: 100)
+        _ = session.handle(.written(chunks[1], from: centralA, mtu: nil), at: 101)
         XCTAssertEqual(session.nextReassemblyDeadline, 101 + timeout, "counted from the last frame")
-        XCTAssertEqual(session.handle(.tick(now: 101 + timeout / 2)).events, [], "not stalled yet")
+        XCTAssertEqual(session.handle(.tick, at: 101 + timeout / 2).events, [], "not stalled yet")
         XCTAssertNotNil(session.centrals[centralA]?.inbound.progress)
 
-        let events = session.handle(.tick(now: 101 + timeout)).events
+        let events = session.handle(.tick, at: 101 + timeout).events
         guard let drop = events.first?.drop, events.count == 1 else {
             return XCTFail("expected one dropped event, got \(events)")
         }
@@ -34,12 +34,12 @@ final class PeripheralSessionStallTests: XCTestCase {
         XCTAssertTrue(reason.contains("stalled"), reason)
         XCTAssertNil(session.centrals[centralA]?.inbound.progress, "the partial message is freed")
         XCTAssertNil(session.nextReassemblyDeadline)
-        XCTAssertEqual(session.handle(.tick(now: 200)).events, [], "dropped once")
+        XCTAssertEqual(session.handle(.tick, at: 200).events, [], "dropped once")
 
         // The same central's next message arrives whole.
         var delivered: [PeripheralEvent] = []
         for (index, chunk) in frames(of: message, mtu: 23, id: 1).enumerated() {
-            delivered += session.handle(.written(chunk, from: centralA, mtu: nil, time: 300 + Double(index))).events
+            delivered += session.handle(.written(chunk, from: centralA, mtu: nil), at: 300 + Double(index)).events
         }
         XCTAssertEqual(delivered.map(\.name), ["message"])
         XCTAssertEqual(delivered.first?.messageReport?.text, message.text)
@@ -53,15 +53,15 @@ final class PeripheralSessionStallTests: XCTestCase {
         var events: [PeripheralEvent] = []
         for (index, chunk) in chunks.enumerated() {
             let time = Double(index) * (timeout - 1)
-            events += session.handle(.tick(now: time)).events
-            events += session.handle(.written(chunk, from: centralA, mtu: nil, time: time)).events
+            events += session.handle(.tick, at: time).events
+            events += session.handle(.written(chunk, from: centralA, mtu: nil), at: time).events
         }
         XCTAssertEqual(events.map(\.name), ["connected", "message"], "a slow but steady message is not dropped")
 
-        _ = session.handle(.written(frames(of: message, mtu: 23, id: 2)[0], from: centralA, mtu: nil, time: 1000))
-        _ = session.handle(.written(Counter(5).encoded, from: centralA, mtu: nil, time: 1000 + timeout - 1))
+        _ = session.handle(.written(frames(of: message, mtu: 23, id: 2)[0], from: centralA, mtu: nil), at: 1000)
+        _ = session.handle(.written(Counter(5).encoded, from: centralA, mtu: nil), at: 1000 + timeout - 1)
         XCTAssertEqual(session.nextReassemblyDeadline, 1000 + timeout, "a counter is not a frame of the message")
-        XCTAssertEqual(session.handle(.tick(now: 1000 + timeout)).eventNames, ["dropped"])
+        XCTAssertEqual(session.handle(.tick, at: 1000 + timeout).eventNames, ["dropped"])
     }
 
     func testOnlyTheStalledCentralLosesItsMessage() {
@@ -69,14 +69,14 @@ final class PeripheralSessionStallTests: XCTestCase {
         let message = Message(text: String(repeating: "two ", count: 100))
         let chunksA = frames(of: message, mtu: 23)
         let chunksB = frames(of: message, mtu: 23, id: 7)
-        _ = session.handle(.written(chunksA[0], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(chunksA[0], from: centralA, mtu: nil), at: 0)
         var events: [PeripheralEvent] = []
         for (index, chunk) in chunksB.enumerated() {
             let time = Double(index) * timeout / Double(chunksB.count)
-            events += session.handle(.written(chunk, from: centralB, mtu: nil, time: time)).events
-            events += session.handle(.tick(now: time)).events
+            events += session.handle(.written(chunk, from: centralB, mtu: nil), at: time).events
+            events += session.handle(.tick, at: time).events
         }
-        events += session.handle(.tick(now: timeout)).events
+        events += session.handle(.tick, at: timeout).events
         let dropped = events.filter { $0.name == "dropped" }
         XCTAssertEqual(dropped.count, 1)
         XCTAssertEqual(dropped.first?.drop?.from, centralA)
@@ -87,10 +87,10 @@ final class PeripheralSessionStallTests: XCTestCase {
     func testDisconnectMidMessageReportsItDroppedOnceAndLeavesNoDeadline() {
         var session = PeripheralSession.advertising()
         let chunks = frames(of: Message(text: String(repeating: "gone ", count: 50)), mtu: 23)
-        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil, time: 0))
+        _ = session.handle(.written(chunks[0], from: centralA, mtu: nil), at: 0)
         XCTAssertEqual(session.handle(.disconnected(centralA)).eventNames, ["dropped", "disconnected"])
         XCTAssertNil(session.centrals[centralA])
         XCTAssertNil(session.nextReassemblyDeadline)
-        XCTAssertEqual(session.handle(.tick(now: timeout * 2)).events, [])
+        XCTAssertEqual(session.handle(.tick, at: timeout * 2).events, [])
     }
 }

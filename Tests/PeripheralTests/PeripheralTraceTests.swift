@@ -18,7 +18,7 @@ final class PeripheralTraceTests: XCTestCase {
         settings.trace = TraceReports(limit: nil)
         var session = PeripheralSession.advertising(settings)
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)), at: 0)
-        let written = session.handle(.written([0x2a, 0, 0, 0], from: centralA, mtu: nil, time: 1), at: 1)
+        let written = session.handle(.written([0x2a, 0, 0, 0], from: centralA, mtu: nil), at: 1)
         XCTAssertEqual(traces(written).map(\.meaning), ["counter 42"])
         XCTAssertEqual(traces(written).first?.direction, .incoming)
         XCTAssertEqual(traces(written).first?.characteristic, .write)
@@ -44,7 +44,7 @@ final class PeripheralTraceTests: XCTestCase {
     func testWithoutTraceNothingIsAdded() throws {
         var session = PeripheralSession.advertising()
         _ = session.handle(.notifyStarted(from: centralA, mtu: MTU(517)), at: 0)
-        let written = session.handle(.written([0x2a, 0, 0, 0], from: centralA, mtu: nil, time: 1), at: 1)
+        let written = session.handle(.written([0x2a, 0, 0, 0], from: centralA, mtu: nil), at: 1)
         XCTAssertTrue(traces(written).isEmpty)
     }
 
@@ -53,10 +53,10 @@ final class PeripheralTraceTests: XCTestCase {
         settings.trace = TraceReports(limit: 2)
         var session = PeripheralSession.advertising(settings)
         for index in 0..<5 {
-            _ = session.handle(.written([UInt8(index), 0, 0, 0], from: centralA, mtu: nil, time: 1), at: 1)
+            _ = session.handle(.written([UInt8(index), 0, 0, 0], from: centralA, mtu: nil), at: 1)
         }
         XCTAssertEqual(session.nextReassemblyDeadline, 2, "the summary is due when the second ends")
-        let tick = session.handle(.tick(now: 2), at: 2)
+        let tick = session.handle(.tick, at: 2)
         XCTAssertTrue(tick.contains(.report(.trace(.summary(TraceSummary(leftOut: 3))))), "\(tick)")
     }
 }

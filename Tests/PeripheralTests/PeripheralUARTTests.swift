@@ -19,18 +19,18 @@ final class PeripheralUARTTests: XCTestCase {
     func testAPhonesWritesBecomeLinesAcrossWritesAndAfterAPause() {
         var session = PeripheralSession.advertising()
         XCTAssertTrue(
-            arrivals(session.handle(.uartWritten(Array("hel".utf8), from: phone, mtu: MTU(517), time: 1), at: 1))
+            arrivals(session.handle(.uartWritten(Array("hel".utf8), from: phone, mtu: MTU(517)), at: 1))
                 .isEmpty)
         let line = arrivals(
-            session.handle(.uartWritten(Array("lo\r\n".utf8), from: phone, mtu: nil, time: 1.1), at: 1.1))
+            session.handle(.uartWritten(Array("lo\r\n".utf8), from: phone, mtu: nil), at: 1.1))
         XCTAssertEqual(line.map(\.text), ["hello"])
         XCTAssertEqual(line.first?.via, .nus)
         XCTAssertEqual(line.first?.from, PeerName(.central, phone))
         XCTAssertEqual(line.first?.id, 1)
-        _ = session.handle(.uartWritten(Array("no ending".utf8), from: phone, mtu: nil, time: 2), at: 2)
+        _ = session.handle(.uartWritten(Array("no ending".utf8), from: phone, mtu: nil), at: 2)
         XCTAssertEqual(session.nextReassemblyDeadline, 2.5)
-        XCTAssertEqual(arrivals(session.handle(.tick(now: 2.5), at: 2.5)).map(\.text), ["no ending"])
-        _ = session.handle(.uartWritten([0x61, 0xFF], from: phone, mtu: nil, time: 3), at: 3)
+        XCTAssertEqual(arrivals(session.handle(.tick, at: 2.5)).map(\.text), ["no ending"])
+        _ = session.handle(.uartWritten([0x61, 0xFF], from: phone, mtu: nil), at: 3)
         XCTAssertEqual(
             arrivals(session.handle(.disconnected(phone), at: 3.1)).map(\.text), ["a\\xFF"],
             "a phone that leaves ends its line; invalid UTF-8 is shown escaped")
@@ -47,14 +47,14 @@ final class PeripheralUARTTests: XCTestCase {
         for index in 0..<20 {
             let time = 1 + Double(index) * 0.005
             let write: [UInt8] = (0..<254).map { $0 % 2 == 0 ? 0x61 : 0x0A }
-            texts += arrivals(session.handle(.uartWritten(write, from: phone, mtu: MTU(517), time: time), at: time))
+            texts += arrivals(session.handle(.uartWritten(write, from: phone, mtu: MTU(517)), at: time))
                 .compactMap(\.text)
         }
         XCTAssertLessThanOrEqual(texts.count, 40, "not a line each")
         XCTAssertEqual(texts.joined(separator: "\n").split(separator: "\n").count, 20 * 127, "every line is there")
         // A second later, lines are a message each again.
         let later = arrivals(
-            session.handle(.uartWritten(Array("one\ntwo\n".utf8), from: phone, mtu: nil, time: 3), at: 3))
+            session.handle(.uartWritten(Array("one\ntwo\n".utf8), from: phone, mtu: nil), at: 3))
         XCTAssertEqual(later.map(\.text), ["one", "two"])
     }
 
@@ -92,7 +92,7 @@ final class PeripheralUARTTests: XCTestCase {
         settings.uart = nil
         var session = PeripheralSession.advertising(settings)
         XCTAssertTrue(
-            arrivals(session.handle(.uartWritten(Array("x\n".utf8), from: phone, mtu: nil, time: 0), at: 0)).isEmpty)
+            arrivals(session.handle(.uartWritten(Array("x\n".utf8), from: phone, mtu: nil), at: 0)).isEmpty)
         _ = session.handle(.uartNotifyStarted(from: phone, mtu: nil), at: 0)
         XCTAssertThrowsError(try session.send(Message(text: "x"), at: 0))
         XCTAssertNil(PeripheralStatus(session: session).uart)

@@ -96,7 +96,7 @@ struct StubSession: ProgramSession {
                 return [.finish(token, nil)]
             }
         case .program(.timerFired(.one)): return [.report(.said("timer"))]
-        case .program(.tick(let now)):
+        case .program(.tick):
             if let busy = busyUntil, now >= busy { busyUntil = nil }
             return [.note("tick")]
         case .program(.saved(let receipt)): return [.report(.said("saved \(receipt.saved)"))]
@@ -203,7 +203,7 @@ final class ProgramDriverTests: XCTestCase {
     func testTheDeadlineIsFedAsATickAndTheEndOfInputWaitsForQuiescence() {
         let result = run("busy\n", ["busy": .busyFor(0.2)])
         let ticks = result.session.heard.compactMap { input -> Double? in
-            if case .program(.tick(let now)) = input.0 { return now }
+            if case .program(.tick) = input.0 { return input.1 }
             return nil
         }
         let busySince = result.session.heard.first.map(\.1) ?? 0

@@ -133,7 +133,7 @@ public final class ProgramDriver<Session: ProgramSession> {
             guard let self else { return }
             self.deadlineTimer = nil
             self.deadlineTimerAt = nil
-            self.feed(.tick(now: self.loop.now))
+            self.feed(.tick)
         }
     }
 

@@ -8,8 +8,9 @@ public enum ProgramInput<Command, Timer> {
     case command(Command, token: CommandToken)
     /// The program's timer fired (armed with `ProgramAction.startTimer`).
     case timerFired(Timer)
-    /// The monotonic clock reached `now` (seconds): the session's `nextDeadline`.
-    case tick(now: Double)
+    /// The session's `nextDeadline` came (the time is the one `handle(_:at:)` is given, as for
+    /// every input).
+    case tick
     /// A message handed over with `ProgramAction.deliver` was saved into `--save-dir`, or could not be.
     case saved(SaveReceipt)
     /// The program is quitting (after its sends, before the backend lets go of the bus).
@@ -21,7 +22,7 @@ extension ProgramInput: Sendable where Command: Sendable, Timer: Sendable {}
 
 /// A session's input type: its own cases (what its backend reports) and one case for the shared
 /// ones, `program(_:)`. The shared ones are then named alike on both programs: `.command(_:token:)`,
-/// `.timerFired(_:)`, `.tick(now:)`, `.saved(_:)`, `.quitting`.
+/// `.timerFired(_:)`, `.tick`, `.saved(_:)`, `.quitting`.
 public protocol ProgramInputs {
     associatedtype Command
     associatedtype Timer
@@ -34,7 +35,7 @@ extension ProgramInputs {
         program(.command(command, token: token))
     }
     public static func timerFired(_ timer: Timer) -> Self { program(.timerFired(timer)) }
-    public static func tick(now: Double) -> Self { program(.tick(now: now)) }
+    public static var tick: Self { program(.tick) }
     public static func saved(_ receipt: SaveReceipt) -> Self { program(.saved(receipt)) }
     public static var quitting: Self { program(.quitting) }
 }

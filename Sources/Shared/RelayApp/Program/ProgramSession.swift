@@ -23,7 +23,7 @@ public protocol ProgramSession {
     /// Handles one input at loop time `now` (monotonic seconds); the actions come in order.
     mutating func handle(_ input: Input, at now: Double) -> [Action]
 
-    /// When the session must hear `.tick(now:)` next (delivery, stalled messages, trace, text lines).
+    /// When the session must hear `.tick` next (delivery, stalled messages, trace, text lines).
     var nextDeadline: Double? { get }
     /// The REPL's prompt, from the state it shows.
     var prompt: String { get }
