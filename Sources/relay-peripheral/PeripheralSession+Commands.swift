@@ -7,9 +7,7 @@ import RelayProtocol
 extension PeripheralSession {
     /// `start`: register the application and the advertisement (idempotent).
     mutating func start() -> [PeripheralAction] {
-        registrations.wantsApplication = true
-        registrations.wantsAdvertising = true
-        registrations.releasedByBlueZ = false
+        registrations.start()
         var actions = reconcile()
         if isAdvertising, actions.isEmpty {
             actions.append(.report(.advertising(name: settings.name.text)))
@@ -22,8 +20,7 @@ extension PeripheralSession {
 
     /// `stop`: stop advertising; the service stays for connected centrals.
     mutating func stop() -> [PeripheralAction] {
-        registrations.wantsAdvertising = false
-        registrations.releasedByBlueZ = false
+        registrations.stop()
         let actions = reconcile()
         if actions.isEmpty, registrations.advertisement == .absent { return [.note("not advertising")] }
         return actions
@@ -60,16 +57,14 @@ extension PeripheralSession {
 
     /// `quit`: unregister everything (after the driver has let the outbox drain).
     mutating func quit() -> [PeripheralAction] {
-        registrations.wantsAdvertising = false
-        registrations.wantsApplication = false
+        let wasAdvertising = isAdvertising
+        let withdrawal = registrations.quit()
         var actions: [PeripheralAction] = []
-        if registrations.advertisement == .active {
+        if withdrawal.advertisement {
             actions.append(.unregisterAdvertisement)
-            if isAdvertising { actions.append(.report(.stopped(.quit))) }
+            if wasAdvertising { actions.append(.report(.stopped(.quit))) }
         }
-        if registrations.application == .active { actions.append(.unregisterApplication) }
-        registrations.advertisement = .absent
-        registrations.application = .absent
+        if withdrawal.application { actions.append(.unregisterApplication) }
         return actions
     }
 

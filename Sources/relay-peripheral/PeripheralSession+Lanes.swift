@@ -64,44 +64,30 @@ extension PeripheralSession {
         // A central's channels close when its link goes (`lanesLinkDown`), before its next link
         // can read the lane characteristic: an open one of the same address on another link is
         // another link's.
-        if let connection,
-            lanes.values.contains(where: {
-                $0.address == address && $0.connection != nil && $0.connection != connection
-            })
-        {
+        if let connection, lanes.hasChannel(of: address, onOtherLinkThan: connection) {
             return [.closeLane(id)] + contest([address], .secondLink, named: address)
         }
-        var actions: [PeripheralAction] = []
         // One channel per central: the newer one is the one its relay-central uses.
-        for (old, lane) in lanes.sorted(by: { $0.key < $1.key }) where lane.address == address {
-            lanes[old] = nil
-            actions.append(.closeLane(old))
-            actions += laneGone(old)
-        }
+        let actions = lanes.closeAll(of: address).flatMap { [.closeLane($0)] + laneGone($0) }
         let cut = MTU(laneChannelMTU: MTU.laneMaximum).lane(besideAttributeMTU: centrals[address]?.mtu ?? .default)
-        lanes[id] = PeripheralLane(
-            address: address, connection: connection, mtu: cut,
-            outbox: LaneOutbox(unitSize: mtu.value, window: delivery.settings.window))
+        lanes.open(
+            id,
+            PeripheralLane(
+                address: address, connection: connection, mtu: cut,
+                outbox: LaneOutbox(unitSize: mtu.value, window: delivery.settings.window)))
         return actions
     }
 
     /// Bytes on a channel: its values go where the session characteristic's would, from its central.
     mutating func laneReceived(_ id: LaneID, _ bytes: [UInt8]) -> [PeripheralAction] {
-        guard var lane = lanes[id] else { return [] }
+        guard let lane = lanes[id] else { return [] }
         let values: [[UInt8]]
-        do {
-            values = try lane.deframer.take(bytes)
+        do throws(LaneFrameError) {
+            values = try lanes.receive(bytes, on: id, at: now) ?? []
         } catch {
-            lanes[id] = nil
             let peer = PeerName(.central, lane.address)
             return [.closeLane(id)] + closure(id, .closed(peer, .malformed(error.description))) + laneGone(id)
         }
-        if lane.deframer.pendingCount == 0 {
-            lane.incompleteSince = nil
-        } else if !values.isEmpty || lane.incompleteSince == nil {
-            lane.incompleteSince = now  // a value began in these bytes
-        }
-        lanes[id] = lane
         var actions: [PeripheralAction] = []
         for value in values {
             // A lane that closed for a breach on the way (its central cut off from protocol 2)
@@ -116,7 +102,7 @@ extension PeripheralSession {
     /// A channel hung up: said when it carried a session (a stranger's channels that come and go
     /// without a hello are not worth a line each).
     mutating func laneClosed(_ id: LaneID) -> [PeripheralAction] {
-        guard let lane = lanes.removeValue(forKey: id) else { return [] }
+        guard let lane = lanes.close(id) else { return [] }
         let carried = delivery.sessions.values.contains { $0.lane == id }
         let report: [PeripheralAction] =
             carried ? [.report(.lane(.closed(PeerName(.central, lane.address), .hungUp)))] : []
@@ -151,7 +137,7 @@ extension PeripheralSession {
         let framed = LaneFraming.encode(value)
         var actions: [PeripheralAction] = []
         for id in route {
-            guard lanes[id]?.outbox.add(framed) == true else { continue }
+            guard lanes.queue(framed, on: id) else { continue }
             actions += pumpLane(id)
         }
         return actions
@@ -159,19 +145,19 @@ extension PeripheralSession {
 
     /// Hands channel `id` what waits for it, unless the socket is full or still has units.
     private mutating func pumpLane(_ id: LaneID) -> [PeripheralAction] {
-        guard let units = lanes[id]?.outbox.takeUnsent() else { return [] }
+        guard let units = lanes.takeUnsent(on: id) else { return [] }
         return [.send(units, on: .lane(id))]
     }
 
     /// The outcome of a `.send` on channel `id`: the socket took `taken` units, and was full (or not).
     mutating func laneTook(_ id: LaneID, taken: Int, full: Bool) -> [PeripheralAction] {
-        lanes[id]?.outbox.took(taken, full: full, at: now)
+        lanes.took(taken, full: full, on: id, at: now)
         return pumpLane(id)
     }
 
     /// The channel's socket can take more after it was full.
     mutating func laneWritable(_ id: LaneID) -> [PeripheralAction] {
-        lanes[id]?.outbox.writable(at: now)
+        lanes.writable(id, at: now)
         return pumpLane(id)
     }
 
@@ -179,9 +165,8 @@ extension PeripheralSession {
     /// window), or a value on a channel has stayed incomplete for `laneValueTimeout`, whichever
     /// comes first.
     var laneStallDeadline: Double? {
-        let full = lanes.values.compactMap { $0.outbox.stallDeadline(at: now) }.min()
-        let incomplete = lanes.values.compactMap(\.incompleteSince).min().map { $0 + Self.laneValueTimeout }
-        return [full, incomplete].compactMap { $0 }.min()
+        let (stall, incompleteSince) = lanes.deadlines(at: now)
+        return [stall, incompleteSince.map { $0 + Self.laneValueTimeout }].compactMap { $0 }.min()
     }
 
     /// Closes the channels that were full for `LaneOutbox.stallSeconds` of the last
@@ -194,7 +179,7 @@ extension PeripheralSession {
     /// then; until then it holds at most `LaneOutbox.limit` bytes, and only its own.
     mutating func closeStalledLanes() -> [PeripheralAction] {
         var actions: [PeripheralAction] = []
-        for id in lanes.keys.sorted() {
+        for id in lanes.ids {
             guard let lane = lanes[id] else { continue }
             let end: LaneEnd
             if let since = lane.incompleteSince, now >= since + Self.laneValueTimeout {
@@ -203,7 +188,7 @@ extension PeripheralSession {
                         + "(\(max(0, lane.deframer.pendingCount - LaneFraming.headerLength)) of them came)")
             } else if lane.outbox.isStalled(at: now) {
                 // Time full until another channel last took a unit was the radio's.
-                if let busy = radioBusyUntil(besides: id) { lanes[id]?.outbox.excuse(until: busy) }
+                if let busy = radioBusyUntil(besides: id) { lanes.excuse(id, until: busy) }
                 guard lanes[id]?.outbox.isStalled(at: now) == true else { continue }
                 end = .stalled(seconds: Int(LaneOutbox.stallSeconds), window: Int(LaneOutbox.stallWindow))
             } else {
@@ -211,7 +196,7 @@ extension PeripheralSession {
             }
             actions.append(.closeLane(id))
             actions += closure(id, .closed(PeerName(.central, lane.address), end))
-            lanes[id] = nil
+            lanes.close(id)
             actions += laneGone(id)
         }
         return actions
@@ -224,15 +209,13 @@ extension PeripheralSession {
     /// last unit one of them took while it was full itself (nil: none did). A channel that takes
     /// all it is given is not contending for the radio: it excuses nobody.
     private func radioBusyUntil(besides id: LaneID) -> Double? {
-        let last = lanes.filter { $0.key != id }.compactMap(\.value.outbox.lastTakenWhileFull).max()
-        return last.map { min(now, $0 + Self.busyRadioSeconds) }
+        lanes.lastTakenWhileFull(besides: id).map { min(now, $0 + Self.busyRadioSeconds) }
     }
 
     /// The channels of the centrals at `address` go with its link.
     mutating func lanesLinkDown(at address: BluetoothAddress) -> [PeripheralAction] {
-        let gone = lanes.filter { $0.value.address == address }.map(\.key).sorted()
+        let gone = lanes.closeAll(of: address)
         guard !gone.isEmpty else { return [] }
-        for id in gone { lanes[id] = nil }
         return gone.map { .closeLane($0) } + startSending()
     }
 

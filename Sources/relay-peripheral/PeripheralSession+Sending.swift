@@ -16,7 +16,7 @@ extension PeripheralSession {
     /// every session is done with them).
     var hasPendingValues: Bool {
         !sending.outbox.isEmpty || sending.inFlight != nil || sending.blocked != nil || !sending.sessionCounters.isEmpty
-            || delivery.isBusy || !uart.queue.isEmpty || lanes.values.contains { $0.outbox.bytes > 0 }
+            || delivery.isBusy || !uart.queue.isEmpty || lanes.holdValues
     }
 
     /// Counters and messages queued (a message partly sent counts as one).

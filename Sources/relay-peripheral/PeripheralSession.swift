@@ -8,13 +8,6 @@ import RelayProtocol
 /// reported (adapter state, registrations, centrals, subscriptions, writes), and the paced queue
 /// of notifications. It performs no I/O: every input returns the actions the driver performs.
 struct PeripheralSession {
-    /// Where a registration stands.
-    enum Registration: Equatable, Sendable {
-        case absent
-        case pending(RegistrationTicket)
-        case active
-    }
-
     let settings: PeripheralSettings
     /// The loop's time when the current input is handled (monotonic seconds).
     var now = 0.0
@@ -49,7 +42,7 @@ struct PeripheralSession {
     /// once; see `PeripheralSession+Commands`), kept as on relay-central so both take them alike.
     var commands = PendingCommands<Never>()
     /// Centrals' L2CAP channels (see `PeripheralSession+Lanes`).
-    var lanes: [LaneID: PeripheralLane] = [:]
+    var lanes = PeripheralLanes()
     /// Addresses two links answer to (see `PeripheralSession+Contests`).
     var contests = AddressContests()
 
@@ -65,7 +58,7 @@ struct PeripheralSession {
     /// Advertising as the user sees it: the advertisement and the service it names are both
     /// registered (`advertising` was reported). The two registrations are requested together
     /// and may complete in either order.
-    var isAdvertising: Bool { registrations.advertisement == .active && registrations.application == .active }
+    var isAdvertising: Bool { registrations.isAdvertising }
 
     // MARK: Inputs
 
@@ -178,10 +171,6 @@ struct PeripheralSession {
         let handedOver = sending.inFlight
         let actions = handle(input)
         return traceReports(for: input, handedOver: handedOver) + actions
-    }
-
-    mutating func makeTicket() -> RegistrationTicket {
-        registrations.makeTicket()
     }
 
     mutating func setAdapter(_ state: AdapterState, info: AdapterInfo?) {

@@ -39,9 +39,8 @@ final class PeripheralLaneTests: XCTestCase {
             }
             // Units handed to a channel (by actions the caller dropped, or just now).
             guard
-                let (id, lane) = session.lanes.sorted(by: { $0.key < $1.key }).first(where: {
-                    $0.value.outbox.handedOver > 0
-                })
+                let id = session.lanes.ids.first(where: { (session.lanes[$0]?.outbox.handedOver ?? 0) > 0 }),
+                let lane = session.lanes[id]
             else { break }
             var deframer = LaneDeframer()
             let units = Array(lane.outbox.waiting.prefix(lane.outbox.handedOver))
@@ -218,7 +217,7 @@ final class PeripheralLaneTests: XCTestCase {
         _ = try greetOnLane(&session)
         let actions = session.handle(.laneOpened(LaneID(2), from: centralA, mtu: MTU(517)!))
         XCTAssertEqual(actions.first, PeripheralAction.closeLane(Self.lane))
-        XCTAssertEqual(Array(session.lanes.keys), [LaneID(2)])
+        XCTAssertEqual(session.lanes.ids, [LaneID(2)])
     }
 
     /// Central A in session on its lane, central B in session on GATT (MTU 185).
