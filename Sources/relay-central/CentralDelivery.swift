@@ -50,7 +50,7 @@ struct CentralDelivery: Sendable {
 
     let settings: DeliverySettings
     private(set) var phase = Phase.idle
-    var lane = Lane.none
+    private(set) var lane = Lane.none
     /// Whether this link's welcome said version 3: compact data frames both ways.
     private(set) var compact = false
     /// The link's session broke off with its lane: the peripheral speaks protocol 2 (it welcomed
@@ -201,6 +201,43 @@ struct CentralDelivery: Sendable {
 
     /// The lane stops carrying this link's frames: a session established on it waits for the
     /// resume (its hello is said until the resume time-out), and the handshake starts again.
+    // MARK: The lane
+
+    /// The lane is not used on this link (not tried, not offered, or given up).
+    mutating func laneUnused() {
+        lane = .none
+    }
+
+    /// The lane characteristic is being read.
+    mutating func readingLanePSM() {
+        lane = .reading
+    }
+
+    /// Whether the lane characteristic's value is awaited.
+    var readsLanePSM: Bool { lane == .reading }
+
+    /// The channel to `offer`'s PSM is opening (try `attempt`).
+    mutating func openingLane(_ offer: LaneOffer, attempt: Int) {
+        lane = .opening(offer, attempt: attempt)
+    }
+
+    /// The channel that was opening opened: frames are cut for `mtu` on it. False when none was opening.
+    mutating func laneOpened(mtu: MTU) -> Bool {
+        guard case .opening(let offer, _) = lane else { return false }
+        lane = .open(offer, mtu: mtu, deframer: LaneDeframer())
+        return true
+    }
+
+    /// Bytes on the open channel: the offer it was opened for and the values the bytes complete
+    /// (nil: no channel is open). Broken framing is thrown (the channel is then to be closed).
+    mutating func laneReceived(_ bytes: [UInt8]) throws(LaneFrameError) -> (offer: LaneOffer, values: [[UInt8]])? {
+        guard case .open(let offer, let mtu, var deframer) = lane else { return nil }
+        let values = try deframer.take(bytes)
+        lane = .open(offer, mtu: mtu, deframer: deframer)
+        return (offer, values)
+    }
+
+    /// The lane stopped carrying this link's frames: what was on its way waits for the resume.
     mutating func laneBroke(at now: Double) {
         lane = .none
         if session != nil {

@@ -18,19 +18,19 @@ extension CentralSession {
     /// The link is set up with the session characteristic: read the lane's PSM first when the
     /// peripheral offers one, else greet on GATT.
     mutating func startLaneOrGreeting(_ peer: Peer, _ relay: RelayLink) -> [CentralAction] {
-        delivery.lane = .none
+        delivery.laneUnused()
         guard settings.lane.usesLane else { return startGreeting() }
         guard let characteristic = relay.lane else {
             return laneNotUsed(.notOffered, quietly: settings.lane == .auto) + startGreeting()
         }
-        delivery.lane = .reading
+        delivery.readingLanePSM()
         return [.readLanePSM(characteristic)]
     }
 
     /// The lane characteristic's value: open a channel to the PSM it names; the peripheral token
     /// it names is what the channel's welcome must name.
     mutating func lanePSMRead(_ result: Result<[UInt8], BlueZError>) -> [CentralAction] {
-        guard delivery.lane == .reading, case .ready(let peer, let relay) = link else { return [] }
+        guard delivery.readsLanePSM, case .ready(let peer, let relay) = link else { return [] }
         let offer: LaneOffer
         switch result {
         case .failure(let error):
@@ -42,7 +42,7 @@ extension CentralSession {
                 return laneNotUsed(.badPSM(error.description)) + startGreeting()
             }
         }
-        delivery.lane = .opening(offer, attempt: 1)
+        delivery.openingLane(offer, attempt: 1)
         return [openLane(peer, offer, relay)]
     }
 
@@ -53,9 +53,10 @@ extension CentralSession {
 
     /// The channel opened: the hello goes on it.
     mutating func laneOpened(_ mtu: MTU) -> [CentralAction] {
-        guard case .opening(let offer, _) = delivery.lane, readyLink != nil else { return [.closeLane] }
-        let cut = mtu.lane(besideAttributeMTU: readyLink?.mtu ?? .default)
-        delivery.lane = .open(offer, mtu: cut, deframer: LaneDeframer())
+        guard let ready = readyLink, delivery.laneOpened(mtu: mtu.lane(besideAttributeMTU: ready.mtu ?? .default))
+        else {
+            return [.closeLane]
+        }
         return startGreeting()
     }
 
@@ -65,7 +66,7 @@ extension CentralSession {
             return []
         }
         if attempt < Self.laneOpenAttempts {
-            delivery.lane = .opening(offer, attempt: attempt + 1)
+            delivery.openingLane(offer, attempt: attempt + 1)
             return [openLane(peer, offer, relay)]
         }
         return laneNotUsed(end) + startGreeting()
@@ -76,14 +77,14 @@ extension CentralSession {
     /// from whatever took the PSM's channels, not from the peripheral's relay: the lane is
     /// refused (`unproven`) and the session goes on GATT.
     mutating func laneReceived(_ bytes: [UInt8]) -> [CentralAction] {
-        guard case .open(let offer, let mtu, var deframer) = delivery.lane else { return [] }
+        let offer: LaneOffer
         let values: [[UInt8]]
-        do {
-            values = try deframer.take(bytes)
+        do throws(LaneFrameError) {
+            guard let received = try delivery.laneReceived(bytes) else { return [] }
+            (offer, values) = received
         } catch {
             return laneBroke(.malformed(error.description))
         }
-        delivery.lane = .open(offer, mtu: mtu, deframer: deframer)
         var actions: [CentralAction] = []
         for value in values {
             guard delivery.laneMTU != nil else { break }
@@ -130,7 +131,7 @@ extension CentralSession {
 
     /// Says why the lane is not used on this link (nothing when `quietly`).
     private mutating func laneNotUsed(_ end: LaneEnd, quietly: Bool = false) -> [CentralAction] {
-        delivery.lane = .none
+        delivery.laneUnused()
         return quietly ? [] : [.report(.lane(.closed(peripheralName, end)))]
     }
 }

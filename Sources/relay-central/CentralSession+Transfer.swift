@@ -142,7 +142,7 @@ extension CentralSession {
     /// goes with them.
     mutating func releaseSockets() -> CentralAction {
         writing.forgetWaiting()
-        delivery.lane = .none
+        delivery.laneUnused()
         return .releaseSockets
     }
 

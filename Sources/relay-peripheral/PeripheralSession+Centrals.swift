@@ -42,17 +42,15 @@ extension PeripheralSession {
 
     mutating func ensureCentral(_ address: BluetoothAddress) -> [PeripheralAction] {
         guard centrals[address] == nil else { return [] }
-        var central = ConnectedCentral(address: address, maxMessage: settings.maxMessage)
         // While notifications are on, bluetoothd does not tell when another central enables
         // them: one that connects now may receive every notification.
-        central.subscribed = subscriptions.notifying
-        centrals[address] = central
+        centrals[address] = ConnectedCentral(
+            address: address, maxMessage: settings.maxMessage, subscribed: subscriptions.notifying)
         return [.report(.connected(address))]
     }
 
     mutating func learnMTU(_ mtu: MTU, of address: BluetoothAddress) -> [PeripheralAction] {
-        guard centrals[address]?.mtu != mtu else { return [] }
-        centrals[address]?.mtu = mtu
+        guard centrals[address]?.learn(mtu) == true else { return [] }
         return [.report(.mtu(address, mtu))]
     }
 
@@ -93,7 +91,7 @@ extension PeripheralSession {
             actions += ensureCentral(address)
             if let mtu { actions += learnMTU(mtu, of: address) }
         }
-        for key in centrals.keys where centrals[key]?.inSession == false { centrals[key]?.subscribed = true }
+        for key in centrals.keys { centrals[key]?.hearsNotifications(true) }
         if wasNotifying, address == nil || alreadyKnown { return actions }
         actions.append(.report(.subscribed(address, mtu: mtu)))
         return actions
@@ -105,14 +103,14 @@ extension PeripheralSession {
         var actions: [PeripheralAction] = []
         if let address {
             guard centrals[address]?.subscribed == true else { return [] }
-            centrals[address]?.subscribed = false
+            centrals[address]?.hearsNotifications(false)
             subscriptions.subscriberLeft(othersSubscribed: centrals.values.contains { $0.subscribed })
             actions.append(.report(.unsubscribed(address)))
         } else {
             let leaving = centrals.values.filter(\.subscribed).compactMap(\.address).sorted()
             guard subscriptions.notifying || !leaving.isEmpty else { return [] }
             subscriptions.notifyStopped()
-            for key in centrals.keys { centrals[key]?.subscribed = false }
+            for key in centrals.keys { centrals[key]?.hearsNotifications(false) }
             actions += leaving.isEmpty ? [.report(.unsubscribed(nil))] : leaving.map { .report(.unsubscribed($0)) }
         }
         if !hasLegacySubscribers {

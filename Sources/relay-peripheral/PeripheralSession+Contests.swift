@@ -47,7 +47,7 @@ extension PeripheralSession {
         var actions: [PeripheralAction] = [.report(.error(.addressContested(claim), from: named))]
         for address in addresses.sorted() {
             identities[address] = nil
-            centrals[address]?.readLanePSM = false
+            centrals[address]?.noteLanePSMRead(false)
             sessionsLinkDown(at: address)
             actions += lanesLinkDown(at: address)
         }

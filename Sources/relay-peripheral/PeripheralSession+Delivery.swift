@@ -26,7 +26,7 @@ extension PeripheralSession {
         }
         switch value {
         case .counter(let counter):
-            if let number = address.flatMap(sessionNumber(at:)) { delivery.sessions[number]?.counters += 1 }
+            if let number = address.flatMap(sessionNumber(at:)) { delivery.countCounter(of: number) }
             return actions + counterWritten(counter, by: address)
         case .frame(.hello(let hello)):
             return actions + greet(hello, from: address, lane: lane)
@@ -36,25 +36,15 @@ extension PeripheralSession {
                 return actions
             }
             guard session.compact else {
-                let event = delivery.sessions[number]!.inbound.protocolError(
-                    .compactNotAgreed, from: PeerName(.central, session.address), at: now)
+                let event = delivery.protocolError(
+                    .compactNotAgreed, of: number, from: PeerName(.central, session.address), at: now)
                 return actions + (event.map { [.report(.transfer($0))] } ?? [])
             }
-            let fresh = delivery.sessions[number]!.receiver.counts.framesWithNewBytes
-            let received = delivery.sessions[number]!.receiver.receive(frame, at: now)
-            if delivery.sessions[number]!.receiver.counts.framesWithNewBytes > fresh {
-                delivery.outgoing.sender.heardData(from: number, at: now)
-            }
+            let received = delivery.receive(of: number, at: now) { $0.receive(frame, at: now) }
             return actions + performInbound(received, of: number) + startSending()
         case .frame(.data(let data)):
             guard let number = session(data.session, writtenBy: address) else { return actions }
-            // In place: a copy of the session would copy the partial message on every frame.
-            let fresh = delivery.sessions[number]!.receiver.counts.framesWithNewBytes
-            let received = delivery.sessions[number]!.receiver.receive(data, at: now)
-            // Only a frame that brought new bytes says the central is sending (a wider flight).
-            if delivery.sessions[number]!.receiver.counts.framesWithNewBytes > fresh {
-                delivery.outgoing.sender.heardData(from: number, at: now)
-            }
+            let received = delivery.receive(of: number, at: now) { $0.receive(data, at: now) }
             return actions + performInbound(received, of: number) + startSending()
         case .frame(.acknowledgement(let ack)):
             guard let number = session(ack.session, writtenBy: address) else { return actions }
@@ -62,7 +52,7 @@ extension PeripheralSession {
             return actions + performOutbound(outcomes) + startSending()
         case .frame(.abort(let abort)):
             guard let number = session(abort.session, writtenBy: address) else { return actions }
-            let received = delivery.sessions[number]!.receiver.abort(abort, at: now)
+            let received = delivery.receive(of: number, at: now) { $0.abort(abort, at: now) }
             return actions + performInbound(received, of: number)
         case .frame(.welcome):
             return actions
@@ -87,16 +77,10 @@ extension PeripheralSession {
         // A central cut off from protocol 2 is not heard again until it connects again; one that
         // says hello far more often than the 5 times an honest one does, within a minute, is cut off.
         guard centrals[address]?.cutOff != true else { return [] }
-        if var times = centrals[address]?.helloTimes {
-            times.append(now)
-            if times.count > PeripheralDelivery.maximumHellosPerWindow + 1 { times.removeFirst() }
-            centrals[address]?.helloTimes = times
-            if times.count > PeripheralDelivery.maximumHellosPerWindow,
-                now - times[0] < PeripheralDelivery.helloWindow
-            {
-                return cutOff(
-                    address, .helloFlood(count: times.count, seconds: Int(PeripheralDelivery.helloWindow)))
-            }
+        if let count = centrals[address]?.saidHello(
+            at: now, limit: PeripheralDelivery.maximumHellosPerWindow, window: PeripheralDelivery.helloWindow)
+        {
+            return cutOff(address, .helloFlood(count: count, seconds: Int(PeripheralDelivery.helloWindow)))
         }
         // A token is notified in clear in its welcome, which every subscriber hears: it says which
         // process a hello comes from, never which central may have a session. A hello with the
@@ -107,8 +91,7 @@ extension PeripheralSession {
             return [.report(.error(.anotherCentralsToken(owner: known.address, suppressed: suppressed), from: address))]
         }
         // A relay central hears the session characteristic only.
-        centrals[address]?.inSession = true
-        centrals[address]?.subscribed = false
+        centrals[address]?.joinedSession()
         let window = max(1, min(delivery.settings.window, Int(hello.window)))
         let version = min(hello.version, SessionFrame.highestVersion)
         let compact = version >= SessionFrame.highestVersion
@@ -118,25 +101,11 @@ extension PeripheralSession {
         if let known = delivery.session(of: hello.token) {
             // The same central process: resume both ways.
             number = known.number
-            var session = known
-            session.address = address
-            session.linked = true
-            session.awaySince = nil
-            session.compact = compact
-            let movedLane = session.lane != lane
-            session.lane = lane
-            // A hello again on a live link (its welcome was lost, a reconnection bluetoothd had not
-            // yet reported as a disconnection, or a flood) is welcomed at most once a second and
-            // reported at most every 5 s.
-            let report = !known.linked || now - known.reportedAt >= PeripheralDelivery.helloReportInterval
-            if report { session.reportedAt = now }
-            welcomes = !known.linked || movedLane || now - known.welcomedAt >= PeripheralDelivery.welcomeInterval
-            if welcomes { session.welcomedAt = now }
-            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
-            let received = session.receiver.linkUp(next: hello.next, at: now)
-            delivery.sessions[number] = session
+            let (received, report, welcome) = delivery.resume(
+                known, at: address, lane: lane, window: window, compact: compact, next: hello.next, now: now)
+            welcomes = welcome
             if report {
-                centrals[address]?.reportedInSession = true
+                centrals[address]?.noteReportedInSession(true)
                 actions += [
                     .report(
                         .subscribed(
@@ -149,11 +118,7 @@ extension PeripheralSession {
             // A new process at an address welcomed less than a second ago waits for its next hello
             // (2 s later): a flood of hellos with ever-new tokens cannot restart sessions, print
             // lines and put welcomes on the air at the rate it writes.
-            if delivery.sessions.values.contains(where: {
-                $0.address == address && now - $0.welcomedAt < PeripheralDelivery.welcomeInterval
-            }) {
-                return []
-            }
+            if delivery.welcomedLately(address, at: now) { return [] }
             // A central process that restarted leaves its old session behind: it is gone.
             for old in delivery.sessions.values where old.address == address {
                 actions += endSession(old.number, because: "the central restarted")
@@ -165,13 +130,10 @@ extension PeripheralSession {
                 return actions + [.report(.error(.sessionsFull, from: address))]
             }
             number = free
-            var receiver = TransferReceiver(configuration: delivery.settings.receiverConfiguration, session: number)
-            let received = receiver.linkUp(next: hello.next, at: now)
-            delivery.sessions[number] = PeripheralDelivery.Session(
-                number: number, token: hello.token, address: address, receiver: receiver, reportedAt: now,
-                welcomedAt: now, compact: compact, lane: lane)
-            delivery.outgoing.sender.linkUp(number, window: window, compact: compact, at: now)
-            centrals[address]?.reportedInSession = true
+            let received = delivery.start(
+                number, token: hello.token, at: address, lane: lane, window: window, compact: compact,
+                next: hello.next, now: now)
+            centrals[address]?.noteReportedInSession(true)
             actions += [
                 .report(
                     .subscribed(
@@ -210,7 +172,7 @@ extension PeripheralSession {
     /// second in the test bed). Nothing of its session frames is read until it connects again.
     private mutating func cutOff(_ address: BluetoothAddress, _ breach: ProtocolBreach) -> [PeripheralAction] {
         guard centrals[address]?.cutOff != true else { return [] }
-        centrals[address]?.cutOff = true
+        centrals[address]?.cutOffFromProtocol2()
         var actions: [PeripheralAction] = [.report(.error(.brokeProtocol(breach), from: address))]
         for session in delivery.sessions.values where session.address == address {
             actions += endSession(session.number, because: "it broke protocol 2")
@@ -222,7 +184,7 @@ extension PeripheralSession {
 
     /// Ends a session for good: its messages fail, its partial message is dropped.
     private mutating func endSession(_ number: SessionNumber, because why: String) -> [PeripheralAction] {
-        guard var session = delivery.sessions.removeValue(forKey: number) else { return [] }
+        guard var session = delivery.end(number) else { return [] }
         let received = session.receiver.close(why)
         return performInbound(received, of: number, session: session)
             + performOutbound(delivery.outgoing.sender.remove(number, why), ended: session)
@@ -232,9 +194,7 @@ extension PeripheralSession {
 
     /// The central at `address` disconnected: its session waits for a resume.
     mutating func sessionsLinkDown(at address: BluetoothAddress) {
-        for (number, session) in delivery.sessions where session.address == address {
-            delivery.linkDown(number, at: now)
-        }
+        delivery.linkDown(of: address, at: now)
     }
 
     /// Notifications on the session characteristic stopped (bluetoothd says so when the last
@@ -249,7 +209,7 @@ extension PeripheralSession {
         ).sorted()
         for session in linked { sessionsLinkDown(at: session.address) }
         delivery.outgoing.control.removeAll()
-        for address in leaving { centrals[address]?.reportedInSession = false }
+        for address in leaving { centrals[address]?.noteReportedInSession(false) }
         return leaving.map { .report(.unsubscribed($0)) }
     }
 
@@ -324,7 +284,7 @@ extension PeripheralSession {
         guard
             let number = delivery.sessions.first(where: { PeerName(.central, $0.value.address) == receipt.from })?.key
         else { return [] }
-        let received = delivery.sessions[number]!.receiver.saved(receipt.transfer, receipt.saved, at: now)
+        let received = delivery.receive(of: number, at: now) { $0.saved(receipt.transfer, receipt.saved, at: now) }
         return performInbound(received, of: number) + startSending()
     }
 
@@ -334,18 +294,10 @@ extension PeripheralSession {
     mutating func deliveryTick() -> [PeripheralAction] {
         var actions = performOutbound(delivery.outgoing.sender.tick(at: now))
         for number in delivery.sessions.keys.sorted() {
-            guard var session = delivery.sessions[number] else { continue }
-            let received = session.receiver.tick(at: now)
-            delivery.sessions[number] = session
-            actions += performInbound(received, of: number)
+            actions += performInbound(delivery.receive(of: number, at: now) { $0.tick(at: now) }, of: number)
         }
         // A session away for longer than the resume time-out is forgotten.
-        for (number, session) in delivery.sessions
-        where !session.linked && !delivery.outgoing.sender.recipients.contains(number)
-            && session.receiver.inProgress == nil && session.receiver.awaitingSave == 0
-        {
-            delivery.sessions[number] = nil
-        }
+        delivery.forgetSettled()
         return actions + startSending()
     }
 
@@ -387,7 +339,7 @@ extension PeripheralSession {
         }
         let result: [PeripheralAction] = session.inbound.actions(
             for: actions, from: from, arrivals: &arrivals, acknowledgingOn: &delivery.outgoing.control, at: now)
-        delivery.sessions[number]?.inbound = session.inbound
+        delivery.keep(session.inbound, of: number)
         return result
     }
 }

@@ -30,7 +30,7 @@ extension PeripheralSession {
 
     /// A central read the lane characteristic over GATT: its channel may come.
     mutating func laneCharacteristicRead(by address: BluetoothAddress) -> [PeripheralAction] {
-        centrals[address]?.readLanePSM = true
+        centrals[address]?.noteLanePSMRead(true)
         return []
     }
 
@@ -103,7 +103,7 @@ extension PeripheralSession {
     /// without a hello are not worth a line each).
     mutating func laneClosed(_ id: LaneID) -> [PeripheralAction] {
         guard let lane = lanes.close(id) else { return [] }
-        let carried = delivery.sessions.values.contains { $0.lane == id }
+        let carried = delivery.carries(id)
         let report: [PeripheralAction] =
             carried ? [.report(.lane(.closed(PeerName(.central, lane.address), .hungUp)))] : []
         return report + laneGone(id)
@@ -118,16 +118,13 @@ extension PeripheralSession {
     /// The closure of channel `id`: always said when it carried a session (its central's lane is
     /// gone, however many close at once), else paced as a stranger's.
     private mutating func closure(_ id: LaneID, _ event: LaneEvent) -> [PeripheralAction] {
-        delivery.sessions.values.contains { $0.lane == id } ? [.report(.lane(event))] : paced(event)
+        delivery.carries(id) ? [.report(.lane(event))] : paced(event)
     }
 
     /// A channel is gone: a session on it waits for its central's next hello (on GATT, or on a
     /// new channel), as after a link drop, and resumes then.
     mutating func laneGone(_ id: LaneID) -> [PeripheralAction] {
-        for (number, session) in delivery.sessions where session.lane == id {
-            delivery.sessions[number]?.lane = nil
-            delivery.linkDown(number, at: now)
-        }
+        delivery.laneGone(id, at: now)
         return startSending()
     }
 
