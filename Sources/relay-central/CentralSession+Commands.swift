@@ -53,7 +53,7 @@ extension CentralSession {
         writing.nextCounter = counter.next
         let written = writing.nextWrite()
         writing.outbox.append(counter: counter, tag: written)
-        return .waiting(for: written, pump())
+        return .sending(pump(), to: .peer(written))
     }
 
     private mutating func sendCommand(
@@ -74,7 +74,7 @@ extension CentralSession {
         case .idle, .fallback:
             writing.outbox.append(message, number: number, chunker: &writing.chunker, tag: .message(number))
         }
-        return .waiting(for: .message(number), pump())
+        return .sending(pump(), to: .peer(.message(number)))
     }
 
     private mutating func readCommand() throws(CentralProblem) -> CommandStart<CentralAction, CentralWait> {

@@ -67,7 +67,7 @@ extension CentralSession {
             number: number, length: values.reduce(0) { $0 + $1.count }, sha256: SHA256.hash(values.flatMap { $0 }).hex,
             values: values.count, mtu: mtu)
         uart.queue(values, completing: sent)
-        return .waiting(for: .message(number), pump())
+        return .sending(pump(), to: .peer(.message(number)))
     }
 
     /// The next value for RX, if one waits.

@@ -30,7 +30,7 @@ extension PeripheralSession {
     mutating func handle(_ command: PeripheralCommand, token: CommandToken) -> [PeripheralAction] {
         let start: Result<CommandStart<PeripheralAction, Never>, PeripheralProblem>
         do throws(PeripheralProblem) {
-            start = .success(.done(try run(command)))
+            start = .success(try run(command))
         } catch {
             start = .failure(error)
         }
@@ -38,20 +38,20 @@ extension PeripheralSession {
     }
 
     /// What `command` does; a refusal is thrown. Every command of relay-peripheral is done at
-    /// once: `notify`, `send` and `send-file` once queued (the `notified` / `sent` events follow),
-    /// where relay-central's `send` waits for its one peripheral's `sent`: a presenter's prompt
-    /// does not wait for the slowest of fifteen centrals, nor for both protocols' `sent`.
-    private mutating func run(_ command: PeripheralCommand) throws(PeripheralProblem) -> [PeripheralAction] {
+    /// once: `notify`, `send` and `send-file` go to the room (`Audience.room`: done once queued).
+    private mutating func run(
+        _ command: PeripheralCommand
+    ) throws(PeripheralProblem) -> CommandStart<PeripheralAction, Never> {
         switch command {
-        case .start: return start()
-        case .stop: return stop()
-        case .notify(let value): return try notify(value: value, at: now)
-        case .send(let message): return try send(message, at: now)
-        case .status(nil): return [.report(.status(PeripheralStatus(session: self)))]
+        case .start: return .done(start())
+        case .stop: return .done(stop())
+        case .notify(let value): return .sending(try notify(value: value, at: now), to: .room)
+        case .send(let message): return .sending(try send(message, at: now), to: .room)
+        case .status(nil): return .done([.report(.status(PeripheralStatus(session: self)))])
         case .status(let choice?):
             let listed = listedCentrals
             guard let address = choice.resolve(in: listed) else { throw .noSuchCentral(choice, listed: listed.count) }
-            return [.report(.status(PeripheralStatus(session: self, only: address)))]
+            return .done([.report(.status(PeripheralStatus(session: self, only: address)))])
         }
     }
 

@@ -50,6 +50,30 @@ public enum CommandStart<Action, Awaited> {
     case waiting(for: Awaited, [Action])
 }
 
+/// Who a command's counter or message goes to, which decides when the command ends: the one
+/// rule for `notify`/`write`, `send` and `send-file` in both programs.
+public enum Audience<Awaited> {
+    /// The program's one peer (relay-central's peripheral): the command ends when what it sent has
+    /// gone (a counter written, a message `sent`), awaited as this, so that a script's next line
+    /// (a `read`, a `disconnect`) comes after it; a failure is the command's.
+    case peer(Awaited)
+    /// A room (relay-peripheral's centrals, however many hear it now or subscribe later): the
+    /// command ends once it is queued, and the `notified` / `sent` events follow. A presenter's
+    /// prompt does not wait for the slowest of fifteen centrals, nor for the two `sent` a message
+    /// for centrals of both protocols gets.
+    case room
+}
+
+extension CommandStart {
+    /// A command that queued a counter or a message for `audience`, after `actions`.
+    public static func sending(_ actions: [Action], to audience: Audience<Awaited>) -> CommandStart {
+        switch audience {
+        case .peer(let awaited): return .waiting(for: awaited, actions)
+        case .room: return .done(actions)
+        }
+    }
+}
+
 extension PendingCommands {
     /// The actions of command `token`: refused with its problem; done now, its actions then its
     /// finish; or started, its actions, kept until what it waits for happens.
