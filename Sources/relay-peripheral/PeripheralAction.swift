@@ -27,8 +27,7 @@ enum PeripheralAction: Equatable, Sendable, ProgramActions {
     case renewAdvertisement(RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// Hand these values, in order, to `on` until it is full: notifications of a characteristic
     /// (the session hands one value at a time) or a channel's service data units. Answer with
-    /// `.sendFinished` (then `.carrierWritable` when it was full); a channel that fails is closed
-    /// and answered `.laneClosed`.
+    /// `.sendFinished` (then `.carrierWritable` when it was full, or `.failed`).
     case send([[UInt8]], on: PeripheralCarrier)
     /// Close a channel (no `.laneClosed` follows).
     case closeLane(LaneID)

@@ -17,8 +17,8 @@ protocol PeripheralBackend: AnyObject {
     func renewAdvertisement(_ ticket: RegistrationTicket, name: AdvertisedName, interval: AdvertisingInterval)
     /// Hand `values` in order to `carrier` until it is full: notifications of a characteristic to
     /// the centrals subscribed to it, or a channel's service data units. Answer `.sendFinished`
-    /// (then `.carrierWritable` when it can take more); a channel that fails is closed and
-    /// answered `.laneClosed`.
+    /// (then `.carrierWritable` when it can take more, or `.failed`: the session closes a failed
+    /// channel).
     func send(_ values: [[UInt8]], on carrier: PeripheralCarrier)
     /// Ends the link of the central at `address`, if it is connected (`.disconnected` follows).
     func disconnect(_ address: BluetoothAddress)

@@ -1,6 +1,10 @@
 import RelayApp
 import RelayBlueZ
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// What carries relay-peripheral's values to centrals: a characteristic's notifications through
 /// bluetoothd (every central subscribed to it hears the value), or one central's L2CAP channel
 /// (its socket takes the channel's service data units until it is full). The session hands a
@@ -18,23 +22,27 @@ enum PeripheralSendOutcome: Equatable, Sendable {
     /// after `.carrierWritable`). `paced`: the carrier paces itself (a socket says when it is
     /// full); notifications sent as `PropertiesChanged` signals have no flow control.
     case took(Int, full: Bool, paced: Bool)
-    /// bluetoothd refused the notification. A channel that fails is closed instead (`.laneClosed`).
-    case failed(NotifyFailure)
+    /// The carrier could not take the next value (a channel whose socket failed is then closed
+    /// by the session).
+    case failed(PeripheralTransportError)
 }
 
-/// Why a notification could not be handed over.
-enum NotifyFailure: Equatable, Sendable, CustomStringConvertible {
+/// Why a carrier could not take a value.
+enum PeripheralTransportError: Equatable, Sendable, CustomStringConvertible {
     /// No connection to bluetoothd.
     case noBluetoothd
     /// Nobody is subscribed any more.
     case noSubscriber
     case bluez(BlueZError)
+    /// A channel's socket refused the unit for another reason than being full (`errno`).
+    case socketFailed(errno: Int32)
 
     var description: String {
         switch self {
         case .noBluetoothd: return "not connected to bluetoothd"
         case .noSubscriber: return "no central is subscribed any more"
         case .bluez(let error): return error.description
+        case .socketFailed(let code): return "the L2CAP channel: \(String(cString: strerror(code)))"
         }
     }
 }

@@ -87,7 +87,7 @@ final class PeripheralLaneSockets {
     }
 
     /// `units` in order on channel `id` until its socket is full; the driver hears how many it
-    /// took, and a channel that refused one for another reason is closed as if it hung up.
+    /// took, or that the socket failed (the session closes the channel then).
     func send(_ units: [[UInt8]], on id: LaneID) {
         guard let link = lanes[id] else { return }  // its hang-up is on its way
         var taken = 0
@@ -98,9 +98,8 @@ final class PeripheralLaneSockets {
                 continue
             case .wouldBlock:
                 driver.feed(.sendFinished(.lane(id), .took(taken, full: true, paced: true)))
-            case .failed:
-                lanes.removeValue(forKey: id)?.close()
-                driver.feed(.laneClosed(id))
+            case .failed(let code):
+                driver.feed(.sendFinished(.lane(id), .failed(.socketFailed(errno: code))))
             }
             return
         }

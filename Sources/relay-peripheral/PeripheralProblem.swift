@@ -8,7 +8,7 @@ enum SendAbandonReason: Equatable, Sendable, CustomStringConvertible {
     case lastSubscriberLeft
     case noSubscriber
     case bluetooth(AdapterState)
-    case notifyFailed(NotifyFailure)
+    case notifyFailed(PeripheralTransportError)
 
     var description: String {
         switch self {
@@ -44,7 +44,7 @@ enum PeripheralProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Queued messages and counters were dropped.
     case notSent(messages: Int, counters: Int, SendAbandonReason)
     /// One value bluetoothd refused (`counter` nil: a message frame).
-    case valueNotSent(counter: Counter?, NotifyFailure)
+    case valueNotSent(counter: Counter?, PeripheralTransportError)
     /// Other bus clients called our objects; `suppressed` refusals were not reported.
     case refusedCall(RefusedCall, suppressed: Int)
     /// A received message could not be saved (the text says where and why).

@@ -109,6 +109,12 @@ extension PeripheralSession {
         return report + laneGone(id)
     }
 
+    /// A channel's socket failed (not full): closed, said as a hang-up when it carried a session.
+    mutating func laneFailed(_ id: LaneID) -> [PeripheralAction] {
+        guard lanes[id] != nil else { return [] }
+        return [.closeLane(id)] + laneClosed(id)
+    }
+
     /// `event`, unless more than 3 lines of refused or broken channels came in the last 5 s.
     private mutating func paced(_ event: LaneEvent, notAllowed: Bool = false) -> [PeripheralAction] {
         guard refusals.laneRefused(notAllowed: notAllowed, at: now) else { return [] }

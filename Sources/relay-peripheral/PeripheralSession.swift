@@ -125,8 +125,8 @@ struct PeripheralSession {
             return notifyFinished(outcome)
         case .sendFinished(.lane(let id), .took(let taken, let full, _)):
             return laneTook(id, taken: taken, full: full)
-        case .sendFinished(.lane, .failed):
-            return []  // a channel that fails is closed: `.laneClosed` follows
+        case .sendFinished(.lane(let id), .failed):
+            return laneFailed(id)
         case .carrierWritable(.notification):
             return writable()
         case .carrierWritable(.lane(let id)):

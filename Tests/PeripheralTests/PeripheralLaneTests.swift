@@ -325,6 +325,22 @@ final class PeripheralLaneTests: XCTestCase {
         XCTAssertTrue(session.lanes.isEmpty)
     }
 
+    /// A channel whose socket fails (not full) is closed by the session, which decides it (the
+    /// backend only says so): said as a hang-up, its session waits for a hello, the rest goes on.
+    func testAChannelWhoseSocketFailedIsClosedAndItsSessionWaitsForAHello() throws {
+        var session = session()
+        let number = try greetOnLane(&session)
+        _ = try session.send(Message(binary: [UInt8](repeating: 7, count: 3000)), at: 1)
+        let actions = session.handle(.sendFinished(.lane(Self.lane), .failed(.socketFailed(errno: 104))), at: 1)
+        XCTAssertEqual(actions.first, .closeLane(Self.lane))
+        XCTAssertEqual(laneEvents(actions), [.closed(PeerName(.central, centralA), .hungUp)])
+        XCTAssertNil(session.lanes[Self.lane])
+        XCTAssertEqual(session.delivery.sessions[number]?.linked, false)
+        XCTAssertEqual(
+            session.handle(.sendFinished(.lane(Self.lane), .failed(.socketFailed(errno: 104))), at: 1), [],
+            "a late second failure changes nothing")
+    }
+
     /// Found in review: a channel that stays full (a central that grants no credits) held counters, UART
     /// text and other centrals' welcomes back for ever. It holds back only its own queue now, and is closed
     /// once full for 20 s of the last 30 s.
